@@ -1,0 +1,124 @@
+//! One function per verb, from resolved options to a rendered result and an exit status.
+
+use std::io::{Read, Write};
+
+use crate::cli::{Cli, ColorChoice, Command, GlobalArgs};
+use crate::diagnose::{self, DiagnoseError, Options, Scope};
+use crate::metallb::install::Overrides;
+use crate::render::{self, Format, View};
+use crate::report::{Report, Severity};
+use crate::snapshot::{self, LoadError};
+
+/// Errors mapped to the documented exit codes in one place.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Diagnose(#[from] DiagnoseError),
+    #[error("{0}")]
+    Unavailable(String),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl AppError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            AppError::Usage(_) | AppError::Load(_) | AppError::Diagnose(_) => 2,
+            AppError::Unavailable(_) => 3,
+            AppError::Io(_) => 2,
+        }
+    }
+}
+
+/// The environment the binary resolves once, so nothing below reads it.
+pub struct Env<'a> {
+    pub stdin: &'a mut dyn Read,
+    pub stdout_is_terminal: bool,
+    pub no_color: bool,
+}
+
+/// Runs the command; `Ok(true)` means findings reached `--fail-on`.
+pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
+    let g = &cli.global;
+    let color = match g.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+    };
+    match &cli.command {
+        Command::Version => {
+            writeln!(out, "kubectl-lbdoctor {}", env!("CARGO_PKG_VERSION"))?;
+            Ok(false)
+        }
+        Command::Explain { resource, name } => {
+            if !matches!(resource.as_str(), "svc" | "service" | "services") {
+                return Err(AppError::Usage(format!(
+                    "explain: unknown resource type {resource:?}; supported: svc (service, services)"
+                )));
+            }
+            if name.is_some() && g.all_namespaces {
+                return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
+            }
+            let scope = match (name, g.all_namespaces, &g.namespace) {
+                (Some(n), _, ns) => Scope::Service { namespace: ns.clone().unwrap_or_else(|| "default".into()), name: n.clone() },
+                (None, true, _) => Scope::All,
+                (None, false, Some(ns)) => Scope::Namespace(ns.clone()),
+                (None, false, None) => Scope::Namespace("default".into()),
+            };
+            let view = if name.is_some() { View::Service } else { View::Services };
+            let report = build_report(g, env.stdin, scope, detail(g.output, view))?;
+            render::render(out, &report, g.output, view, color)?;
+            Ok(fails(&report, g))
+        }
+        Command::Check { ignore } => {
+            let scope = match (&g.namespace, g.all_namespaces) {
+                (Some(ns), false) => Scope::Namespace(ns.clone()),
+                _ => Scope::All,
+            };
+            let mut report = build_report(g, env.stdin, scope, detail(g.output, View::Check))?;
+            let ignored = |code: &str| ignore.iter().any(|i| i.eq_ignore_ascii_case(code));
+            report.findings.retain(|f| !ignored(f.code));
+            for s in &mut report.services {
+                s.findings.retain(|f| !ignored(f.code));
+            }
+            render::render(out, &report, g.output, View::Check, color)?;
+            Ok(fails(&report, g))
+        }
+    }
+}
+
+/// Per-node rows are only built where they are printed.
+fn detail(format: Format, view: View) -> bool {
+    matches!(format, Format::Json | Format::Yaml) || view == View::Service
+}
+
+fn fails(report: &Report, g: &GlobalArgs) -> bool {
+    let Some(threshold) = g.fail_on.threshold() else { return false };
+    report.all_findings().any(|f| f.severity >= threshold && (threshold > Severity::Info || true))
+}
+
+fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool) -> Result<Report, AppError> {
+    if g.from.is_empty() {
+        return Err(AppError::Usage(
+            "reading a live cluster is not available in this build yet; pass --from with a snapshot \
+             (file, directory or -), e.g. kubectl get nodes,services,endpointslices -A -o yaml > s.yaml"
+                .into(),
+        ));
+    }
+    let snap = snapshot::load_paths(&g.from, stdin)?;
+    let opts = Options {
+        scope,
+        detail,
+        overrides: Overrides {
+            ignore_exclude_lb: g.ignore_exclude_lb,
+            lb_class: g.lb_class.clone(),
+            memberlist: g.memberlist,
+            version: g.metallb_version,
+        },
+    };
+    Ok(diagnose::diagnose(&snap, &opts)?)
+}

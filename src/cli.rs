@@ -1,0 +1,120 @@
+//! What the user typed: clap definitions with kubectl's flag vocabulary.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::metallb::install::VersionChoice;
+use crate::render::Format;
+use crate::report::Severity;
+use crate::snapshot::{BgpType, Memberlist};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-lbdoctor",
+    bin_name = "kubectl lbdoctor",
+    version,
+    about = "Explains why a LoadBalancer IP is (not) announced: re-runs MetalLB's speaker election offline",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (live mode)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<String>,
+    /// The kubeconfig context to use (live mode)
+    #[arg(long, global = true)]
+    pub context: Option<String>,
+    /// The kubeconfig cluster to use (live mode)
+    #[arg(long, global = true)]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use (live mode)
+    #[arg(long, global = true)]
+    pub user: Option<String>,
+    /// Namespace of the Service(s)
+    #[arg(short = 'n', long, global = true)]
+    pub namespace: Option<String>,
+    /// Every namespace
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+    /// Timeout for one API request, e.g. 30s (live mode)
+    #[arg(long, global = true, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+    /// Read a snapshot instead of a cluster: file, directory or - (repeatable)
+    #[arg(long = "from", global = true, value_name = "PATH")]
+    pub from: Vec<String>,
+    /// Output format
+    #[arg(short = 'o', long, global = true, value_enum, default_value = "table")]
+    pub output: Format,
+    /// Colour: auto follows the terminal and NO_COLOR
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Exit 1 when a finding is at or above this severity
+    #[arg(long, global = true, value_enum, default_value = "error")]
+    pub fail_on: FailOn,
+    /// Behave as speakers run with --ignore-exclude-lb (default: what the snapshot shows)
+    #[arg(long, global = true, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub ignore_exclude_lb: Option<bool>,
+    /// The speakers' --lb-class (default: what the snapshot shows, else unset)
+    #[arg(long, global = true, value_name = "CLASS")]
+    pub lb_class: Option<String>,
+    /// Speaker memberlist (default: what the snapshot shows)
+    #[arg(long, global = true, value_enum)]
+    pub memberlist: Option<Memberlist>,
+    /// MetalLB BGP backend (default: what the snapshot shows, else native)
+    #[arg(long, global = true, value_enum)]
+    pub bgp_type: Option<BgpType>,
+    /// Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)
+    #[arg(long, global = true, value_enum)]
+    pub metallb_version: Option<VersionChoice>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Explain one Service (every node, every filter) or list every LoadBalancer Service
+    Explain {
+        /// Resource type: svc, service or services
+        resource: String,
+        /// Service name; omit it (with -A or -n) to list
+        name: Option<String>,
+    },
+    /// Check every Service and the MetalLB configuration; exit 1 on findings (for CI)
+    Check {
+        /// Finding codes to drop, e.g. LBD106,LBD202
+        #[arg(long, value_delimiter = ',', value_name = "CODE")]
+        ignore: Vec<String>,
+    },
+    /// Print the version
+    Version,
+}

@@ -1,0 +1,335 @@
+//! Findings: each names the objects involved and carries a hint with the fix (DESIGN §6).
+
+use std::collections::{BTreeSet, HashMap};
+
+
+use super::world::World;
+use super::Evaluation;
+use crate::k8s::EXCLUDE_LB_LABEL;
+use crate::metallb::l2::{Exclusion, NodeId};
+use crate::metallb::service::Withdraw;
+use crate::report::{Finding, Severity};
+
+fn finding(code: &'static str, severity: Severity, message: String, hint: String, objects: Vec<String>) -> Finding {
+    Finding { code, severity, message, hint, objects }
+}
+
+fn names(world: &World, set: impl IntoIterator<Item = NodeId>, limit: usize) -> String {
+    let all: Vec<&str> = set.into_iter().map(|n| world.table.name(n)).collect();
+    let mut text = all.iter().take(limit).copied().collect::<Vec<_>>().join(", ");
+    if all.len() > limit {
+        text.push_str(&format!(" and {} more", all.len() - limit));
+    }
+    text
+}
+
+pub(super) fn service_findings(
+    world: &World,
+    e: &Evaluation,
+    answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let svc_obj = format!("Service {}/{}", e.namespace, e.name);
+    let ns = &world.setup.namespace;
+
+    if e.withdraw == Some(Withdraw::IpNotAllowed) {
+        out.push(finding(
+            "LBD111",
+            Severity::Warning,
+            format!("{} belongs to no IPAddressPool in {ns}: every speaker withdraws it (ipNotAllowed)", e.ips.join(", ")),
+            "add the address to an IPAddressPool in MetalLB's namespace, or let MetalLB assign a new one (remove the stale status or the requested IP)".into(),
+            vec![svc_obj.clone()],
+        ));
+    }
+    if e.withdraw == Some(Withdraw::InvalidIp) {
+        out.push(finding(
+            "LBD101",
+            Severity::Error,
+            format!("nobody announces this Service: an ingress entry has no parsable IP ({:?}), so every speaker withdraws it (invalidIP)", e.ips),
+            "MetalLB only announces ingress entries with an IP; remove hostname-only entries written by another controller".into(),
+            vec![svc_obj.clone()],
+        ));
+    }
+
+    let Some(l2) = &e.l2 else { return out };
+    let Ok(config) = world.config.as_ref() else { return out };
+    let el = &l2.election;
+    let pool = &config.pools[e.pool.expect("pool set with layer2")];
+    let pool_obj = format!("IPAddressPool {ns}/{}", pool.name);
+    let ad_objs = |idx: &[usize]| -> Vec<String> {
+        idx.iter().map(|&i| format!("L2Advertisement {ns}/{}", config.l2_advertisements[l2.pool_ads[i]].name)).collect()
+    };
+    let svc_ads = ad_objs(&el.ads_for_service);
+    let ctx_ignore = world.setup.ignore_exclude_lb;
+    let ip = &el.ip;
+    let answering = l2.answering(world);
+    let shared_by: Vec<String> = answered
+        .get(ip.as_str())
+        .into_iter()
+        .flatten()
+        .filter(|(other, _)| !(other.namespace == e.namespace && other.name == e.name))
+        .map(|(other, node)| format!("{} for {}/{}", world.table.name(*node), other.namespace, other.name))
+        .collect();
+
+    if !el.active_endpoint {
+        let also = if shared_by.is_empty() {
+            String::new()
+        } else {
+            format!(" (the shared IP {ip} is still answered by {})", shared_by.join(", "))
+        };
+        out.push(finding(
+            "LBD104",
+            Severity::Error,
+            format!("the Service has no serving endpoint, so no speaker announces it for this Service (every node returns notOwner){also}"),
+            "check the Pods behind the Service's selector (kubectl get endpointslices -l kubernetes.io/service-name=NAME); MetalLB counts ready or serving endpoints, under any traffic policy".into(),
+            vec![svc_obj.clone()],
+        ));
+    }
+
+    // Nobody answers ARP/NDP for this IP on behalf of this Service.
+    let has_l2 = !pool.l2.is_empty();
+    let dark = answering.is_none() && shared_by.is_empty() && (has_l2 || pool.bgp.is_empty());
+    if dark {
+        let ctx_filter = el.emptied_by(&crate::metallb::l2::L2Context {
+            nodes: &world.table,
+            liveness: &world.liveness,
+            ignore_exclude_lb: ctx_ignore,
+            head: world.setup.head(),
+        });
+        let (cause, hint, mut objects) = if !has_l2 {
+            (
+                format!("pool {} has no L2Advertisement or BGPAdvertisement", pool.name),
+                "create an L2Advertisement for the pool (spec.ipAddressPools)".to_string(),
+                vec![pool_obj.clone()],
+            )
+        } else if !el.active_endpoint {
+            ("the Service has no serving endpoint".to_string(), "see LBD104".to_string(), vec![])
+        } else if el.shared_ip_refusal {
+            (
+                "newer MetalLB refuses a Service with allow-shared-ip when an L2Advertisement with serviceSelectors applies (sharedIPWithServiceSelector)".to_string(),
+                "drop the serviceSelectors from the advertisement or the allow-shared-ip annotation".to_string(),
+                svc_ads.clone(),
+            )
+        } else if el.ads_for_service.is_empty() {
+            (
+                format!("none of the L2Advertisements of pool {} matches the Service's labels (serviceSelectors)", pool.name),
+                "label the Service to match an advertisement's serviceSelectors, or add an advertisement without serviceSelectors".to_string(),
+                ad_objs(&(0..l2.pool_ads.len()).collect::<Vec<_>>()),
+            )
+        } else if let Some(winner) = el.expected_announcer() {
+            (
+                format!("the election picks {}, which runs no live speaker (memberlist is disabled, so nobody takes over)", world.table.name(winner)),
+                "run a speaker on every node that can win, or enable memberlist so a dead speaker drops out".to_string(),
+                vec![format!("Node {}", world.table.name(winner))],
+            )
+        } else {
+            let filter = ctx_filter.unwrap_or(Exclusion::NotSelected);
+            let text = match filter {
+                Exclusion::NoSpeaker => "no node runs a live speaker".to_string(),
+                Exclusion::NetworkUnavailable => "every node with a live speaker has NetworkUnavailable=True".to_string(),
+                Exclusion::ExcludeLabel => format!("every node left carries {EXCLUDE_LB_LABEL}"),
+                Exclusion::NotSelected => "no eligible node is selected by the advertisements matching the Service".to_string(),
+                _ => "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint".to_string(),
+            };
+            (
+                format!("the candidate set was emptied by the {} filter: {text}", filter.code()),
+                "see the per-node table (kubectl lbdoctor explain svc NAME -n NS) for which filter removed each node".to_string(),
+                svc_ads.clone(),
+            )
+        };
+        objects.insert(0, svc_obj.clone());
+        out.push(finding("LBD101", Severity::Error, format!("no node announces {ip}: {cause}"), hint, objects));
+    }
+
+    // LBD102: the advertisement's nodes exist but every one of them carries the exclude label.
+    if answering.is_none() && !ctx_ignore && el.active_endpoint && !el.ads_for_service.is_empty() {
+        let mut reachable = el.after_network.clone();
+        reachable.intersect_with(&el.advertised);
+        let mut kept = reachable.clone();
+        kept.difference_with(&world.table.excluded);
+        if !reachable.is_clear() && kept.is_clear() {
+            let trapped: Vec<usize> = el
+                .ads_for_service
+                .iter()
+                .copied()
+                .filter(|&i| config.l2_advertisements[l2.pool_ads[i]].has_node_selectors)
+                .collect();
+            let empty_values = reachable.ones().all(|n| world.exclude_values[n].as_deref() == Some(""));
+            let mut objects = vec![svc_obj.clone()];
+            objects.extend(ad_objs(&trapped));
+            objects.extend(reachable.ones().map(|n| format!("Node {}", world.table.name(n))));
+            out.push(finding(
+                "LBD102",
+                Severity::Error,
+                format!(
+                    "the nodes selected for {ip} ({}) all carry {EXCLUDE_LB_LABEL}{}; MetalLB checks the key only, so none of them may announce",
+                    names(world, reachable.ones(), 6),
+                    if empty_values { " with an empty value" } else { "" },
+                ),
+                format!(
+                    "`kubectl get nodes -L {EXCLUDE_LB_LABEL}` shows an empty column for these nodes although the key is present; select other nodes in the L2Advertisement's nodeSelectors, remove the label (kubectl label node NAME {EXCLUDE_LB_LABEL}-), or run the speakers with --ignore-exclude-lb"
+                ),
+                objects,
+            ));
+        }
+    }
+
+    // LBD103: eTP Local and no candidate hosts a serving endpoint.
+    if el.local_endpoints.is_some() && el.active_endpoint && !el.candidates.is_clear() && el.available.is_clear() {
+        let with_eps: BTreeSet<NodeId> = world
+            .endpoints
+            .get(&(e.namespace.clone(), e.name.clone()))
+            .into_iter()
+            .flatten()
+            .filter(|ep| ep.can_serve)
+            .filter_map(|ep| ep.node)
+            .collect();
+        out.push(finding(
+            "LBD103",
+            Severity::Error,
+            format!(
+                "externalTrafficPolicy is Local and none of the {} candidate nodes ({}) hosts a serving endpoint{}",
+                el.candidates.count_ones(..),
+                names(world, el.candidates.ones(), 6),
+                if with_eps.is_empty() { String::new() } else { format!("; the endpoints run on {}", names(world, with_eps, 6)) }
+            ),
+            "schedule the Pods onto nodes the L2Advertisement selects (nodeSelector/affinity), widen the advertisement's nodeSelectors, or use externalTrafficPolicy Cluster".into(),
+            std::iter::once(svc_obj.clone()).chain(svc_ads.iter().cloned()).collect(),
+        ));
+    }
+
+    // LBD105: what the cluster reports against what the election says.
+    if let Some(observed) = &e.observed {
+        let expected: BTreeSet<&str> = answering.map(|n| world.table.name(n)).into_iter().collect();
+        let actual: BTreeSet<&str> = observed.nodes.iter().map(String::as_str).collect();
+        if expected != actual {
+            let source = if observed.source == "events" { "nodeAssigned Events" } else { "ServiceL2Status" };
+            let said = if actual.is_empty() { "no node".to_string() } else { actual.iter().copied().collect::<Vec<_>>().join(", ") };
+            let want = if expected.is_empty() { "nobody".to_string() } else { expected.iter().copied().collect::<Vec<_>>().join(", ") };
+            let why = if observed.source == "events" {
+                "Events are history: they may predate a configuration or membership change"
+            } else if actual.is_empty() {
+                "the winner may hold the IP without a ServiceL2Status when its interface check failed (announceFailed), or the status was not written yet"
+            } else {
+                "a speaker may see a different memberlist (network partition), run an older configuration after a rejected change, or the status may be stale"
+            };
+            out.push(finding(
+                "LBD105",
+                Severity::Warning,
+                format!("{source} says {said} announces {ip}, the election says {want}; {why}"),
+                "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `kubectl lbdoctor arping IP` shows who answers on the wire".into(),
+                std::iter::once(svc_obj.clone()).chain(actual.iter().map(|n| format!("Node {n}"))).collect(),
+            ));
+        }
+    }
+
+    // LBD106: one candidate (before the eTP Local filter) means no failover.
+    if answering.is_some() && el.candidates.count_ones(..) == 1 {
+        let only = el.candidates.ones().next().expect("one candidate");
+        out.push(finding(
+            "LBD106",
+            Severity::Warning,
+            format!("{} is the only candidate for {ip}: if it fails nobody takes over", world.table.name(only)),
+            "widen the L2Advertisement's nodeSelectors or run speakers on more of the selected nodes".into(),
+            std::iter::once(svc_obj.clone()).chain(svc_ads.iter().cloned()).collect(),
+        ));
+    }
+
+    // LBD107: the answer depends on the MetalLB version.
+    if let Some(old) = l2.legacy_expected {
+        let name = |n: Option<NodeId>| n.map(|n| world.table.name(n).to_string()).unwrap_or_else(|| "nobody".into());
+        out.push(finding(
+            "LBD107",
+            Severity::Info,
+            format!(
+                "MetalLB {} elects {}; v0.16.1 would elect {} ({})",
+                "main",
+                name(el.expected_announcer()),
+                name(old),
+                world.setup.behaviour_reason
+            ),
+            "pass --metallb-version v0.16.1 or main to match the speakers you run".into(),
+            std::iter::once(svc_obj).chain(svc_ads).collect(),
+        ));
+    }
+    out
+}
+
+pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let ns = &world.setup.namespace;
+    let snap = world.snap;
+    if !world.setup.installed {
+        return out;
+    }
+    let config = match &world.config {
+        Ok(c) => c,
+        Err(err) => {
+            out.push(finding(
+                "LBD201",
+                Severity::Error,
+                format!("MetalLB rejects the whole configuration: {}", err.message),
+                "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check ConfigurationState objects)".into(),
+                vec![err.object.clone()],
+            ));
+            return out;
+        }
+    };
+    for pool in &config.pools {
+        if pool.l2.is_empty() && pool.bgp.is_empty() {
+            out.push(finding(
+                "LBD202",
+                Severity::Warning,
+                format!("pool {} has no L2Advertisement or BGPAdvertisement: its IPs are allocated but never announced", pool.name),
+                "create an L2Advertisement (or BGPAdvertisement) that lists the pool in spec.ipAddressPools".into(),
+                vec![format!("IPAddressPool {ns}/{}", pool.name)],
+            ));
+        }
+    }
+    for ad in &config.l2_advertisements {
+        let obj = format!("L2Advertisement {ns}/{}", ad.name);
+        if ad.nodes.is_empty() {
+            out.push(finding(
+                "LBD203",
+                Severity::Warning,
+                format!("L2Advertisement {} selects no node{}", ad.name, if ad.has_node_selectors { " with its nodeSelectors" } else { " (the snapshot has no Node objects)" }),
+                "check the nodeSelectors against `kubectl get nodes --show-labels`".into(),
+                vec![obj.clone()],
+            ));
+        }
+        if ad.pools.is_empty() && !config.pools.is_empty() {
+            out.push(finding(
+                "LBD204",
+                Severity::Warning,
+                format!("L2Advertisement {} attaches to no IPAddressPool: its ipAddressPools/ipAddressPoolSelectors match none (a selector matching nothing does not mean all pools)", ad.name),
+                "name existing pools in spec.ipAddressPools, fix the selector, or remove both fields to advertise every pool".into(),
+                vec![obj],
+            ));
+        }
+    }
+    let mut outside: Vec<String> = Vec::new();
+    let m = &snap.metallb;
+    for (kind, ons) in m
+        .ip_address_pools
+        .iter()
+        .map(|o| ("IPAddressPool", (o.namespace(), o.name())))
+        .chain(m.l2_advertisements.iter().map(|o| ("L2Advertisement", (o.namespace(), o.name()))))
+        .chain(m.bgp_advertisements.iter().map(|o| ("BGPAdvertisement", (o.namespace(), o.name()))))
+        .chain(m.bgp_peers.iter().map(|o| ("BGPPeer", (o.namespace(), o.name()))))
+        .chain(m.communities.iter().map(|o| ("Community", (o.namespace(), o.name()))))
+    {
+        if ons.0 != ns {
+            outside.push(format!("{kind} {}/{}", ons.0, ons.1));
+        }
+    }
+    if !outside.is_empty() {
+        out.push(finding(
+            "LBD205",
+            Severity::Warning,
+            format!("{} MetalLB object(s) outside MetalLB's namespace {ns} are ignored by MetalLB", outside.len()),
+            format!("move them to {ns}, or tell lbdoctor the namespace MetalLB runs in (SnapshotInfo metallb.namespace)"),
+            outside,
+        ));
+    }
+    out
+}

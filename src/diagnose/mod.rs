@@ -1,0 +1,335 @@
+//! Runs the engines over a Snapshot and assembles the Report: which implementation owns each
+//! Service, what MetalLB's speakers decide for it, and whether reality agrees.
+
+mod checks;
+mod verdict;
+pub mod world;
+
+use std::collections::HashMap;
+
+use fixedbitset::FixedBitSet;
+use k8s_openapi::api::core::v1::Service;
+
+use crate::k8s::ip::go_ip_string;
+use crate::metallb::actual::Observed;
+use crate::metallb::config::Config;
+use crate::metallb::install::Overrides;
+use crate::metallb::l2::{self, AdNodes, Election, L2Context, NodeId, ServiceInput};
+use crate::metallb::service::{handles_class, ingress_ips, service_level, service_type, Withdraw};
+use crate::report::*;
+use crate::snapshot::Snapshot;
+use world::World;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    All,
+    Namespace(String),
+    Service { namespace: String, name: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub scope: Scope,
+    /// Build the per-node rows and verdict prose (needed by JSON/YAML and the single-Service table).
+    pub detail: bool,
+    pub overrides: Overrides,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiagnoseError {
+    #[error("Service {namespace}/{name} is not in the snapshot{hint}")]
+    ServiceNotFound { namespace: String, name: String, hint: String },
+}
+
+/// One Service as the speakers see it, before it becomes report rows.
+pub(crate) struct Evaluation<'w> {
+    pub svc: &'w Service,
+    pub namespace: String,
+    pub name: String,
+    pub handled: bool,
+    pub ips: Vec<String>,
+    pub withdraw: Option<Withdraw>,
+    pub pool: Option<usize>,
+    pub l2: Option<L2Outcome>,
+    pub observed: Option<Observed>,
+}
+
+pub(crate) struct L2Outcome {
+    pub election: Election,
+    /// Indices into `Config::l2_advertisements` of the pool's ads, in pool order.
+    pub pool_ads: Vec<usize>,
+    /// The announcer under v0.16.1 rules, when newer rules are in force and differ.
+    pub legacy_expected: Option<Option<NodeId>>,
+}
+
+impl L2Outcome {
+    /// The node whose speaker actually answers: the expected announcer when its speaker acts.
+    pub fn answering(&self, world: &World) -> Option<NodeId> {
+        self.election.expected_announcer().filter(|&n| world.speaker_acts(n))
+    }
+}
+
+pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
+    let world = World::build(snap, &opts.overrides);
+    let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
+    let legacy_sets = world.legacy_config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
+
+    let mut evals: Vec<Evaluation> = snap
+        .services
+        .iter()
+        .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
+        .map(|svc| evaluate(&world, &ad_sets, &legacy_sets, svc))
+        .collect();
+    evals.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+
+    if let Scope::Service { namespace, name } = &opts.scope {
+        if !evals.iter().any(|e| &e.namespace == namespace && &e.name == name) {
+            let hint = match snap.services.iter().find(|s| {
+                s.metadata.namespace.as_deref() == Some(namespace) && s.metadata.name.as_deref() == Some(name)
+            }) {
+                Some(s) => format!(" as a LoadBalancer: it is of type {} and carries no load-balancer ingress", service_type(s)),
+                None => {
+                    let elsewhere: Vec<String> = evals
+                        .iter()
+                        .filter(|e| &e.name == name)
+                        .map(|e| e.namespace.clone())
+                        .collect();
+                    if elsewhere.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (found in namespace {}: use -n)", elsewhere.join(", "))
+                    }
+                }
+            };
+            return Err(DiagnoseError::ServiceNotFound { namespace: namespace.clone(), name: name.clone(), hint });
+        }
+    }
+
+    // Which node answers for each IP, over every Service (sharing Services answer for each other).
+    let mut answered: HashMap<&str, Vec<(&Evaluation, NodeId)>> = HashMap::new();
+    for e in &evals {
+        if let (Some(l2), Some(ip)) = (&e.l2, e.ips.first()) {
+            if let Some(node) = l2.answering(&world) {
+                answered.entry(ip.as_str()).or_default().push((e, node));
+            }
+        }
+    }
+
+    let in_scope = |e: &Evaluation| match &opts.scope {
+        Scope::All => true,
+        Scope::Namespace(ns) => &e.namespace == ns,
+        Scope::Service { namespace, name } => &e.namespace == namespace && &e.name == name,
+    };
+    let services = evals
+        .iter()
+        .filter(|e| in_scope(e))
+        .map(|e| service_report(&world, e, &answered, opts.detail))
+        .collect();
+
+    Ok(Report {
+        api_version: API_VERSION,
+        kind: "Report",
+        source: source(&world),
+        services,
+        findings: checks::cluster_findings(&world),
+    })
+}
+
+fn ad_node_sets(config: &Config, world: &World) -> Vec<FixedBitSet> {
+    config.l2_advertisements.iter().map(|ad| world.table.set_of(&ad.nodes)).collect()
+}
+
+fn evaluate<'w>(
+    world: &'w World,
+    ad_sets: &[FixedBitSet],
+    legacy_sets: &[FixedBitSet],
+    svc: &'w Service,
+) -> Evaluation<'w> {
+    let namespace = svc.metadata.namespace.clone().unwrap_or_default();
+    let name = svc.metadata.name.clone().unwrap_or_default();
+    let handled = world.setup.installed && handles_class(svc, &world.setup.lb_class);
+    let raw_ips = ingress_ips(svc);
+    let ips: Vec<String> = raw_ips
+        .iter()
+        .map(|s| crate::k8s::ip::parse_go_ip(s).map(go_ip_string).unwrap_or_else(|| s.clone()))
+        .collect();
+    let observed = world.actual.for_service(&namespace, &name);
+    let mut eval = Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, observed };
+    let Ok(config) = world.config.as_ref() else { return eval };
+    if !handled {
+        return eval;
+    }
+    let (pool, parsed) = match service_level(svc, config) {
+        Ok(ok) => ok,
+        Err(w) => {
+            eval.withdraw = Some(w);
+            return eval;
+        }
+    };
+    eval.pool = Some(pool);
+
+    let key = (eval.namespace.clone(), eval.name.clone());
+    let endpoints = world.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default();
+    let labels = svc.metadata.labels.clone().unwrap_or_default();
+    let annotations = svc.metadata.annotations.as_ref();
+    let input = ServiceInput {
+        labels: &labels,
+        shared_ip_annotation: annotations.is_some_and(|a| {
+            a.contains_key("metallb.io/allow-shared-ip") || a.contains_key("metallb.universe.tf/allow-shared-ip")
+        }),
+        etp_local: svc.spec.as_ref().and_then(|s| s.external_traffic_policy.as_deref()) == Some("Local"),
+        ip: parsed[0],
+        endpoints,
+    };
+    let run = |config: &Config, sets: &[FixedBitSet], head: bool| {
+        let pool_ads: Vec<usize> = config.pools[pool].l2.iter().map(|pa| pa.ad).collect();
+        let ads: Vec<AdNodes> =
+            pool_ads.iter().map(|&i| AdNodes { ad: &config.l2_advertisements[i], nodes: sets[i].clone() }).collect();
+        let ctx = L2Context {
+            nodes: &world.table,
+            liveness: &world.liveness,
+            ignore_exclude_lb: world.setup.ignore_exclude_lb,
+            head,
+        };
+        (l2::elect(&ctx, &ads, &input), pool_ads)
+    };
+    let (election, pool_ads) = run(config, ad_sets, world.setup.head());
+    let legacy_expected = world.legacy_config.as_ref().and_then(|legacy| {
+        // Same CRs under v0.16.1 rules; the pool index is stable because pools are sorted by name.
+        let pool_name = &config.pools[pool].name;
+        legacy.pools.iter().position(|p| &p.name == pool_name)?;
+        let (old, _) = run(legacy, legacy_sets, false);
+        let old = old.expected_announcer();
+        (old != election.expected_announcer()).then_some(old)
+    });
+    eval.l2 = Some(L2Outcome { election, pool_ads, legacy_expected });
+    eval
+}
+
+fn service_report(
+    world: &World,
+    e: &Evaluation,
+    answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
+    detail: bool,
+) -> ServiceReport {
+    let spec = e.svc.spec.as_ref();
+    let implementation = if e.handled { Implementation::Metallb } else { Implementation::Unknown };
+    let config = world.config.as_ref().ok();
+    let metallb = (e.handled && config.is_some()).then(|| MetallbService {
+        pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
+        withdraw_reason: e.withdraw.map(|w| w.as_str().to_string()),
+        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail)),
+        bgp: None,
+    });
+    ServiceReport {
+        namespace: e.namespace.clone(),
+        name: e.name.clone(),
+        type_: service_type(e.svc).to_string(),
+        external_traffic_policy: spec
+            .and_then(|s| s.external_traffic_policy.clone())
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| "Cluster".into()),
+        load_balancer_class: spec.and_then(|s| s.load_balancer_class.clone()),
+        implementation,
+        ips: e.ips.clone(),
+        allocation: None,
+        metallb,
+        cilium: None,
+        findings: checks::service_findings(world, e, answered),
+    }
+}
+
+fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) -> Layer2 {
+    let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
+    let el = &l2.election;
+    let ctx = L2Context {
+        nodes: &world.table,
+        liveness: &world.liveness,
+        ignore_exclude_lb: world.setup.ignore_exclude_lb,
+        head: world.setup.head(),
+    };
+    let pool = &config.pools[e.pool.expect("pool is set with layer2")];
+    let mut advertisements: Vec<String> = Vec::new();
+    for &i in &el.ads_for_service {
+        let pa = &pool.l2[i];
+        advertisements.push(config.l2_advertisements[pa.ad].name.clone());
+        advertisements.extend(pa.merged.iter().map(|&m| config.l2_advertisements[m].name.clone()));
+    }
+    advertisements.sort();
+    let nodes = if detail { node_rows(world, e, el, &ctx) } else { Vec::new() };
+    let verdict = if detail { verdict::sentence(world, l2, &nodes) } else { String::new() };
+    Layer2 {
+        ip: el.ip.clone(),
+        expected_announcer: el.expected_announcer().map(|n| world.table.name(n).to_string()),
+        actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
+        actual_source: e.observed.as_ref().map(|o| o.source.to_string()),
+        advertisements,
+        candidates: el.candidates.count_ones(..),
+        available: el.available.count_ones(..),
+        emptied_by: el.emptied_by(&ctx).map(|x| x.code().to_string()),
+        verdict,
+        nodes,
+    }
+}
+
+fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> Vec<L2Node> {
+    let key = (e.namespace.clone(), e.name.clone());
+    let mut per_node = vec![0usize; world.table.len()];
+    for ep in world.endpoints.get(&key).into_iter().flatten().filter(|ep| ep.can_serve) {
+        if let Some(n) = ep.node {
+            per_node[n] += 1;
+        }
+    }
+    let mut order: Vec<NodeId> = el.order.iter().map(|r| r.node).collect();
+    let mut rest: Vec<NodeId> = (0..world.table.len()).filter(|n| !el.available.contains(*n)).collect();
+    rest.sort_by(|a, b| world.table.name(*a).cmp(world.table.name(*b)));
+    order.extend(rest);
+    order
+        .into_iter()
+        .map(|n| {
+            let rank = el.rank(n);
+            L2Node {
+                node: world.table.name(n).to_string(),
+                speaker: world.speaker_live(n),
+                reason: world.speaker_acts(n).then(|| el.reason(n).as_str().to_string()),
+                rank,
+                hash: rank.map(|r| el.order[r - 1].digest.iter().map(|b| format!("{b:02x}")).collect()),
+                excluded_by: el.exclusions(n, ctx).iter().map(|x| x.code().to_string()).collect(),
+                exclude_label_value: world.exclude_values[n].clone(),
+                roles: world.node_roles[n].clone(),
+                endpoints: per_node[n],
+            }
+        })
+        .collect()
+}
+
+fn source(world: &World) -> Source {
+    let s = &world.setup;
+    let info = &world.snap.info;
+    let mut assumptions = s.assumptions.clone();
+    if world.snap.nodes.is_empty() {
+        assumptions.push("the snapshot has no Node objects: node filters cannot be evaluated".into());
+    }
+    Source {
+        mode: "snapshot",
+        context: info.context.clone(),
+        captured_at: info.captured_at.clone(),
+        unreadable: info.unreadable.clone(),
+        metallb: s.installed.then(|| MetallbSource {
+            namespace: s.namespace.clone(),
+            namespace_source: s.namespace_source.clone(),
+            version: s.version.clone(),
+            behaviour: s.behaviour,
+            behaviour_reason: s.behaviour_reason.clone(),
+            memberlist: s.memberlist,
+            memberlist_source: s.memberlist_source.clone(),
+            ignore_exclude_lb: s.ignore_exclude_lb,
+            lb_class: s.lb_class.clone(),
+            live_speakers: s.speaker_pods.as_ref().map(|p| p.iter().filter(|p| p.live).count()),
+            speaker_pods: s.speaker_pods.as_ref().map(Vec::len),
+            config_valid: world.config.is_ok(),
+        }),
+        assumptions,
+        ignored_kinds: world.snap.ignored_kinds.clone(),
+    }
+}

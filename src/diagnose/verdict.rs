@@ -1,0 +1,66 @@
+//! The one-sentence answer for a Service, written from the same values as the decision.
+
+use std::collections::BTreeMap;
+
+use super::world::World;
+use super::L2Outcome;
+use crate::k8s::EXCLUDE_LB_LABEL;
+use crate::report::L2Node;
+
+pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> String {
+    let el = &l2.election;
+    let ip = &el.ip;
+    let head = match (el.expected_announcer(), l2.answering(world)) {
+        (Some(n), Some(_)) => format!("{} announces {ip}", world.table.name(n)),
+        (Some(n), None) => format!("nobody answers for {ip}: the election picks {}, which runs no live speaker", world.table.name(n)),
+        (None, _) if !el.active_endpoint => format!("nobody announces {ip}: the Service has no serving endpoint"),
+        (None, _) if el.shared_ip_refusal => {
+            format!("nobody announces {ip}: newer MetalLB refuses allow-shared-ip Services on L2Advertisements with serviceSelectors")
+        }
+        (None, _) if el.ads_for_service.is_empty() => format!("nobody announces {ip}: no L2Advertisement of its pool matches the Service"),
+        (None, _) => format!("nobody announces {ip}: no candidate node is left"),
+    };
+
+    // Group the losers by the first filter that removed them.
+    let mut groups: BTreeMap<&str, Vec<&L2Node>> = BTreeMap::new();
+    for n in nodes {
+        if let Some(first) = n.excluded_by.first() {
+            groups.entry(first.as_str()).or_default().push(n);
+        }
+    }
+    let mut parts = vec![head];
+    for code in ["noSpeaker", "networkUnavailable", "excludeLabel", "notSelected", "noLocalEndpoint", "lostElection"] {
+        let Some(group) = groups.get(code) else { continue };
+        let count = group.len();
+        let subject = describe(group);
+        let verb = if count == 1 { "is" } else { "are" };
+        let text = match code {
+            "noSpeaker" => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
+            "networkUnavailable" => format!("{subject} {verb} out: NetworkUnavailable=True"),
+            "excludeLabel" => {
+                let empty = group.iter().all(|n| n.exclude_label_value.as_deref() == Some(""));
+                let how = if empty { "present with an empty value" } else { "the key alone counts" };
+                format!("{subject} {verb} excluded by {EXCLUDE_LB_LABEL} ({how})")
+            }
+            "notSelected" => format!("{subject} {verb} not selected by any L2Advertisement matching the Service"),
+            "noLocalEndpoint" => format!("{subject} {} no serving endpoint (externalTrafficPolicy Local)", if count == 1 { "hosts" } else { "host" }),
+            _ => format!("{subject} lost the hash election"),
+        };
+        parts.push(text);
+    }
+    parts.join("; ")
+}
+
+/// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)" or "5 nodes (a, b, c, …)".
+fn describe(group: &[&L2Node]) -> String {
+    if group.len() == 1 {
+        return group[0].node.clone();
+    }
+    let role = group[0].roles.first().filter(|r| group.iter().all(|n| n.roles.contains(r)));
+    let names: Vec<&str> = group.iter().take(4).map(|n| n.node.as_str()).collect();
+    let more = if group.len() > 4 { ", …" } else { "" };
+    match role {
+        Some(r) => format!("{} {r} nodes ({}{more})", group.len(), names.join(", ")),
+        None => format!("{} nodes ({}{more})", group.len(), names.join(", ")),
+    }
+}

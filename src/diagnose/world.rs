@@ -1,0 +1,137 @@
+//! Everything derived once per snapshot that every Service's evaluation shares.
+
+use std::collections::{BTreeMap, HashMap};
+
+use fixedbitset::FixedBitSet;
+
+use crate::k8s::{endpoint_can_serve, has_exclude_label, is_network_unavailable, EXCLUDE_LB_LABEL};
+use crate::metallb::actual::ActualIndex;
+use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
+use crate::metallb::install::{self, Overrides, Setup};
+use crate::metallb::l2::{EndpointInput, Liveness, NodeFacts, NodeTable};
+use crate::snapshot::{Memberlist, Snapshot};
+
+pub struct World<'a> {
+    pub snap: &'a Snapshot,
+    pub setup: Setup,
+    pub config: Result<Config, ConfigError>,
+    /// The v0.16.1 reading of the same CRs, when newer behaviour is in force (for LBD107).
+    pub legacy_config: Option<Config>,
+    pub table: NodeTable,
+    pub liveness: Liveness,
+    /// Nodes running a live speaker Pod; `None` when speakers are assumed everywhere.
+    pub live_speakers: Option<FixedBitSet>,
+    pub endpoints: HashMap<(String, String), Vec<EndpointInput>>,
+    pub actual: ActualIndex,
+    pub node_roles: Vec<Vec<String>>,
+    pub exclude_values: Vec<Option<String>>,
+}
+
+impl<'a> World<'a> {
+    pub fn build(snap: &'a Snapshot, overrides: &Overrides) -> World<'a> {
+        let setup = install::discover(snap, overrides);
+        let ns = setup.namespace.as_str();
+        let in_ns = |o: &str| o == ns;
+        let input = ConfigInput {
+            pools: snap.metallb.ip_address_pools.iter().filter(|o| in_ns(o.namespace())).collect(),
+            l2_advertisements: snap.metallb.l2_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
+            bgp_advertisements: snap.metallb.bgp_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
+            communities: snap.metallb.communities.iter().filter(|o| in_ns(o.namespace())).collect(),
+            nodes: &snap.nodes,
+        };
+        let config = config::parse(&input, setup.head());
+        let legacy_config = if setup.head() { config::parse(&input, false).ok() } else { None };
+
+        let speaker_nodes: Vec<String> = setup
+            .speaker_pods
+            .iter()
+            .flatten()
+            .filter_map(|p| p.node.clone())
+            .collect();
+        let facts = snap
+            .nodes
+            .iter()
+            .map(|n| NodeFacts {
+                name: n.metadata.name.as_deref().unwrap_or(""),
+                has_object: true,
+                network_unavailable: is_network_unavailable(n),
+                excluded: has_exclude_label(n),
+            })
+            .chain(speaker_nodes.iter().map(|name| NodeFacts {
+                name,
+                has_object: false,
+                network_unavailable: false,
+                excluded: false,
+            }));
+        let table = NodeTable::new(facts);
+
+        let live_speakers = setup.speaker_pods.as_ref().map(|pods| {
+            let live: Vec<String> = pods.iter().filter(|p| p.live).filter_map(|p| p.node.clone()).collect();
+            table.set_of(&live)
+        });
+        let liveness = match (&live_speakers, setup.memberlist) {
+            (Some(live), Memberlist::Enabled) => Liveness::Memberlist(live.clone()),
+            _ => Liveness::Disabled,
+        };
+
+        let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
+        for slice in &snap.endpoint_slices {
+            let Some(svc) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
+                continue;
+            };
+            let key = (slice.metadata.namespace.clone().unwrap_or_default(), svc.clone());
+            let list = endpoints.entry(key).or_default();
+            for ep in &slice.endpoints {
+                list.push(EndpointInput {
+                    node: ep.node_name.as_deref().and_then(|n| table.id(n)),
+                    can_serve: endpoint_can_serve(ep.conditions.as_ref()),
+                });
+            }
+        }
+
+        let mut node_roles = vec![Vec::new(); table.len()];
+        let mut exclude_values = vec![None; table.len()];
+        for n in &snap.nodes {
+            let Some(id) = n.metadata.name.as_deref().and_then(|name| table.id(name)) else { continue };
+            let labels = n.metadata.labels.clone().unwrap_or_default();
+            node_roles[id] = roles(&labels);
+            exclude_values[id] = labels.get(EXCLUDE_LB_LABEL).cloned();
+        }
+
+        let actual = ActualIndex::new(snap, ns);
+        World {
+            snap,
+            setup,
+            config,
+            legacy_config,
+            table,
+            liveness,
+            live_speakers,
+            endpoints,
+            actual,
+            node_roles,
+            exclude_values,
+        }
+    }
+
+    /// Does a speaker answer on this node? `None` when speakers are only assumed.
+    pub fn speaker_live(&self, node: usize) -> Option<bool> {
+        self.live_speakers.as_ref().map(|l| l.contains(node))
+    }
+
+    /// Would a live (or assumed) speaker act on this node?
+    pub fn speaker_acts(&self, node: usize) -> bool {
+        self.speaker_live(node).unwrap_or(self.table.has_object.contains(node))
+    }
+}
+
+fn roles(labels: &BTreeMap<String, String>) -> Vec<String> {
+    let mut out: Vec<String> = labels
+        .keys()
+        .filter_map(|k| k.strip_prefix("node-role.kubernetes.io/"))
+        .filter(|r| !r.is_empty())
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out
+}

@@ -1,0 +1,13 @@
+//! kubectl-lbdoctor: re-runs MetalLB's speaker logic offline against a snapshot of cluster state
+//! and explains, for every LoadBalancer Service, who should announce its IP and why.
+//!
+//! Data flow: [`snapshot`] → engines ([`metallb`]) → [`diagnose`] → [`report::Report`] → [`render`].
+
+pub mod app;
+pub mod cli;
+pub mod diagnose;
+pub mod k8s;
+pub mod metallb;
+pub mod render;
+pub mod report;
+pub mod snapshot;

@@ -1,0 +1,36 @@
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use lbdoctor::app::{self, Env};
+use lbdoctor::cli::Cli;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let env = Env {
+        stdin: &mut std::io::stdin(),
+        stdout_is_terminal: std::io::stdout().is_terminal(),
+        no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = app::run(cli, env, &mut out).and_then(|failed| {
+        out.flush()?;
+        Ok(failed)
+    });
+    match result {
+        Ok(false) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::from(1),
+        Err(app::AppError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

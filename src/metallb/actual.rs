@@ -1,0 +1,97 @@
+//! What the cluster says happened: ServiceL2Status objects, then `nodeAssigned` Events (spec §3.6, §4.6).
+
+use std::collections::{BTreeSet, HashMap};
+
+use k8s_openapi::api::core::v1::Event;
+use k8s_openapi::jiff::Timestamp;
+
+use crate::snapshot::Snapshot;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    pub nodes: Vec<String>,
+    pub source: &'static str,
+}
+
+/// Observed layer-2 announcers per Service `(namespace, name)`.
+pub struct ActualIndex {
+    statuses: HashMap<(String, String), BTreeSet<String>>,
+    events: HashMap<(String, String), (Option<Timestamp>, BTreeSet<String>)>,
+    statuses_present: bool,
+}
+
+const NODE_LABEL: &str = "metallb.io/node";
+const SVC_NAME_LABEL: &str = "metallb.io/service-name";
+const SVC_NS_LABEL: &str = "metallb.io/service-namespace";
+
+impl ActualIndex {
+    pub fn new(snap: &Snapshot, metallb_namespace: &str) -> ActualIndex {
+        let mut statuses: HashMap<(String, String), BTreeSet<String>> = HashMap::new();
+        let relevant: Vec<_> =
+            snap.metallb.service_l2_statuses.iter().filter(|s| s.namespace() == metallb_namespace).collect();
+        for s in &relevant {
+            let labels = s.labels();
+            let status = s.status.as_ref();
+            let pick = |from_status: Option<&String>, label: &str| {
+                from_status.filter(|v| !v.is_empty()).cloned().or_else(|| labels.get(label).cloned()).unwrap_or_default()
+            };
+            let ns = pick(status.map(|st| &st.service_namespace), SVC_NS_LABEL);
+            let name = pick(status.map(|st| &st.service_name), SVC_NAME_LABEL);
+            let node = pick(status.map(|st| &st.node), NODE_LABEL);
+            if !name.is_empty() && !node.is_empty() {
+                statuses.entry((ns, name)).or_default().insert(node);
+            }
+        }
+        let mut events: HashMap<(String, String), (Option<Timestamp>, BTreeSet<String>)> = HashMap::new();
+        for e in &snap.events {
+            let Some(node) = layer2_node_of(e) else { continue };
+            let obj = &e.involved_object;
+            if obj.kind.as_deref() != Some("Service") {
+                continue;
+            }
+            let key = (obj.namespace.clone().unwrap_or_default(), obj.name.clone().unwrap_or_default());
+            let when = event_time(e);
+            let entry = events.entry(key).or_insert_with(|| (when, BTreeSet::new()));
+            // Keep only the newest events: an older nodeAssigned is history, not the present.
+            if when > entry.0 {
+                *entry = (when, BTreeSet::from([node]));
+            } else if when == entry.0 {
+                entry.1.insert(node);
+            }
+        }
+        ActualIndex { statuses, events, statuses_present: !relevant.is_empty() }
+    }
+
+    /// `None` when nothing in the snapshot says who announces.
+    pub fn for_service(&self, namespace: &str, name: &str) -> Option<Observed> {
+        let key = (namespace.to_string(), name.to_string());
+        if let Some(nodes) = self.statuses.get(&key) {
+            return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "serviceL2Status" });
+        }
+        if let Some((_, nodes)) = self.events.get(&key) {
+            return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "events" });
+        }
+        // Statuses were collected and none names this Service: nobody holds it.
+        self.statuses_present.then(|| Observed { nodes: Vec::new(), source: "serviceL2Status" })
+    }
+}
+
+/// The node of a speaker `nodeAssigned` Event for layer 2.
+fn layer2_node_of(e: &Event) -> Option<String> {
+    if e.reason.as_deref() != Some("nodeAssigned") {
+        return None;
+    }
+    let msg = e.message.as_deref()?;
+    let rest = msg.strip_prefix("announcing from node \"")?;
+    let (node, tail) = rest.split_once('"')?;
+    (tail == " with protocol \"layer2\"").then(|| node.to_string())
+}
+
+fn event_time(e: &Event) -> Option<Timestamp> {
+    e.last_timestamp
+        .as_ref()
+        .map(|t| t.0)
+        .or_else(|| e.event_time.as_ref().map(|t| t.0))
+        .or_else(|| e.first_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| e.metadata.creation_timestamp.as_ref().map(|t| t.0))
+}

@@ -1,0 +1,353 @@
+//! MetalLB's CRs turned into the internal configuration the speaker runs on (spec §5), with the
+//! validation that makes MetalLB reject a configuration as a whole (controller spec §8).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ipnet::IpNet;
+use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use crate::k8s::cidr::{overlaps, parse_pool_address};
+use crate::k8s::selector::{go_requirement_q, go_selector_q, go_selector_v, Labels, Selector};
+use crate::snapshot::crd::{BgpAdvertisement, Community, IpAddressPool, L2Advertisement};
+
+/// The CRs of MetalLB's own namespace plus every Node, exactly what `config.For` reads.
+pub struct ConfigInput<'a> {
+    pub pools: Vec<&'a IpAddressPool>,
+    pub l2_advertisements: Vec<&'a L2Advertisement>,
+    pub bgp_advertisements: Vec<&'a BgpAdvertisement>,
+    pub communities: Vec<&'a Community>,
+    pub nodes: &'a [Node],
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Sorted by name.
+    pub pools: Vec<Pool>,
+    /// One per L2Advertisement CR, sorted by name.
+    pub l2_advertisements: Vec<L2Ad>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Pool {
+    pub name: String,
+    pub labels: Labels,
+    pub cidrs: Vec<IpNet>,
+    /// The L2 advertisements attached to this pool, after MetalLB's dedupe.
+    pub l2: Vec<PoolAd>,
+    /// Names of the BGPAdvertisements attached to this pool.
+    pub bgp: Vec<String>,
+}
+
+/// An advertisement as attached to a pool; `merged` lists identical CRs v0.16.1 folded into it.
+#[derive(Debug, Clone)]
+pub struct PoolAd {
+    pub ad: usize,
+    pub merged: Vec<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct L2Ad {
+    pub name: String,
+    /// The resolved node set (`nodeSelectors` evaluated; empty selectors = every Node).
+    pub nodes: BTreeSet<String>,
+    pub has_node_selectors: bool,
+    pub interfaces: Vec<String>,
+    pub all_interfaces: bool,
+    /// Parsed and sorted by their string form.
+    pub service_selectors: Vec<Selector>,
+    /// Newer MetalLB only: summed weights per eligible node; `None` is Go's nil map.
+    pub preferred: Option<BTreeMap<String, i64>>,
+    /// Names of the pools this advertisement reaches.
+    pub pools: Vec<String>,
+}
+
+/// A configuration MetalLB rejects as a whole. `message` is MetalLB's own text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub message: String,
+    pub object: String,
+}
+
+pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
+    let ns_of = |ns: &str, name: &str| format!("{ns}/{name}");
+    let mut pools_sorted = input.pools.clone();
+    pools_sorted.sort_by(|a, b| a.name().cmp(b.name()));
+
+    validate_communities(&input.communities)?;
+
+    let mut pools: Vec<Pool> = Vec::new();
+    let mut all_cidrs: Vec<(IpNet, String)> = Vec::new();
+    for cr in &pools_sorted {
+        let object = format!("IPAddressPool {}", ns_of(cr.namespace(), cr.name()));
+        let pool = pool_from_cr(cr).map_err(|e| ConfigError {
+            message: format!("parsing address pool {}: {e}", cr.name()),
+            object: object.clone(),
+        })?;
+        if pools.iter().any(|p| p.name == pool.name) {
+            return Err(ConfigError { message: format!("duplicate definition of pool {:?}", pool.name), object });
+        }
+        for cidr in &pool.cidrs {
+            if let Some((existing, _)) = all_cidrs.iter().find(|(c, _)| overlaps(c, cidr)) {
+                return Err(ConfigError {
+                    message: format!(
+                        "CIDR {:?} in pool {:?} overlaps with already defined CIDR {:?}",
+                        cidr.to_string(),
+                        pool.name,
+                        existing.to_string()
+                    ),
+                    object,
+                });
+            }
+            all_cidrs.push((*cidr, pool.name.clone()));
+        }
+        pools.push(pool);
+    }
+
+    let mut ads_sorted = input.l2_advertisements.clone();
+    ads_sorted.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut l2_advertisements = Vec::new();
+    for cr in &ads_sorted {
+        let object = format!("L2Advertisement {}", ns_of(cr.namespace(), cr.name()));
+        let mut ad = l2_ad_from_cr(cr, input.nodes, head).map_err(|message| ConfigError { message, object: object.clone() })?;
+        let targets = attached_pools(
+            &cr.spec.ip_address_pools,
+            &cr.spec.ip_address_pool_selectors,
+            &pools_sorted,
+        )
+        .map_err(|message| ConfigError { message, object })?;
+        ad.pools = targets.iter().cloned().collect();
+        let index = l2_advertisements.len();
+        for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
+            match pool.l2.iter_mut().find(|existing| is_duplicate(&l2_advertisements[existing.ad], &ad, head)) {
+                Some(existing) => existing.merged.push(index),
+                None => pool.l2.push(PoolAd { ad: index, merged: Vec::new() }),
+            }
+        }
+        l2_advertisements.push(ad);
+    }
+
+    let mut bgp_sorted = input.bgp_advertisements.clone();
+    bgp_sorted.sort_by(|a, b| a.name().cmp(b.name()));
+    for cr in &bgp_sorted {
+        let object = format!("BGPAdvertisement {}", ns_of(cr.namespace(), cr.name()));
+        let targets = attached_pools(&cr.spec.ip_address_pools, &cr.spec.ip_address_pool_selectors, &pools_sorted)
+            .map_err(|message| ConfigError { message, object })?;
+        for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
+            pool.bgp.push(cr.name().to_string());
+        }
+    }
+
+    Ok(Config { pools, l2_advertisements })
+}
+
+fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
+    if cr.name().is_empty() {
+        return Err("missing pool name".into());
+    }
+    if cr.spec.addresses.is_empty() {
+        return Err("pool has no prefixes defined".into());
+    }
+    let mut cidrs = Vec::new();
+    for entry in &cr.spec.addresses {
+        let parsed = parse_pool_address(entry).map_err(|e| format!("invalid CIDR {entry:?} in pool {:?}: {e}", cr.name()))?;
+        cidrs.extend(parsed);
+    }
+    if let Some(alloc) = &cr.spec.service_allocation {
+        validate_duplicates(&alloc.namespaces, "").map_err(|_| "duplicate definition in namespaces field".to_string())?;
+        validate_selector_duplicates(&alloc.namespace_selectors, "namespaceSelectors")?;
+        validate_selector_duplicates(&alloc.service_selectors, "serviceSelectors")?;
+        for sel in &alloc.namespace_selectors {
+            Selector::compile(sel)
+                .map_err(|e| format!("{e}\ninvalid namespace label selector {} in ip pool {}", go_selector_v(sel), cr.name()))?;
+        }
+        for sel in &alloc.service_selectors {
+            Selector::compile(sel)
+                .map_err(|e| format!("{e}\ninvalid service label selector {} in ip pool {}", go_selector_v(sel), cr.name()))?;
+        }
+    }
+    Ok(Pool { name: cr.name().to_string(), labels: cr.labels().clone(), cidrs, l2: Vec::new(), bgp: Vec::new() })
+}
+
+/// `l2AdvertisementFromCR` (spec §5.2), in MetalLB's order of checks.
+pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result<L2Ad, String> {
+    let spec = &cr.spec;
+    validate_duplicates(&spec.ip_address_pools, "ipAddressPools")?;
+    validate_selector_duplicates(&spec.ip_address_pool_selectors, "ipAddressPoolSelectors")?;
+    validate_selector_duplicates(&spec.node_selectors, "nodeSelectors")?;
+    validate_selector_duplicates(&spec.service_selectors, "serviceSelectors")?;
+    let node_labels: Vec<(&str, &Labels)> = nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
+    let selected = select_names(&node_labels, &spec.node_selectors)
+        .map_err(|e| format!("{e}\nfailed to parse node selector for {}", cr.name()))?;
+    let mut service_selectors = Vec::new();
+    for sel in &spec.service_selectors {
+        let compiled = Selector::compile(sel).map_err(|e| {
+            format!("invalid service selector {}: {e}\nfailed to parse service selector for {}", go_selector_v(sel), cr.name())
+        })?;
+        service_selectors.push(compiled);
+    }
+    service_selectors.sort_by_key(|s| s.to_kube_string());
+    let preferred = if head {
+        preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors)
+            .map_err(|e| format!("{e}\nfailed to parse preferred node selectors for {}", cr.name()))?
+    } else {
+        None
+    };
+    Ok(L2Ad {
+        name: cr.name().to_string(),
+        nodes: selected,
+        has_node_selectors: !spec.node_selectors.is_empty(),
+        interfaces: spec.interfaces.clone(),
+        all_interfaces: spec.interfaces.is_empty(),
+        service_selectors,
+        preferred,
+        pools: Vec::new(),
+    })
+}
+
+fn node_labels(n: &Node) -> &Labels {
+    static EMPTY: Labels = Labels::new();
+    n.metadata.labels.as_ref().unwrap_or(&EMPTY)
+}
+
+/// Names matched by any selector; an empty selector list selects every name.
+fn select_names(objects: &[(&str, &Labels)], selectors: &[LabelSelector]) -> Result<BTreeSet<String>, String> {
+    if selectors.is_empty() {
+        return Ok(objects.iter().map(|(n, _)| n.to_string()).collect());
+    }
+    let compiled = compile_all(selectors)?;
+    Ok(objects
+        .iter()
+        .filter(|(_, labels)| compiled.iter().any(|s| s.matches(labels)))
+        .map(|(n, _)| n.to_string())
+        .collect())
+}
+
+fn compile_all(selectors: &[LabelSelector]) -> Result<Vec<Selector>, String> {
+    selectors
+        .iter()
+        .map(|s| Selector::compile(s).map_err(|e| format!("{e}\ninvalid label selector {}", go_selector_v(s))))
+        .collect()
+}
+
+/// Newer MetalLB: the summed weights of the preferred selectors matching each eligible node (spec §4.4).
+pub fn preferred_node_scores(
+    nodes: &[(&str, &Labels)],
+    eligible: &BTreeSet<String>,
+    preferred: &[crate::snapshot::crd::PreferredNodeSelector],
+) -> Result<Option<BTreeMap<String, i64>>, String> {
+    if preferred.is_empty() {
+        return Ok(None);
+    }
+    let mut compiled = Vec::new();
+    for p in preferred {
+        let sel = Selector::compile(&p.preference)
+            .map_err(|e| format!("{e}\ninvalid preferred node selector {}", go_selector_v(&p.preference)))?;
+        compiled.push((sel, i64::from(p.weight)));
+    }
+    let mut scores = BTreeMap::new();
+    for (name, labels) in nodes.iter().filter(|(n, _)| eligible.contains(*n)) {
+        let total: i64 = compiled.iter().filter(|(s, _)| s.matches(labels)).map(|(_, w)| w).sum();
+        if total > 0 {
+            scores.insert(name.to_string(), total);
+        }
+    }
+    Ok(if scores.is_empty() { None } else { Some(scores) })
+}
+
+/// The pools an advertisement reaches: every pool when it names none and selects none; otherwise
+/// the named pools that exist plus those its selectors match (a selector matching nothing adds nothing).
+fn attached_pools(
+    names: &[String],
+    selectors: &[LabelSelector],
+    pools: &[&IpAddressPool],
+) -> Result<BTreeSet<String>, String> {
+    if names.is_empty() && selectors.is_empty() {
+        return Ok(pools.iter().map(|p| p.name().to_string()).collect());
+    }
+    let mut out = BTreeSet::new();
+    if !selectors.is_empty() {
+        let labelled: Vec<(&str, &Labels)> = pools.iter().map(|p| (p.name(), p.labels())).collect();
+        out.extend(select_names(&labelled, selectors)?);
+    }
+    out.extend(names.iter().filter(|n| pools.iter().any(|p| p.name() == n.as_str())).cloned());
+    Ok(out)
+}
+
+/// `containsAdvertisement`: v0.16.1 folds identical ads on a pool; newer MetalLB never folds ads
+/// that carry preferences, so their weights add up.
+pub fn is_duplicate(existing: &L2Ad, candidate: &L2Ad, head: bool) -> bool {
+    if head && (candidate.preferred.is_some() || existing.preferred.is_some()) {
+        return false;
+    }
+    let set = |v: &[String]| v.iter().cloned().collect::<BTreeSet<_>>();
+    existing.all_interfaces == candidate.all_interfaces
+        && existing.nodes == candidate.nodes
+        && set(&existing.interfaces) == set(&candidate.interfaces)
+        && existing.service_selectors == candidate.service_selectors
+}
+
+fn validate_duplicates(values: &[String], what: &str) -> Result<(), String> {
+    for (i, v) in values.iter().enumerate() {
+        if values[i + 1..].contains(v) {
+            return Err(format!("duplicate definition of {what} {v:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// `validateLabelSelectorDuplicate`: values sorted first, then whole selectors and expressions compared.
+fn validate_selector_duplicates(selectors: &[LabelSelector], what: &str) -> Result<(), String> {
+    let mut sorted: Vec<LabelSelector> = selectors.to_vec();
+    for sel in &mut sorted {
+        for expr in sel.match_expressions.iter_mut().flatten() {
+            if let Some(values) = expr.values.as_mut() {
+                values.sort();
+            }
+        }
+    }
+    for (i, sel) in sorted.iter().enumerate() {
+        let exprs = sel.match_expressions.clone().unwrap_or_default();
+        for (j, expr) in exprs.iter().enumerate() {
+            validate_duplicates(expr.values.as_deref().unwrap_or_default(), "match expression value in label selector")?;
+            if exprs[j + 1..].contains(expr) {
+                return Err(format!("duplicate definition of match expressions {:?}", go_requirement_q(expr)));
+            }
+        }
+        if sorted[i + 1..].iter().any(|other| go_selector_q(other) == go_selector_q(sel)) {
+            return Err(format!("duplicate definition of {what} {:?}", go_selector_q(sel)));
+        }
+    }
+    Ok(())
+}
+
+/// Community CRs: a duplicate alias or an unparsable value rejects everything.
+fn validate_communities(crs: &[&Community]) -> Result<(), ConfigError> {
+    let mut seen = BTreeSet::new();
+    for cr in crs {
+        let object = format!("Community {}/{}", cr.namespace(), cr.name());
+        for alias in &cr.spec.communities {
+            if !seen.insert(alias.name.clone()) {
+                return Err(ConfigError { message: format!("duplicate definition of community {:?}", alias.name), object });
+            }
+            if let Err(e) = parse_community(&alias.value) {
+                return Err(ConfigError { message: format!("parsing community {:?}: {e}", alias.name), object });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_community(value: &str) -> Result<(), String> {
+    let parts: Vec<&str> = value.split(':').collect();
+    let ok = match parts.as_slice() {
+        [a, b] => a.parse::<u16>().is_ok() && b.parse::<u16>().is_ok(),
+        ["large", g, l1, l2] => [g, l1, l2].iter().all(|p| p.parse::<u32>().is_ok()),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("invalid community value {value:?}"))
+    }
+}

@@ -1,0 +1,314 @@
+//! Where MetalLB runs and how its speakers are configured, from what the snapshot shows
+//! (DESIGN §5 conventions), with command-line overrides on top.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+use serde::Serialize;
+
+use crate::snapshot::{Memberlist, Snapshot};
+
+pub const DEFAULT_NAMESPACE: &str = "metallb-system";
+
+/// The switches a user can force from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub ignore_exclude_lb: Option<bool>,
+    pub lb_class: Option<String>,
+    pub memberlist: Option<Memberlist>,
+    pub version: Option<VersionChoice>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VersionChoice {
+    #[value(name = "v0.16.1")]
+    V0_16_1,
+    #[value(name = "main")]
+    Main,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Behaviour {
+    #[serde(rename = "v0.16.1")]
+    V0_16_1,
+    #[serde(rename = "main")]
+    Main,
+}
+
+#[derive(Debug, Clone)]
+pub struct SpeakerPod {
+    pub pod: String,
+    pub node: Option<String>,
+    pub live: bool,
+}
+
+/// Everything the engines need to know about the MetalLB installation.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub installed: bool,
+    pub namespace: String,
+    pub namespace_source: String,
+    /// `None`: no speaker Pods in the snapshot, so a speaker is assumed on every Node.
+    pub speaker_pods: Option<Vec<SpeakerPod>>,
+    pub memberlist: Memberlist,
+    pub memberlist_source: String,
+    pub ignore_exclude_lb: bool,
+    pub lb_class: String,
+    pub version: Option<String>,
+    pub behaviour: Behaviour,
+    pub behaviour_reason: String,
+    pub assumptions: Vec<String>,
+}
+
+impl Setup {
+    pub fn head(&self) -> bool {
+        self.behaviour == Behaviour::Main
+    }
+}
+
+pub fn is_speaker_labelled(labels: Option<&BTreeMap<String, String>>) -> bool {
+    labels.is_some_and(|l| {
+        l.get("component").map(String::as_str) == Some("speaker")
+            || l.get("app.kubernetes.io/component").map(String::as_str) == Some("speaker")
+    })
+}
+
+fn is_metallb_labelled(labels: Option<&BTreeMap<String, String>>) -> bool {
+    labels.is_some_and(|l| {
+        l.get("app").map(String::as_str) == Some("metallb")
+            || l.get("app.kubernetes.io/name").map(String::as_str) == Some("metallb")
+    })
+}
+
+fn runs_metallb_image(spec: Option<&PodSpec>) -> bool {
+    spec.is_some_and(|s| s.containers.iter().any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/"))))
+}
+
+fn pod_is_live(pod: &Pod) -> bool {
+    let Some(status) = &pod.status else { return false };
+    status.phase.as_deref() == Some("Running")
+        && status.conditions.iter().flatten().any(|c| c.type_ == "Ready" && c.status == "True")
+}
+
+pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
+    let info = &snap.info.metallb;
+    let mut assumptions = Vec::new();
+    let speaker_ds = snap.daemon_sets.iter().find(|ds| {
+        let tmpl = ds.spec.as_ref().and_then(|s| s.template.metadata.as_ref()).and_then(|m| m.labels.as_ref());
+        (is_speaker_labelled(tmpl) && (is_metallb_labelled(tmpl) || runs_metallb_image(ds.spec.as_ref().and_then(|s| s.template.spec.as_ref()))))
+            || ds.spec.as_ref().and_then(|s| s.template.spec.as_ref()).is_some_and(|s| {
+                s.containers.iter().any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/speaker")))
+            })
+    });
+    let metallb_namespaces = snap.metallb.namespaces();
+
+    let (namespace, namespace_source) = if let Some(ns) = &info.namespace {
+        (ns.clone(), "SnapshotInfo".to_string())
+    } else if let Some(ds) = speaker_ds.and_then(|d| d.metadata.namespace.clone()) {
+        (ds, "speaker DaemonSet".to_string())
+    } else if let Some(ns) = snap
+        .pods
+        .iter()
+        .find(|p| is_speaker_labelled(p.metadata.labels.as_ref()) && (is_metallb_labelled(p.metadata.labels.as_ref()) || runs_metallb_image(p.spec.as_ref())))
+        .and_then(|p| p.metadata.namespace.clone())
+    {
+        (ns, "speaker Pods".to_string())
+    } else if metallb_namespaces.iter().any(|n| n == DEFAULT_NAMESPACE) {
+        (DEFAULT_NAMESPACE.to_string(), "metallb.io objects".to_string())
+    } else if metallb_namespaces.len() == 1 {
+        (metallb_namespaces[0].clone(), "metallb.io objects".to_string())
+    } else {
+        (DEFAULT_NAMESPACE.to_string(), "default".to_string())
+    };
+
+    let speaker_pods: Vec<SpeakerPod> = snap
+        .pods
+        .iter()
+        .filter(|p| p.metadata.namespace.as_deref() == Some(namespace.as_str()) && is_speaker_labelled(p.metadata.labels.as_ref()))
+        .map(|p| SpeakerPod {
+            pod: p.metadata.name.clone().unwrap_or_default(),
+            node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
+            live: pod_is_live(p),
+        })
+        .collect();
+
+    let installed = !snap.metallb.is_empty()
+        || speaker_ds.is_some()
+        || snap.pods.iter().any(|p| is_metallb_labelled(p.metadata.labels.as_ref()) || runs_metallb_image(p.spec.as_ref()))
+        || snap.daemon_sets.iter().any(|d| is_metallb_labelled(d.metadata.labels.as_ref()))
+        || snap.deployments.iter().any(|d| {
+            is_metallb_labelled(d.metadata.labels.as_ref())
+                || runs_metallb_image(d.spec.as_ref().and_then(|s| s.template.spec.as_ref()))
+        });
+
+    // The speaker's own container tells its flags; the DaemonSet template first, else any speaker Pod.
+    let container: Option<&Container> = speaker_ds
+        .and_then(|d| d.spec.as_ref())
+        .and_then(|s| s.template.spec.as_ref())
+        .or_else(|| {
+            snap.pods
+                .iter()
+                .find(|p| p.metadata.namespace.as_deref() == Some(namespace.as_str()) && is_speaker_labelled(p.metadata.labels.as_ref()))
+                .and_then(|p| p.spec.as_ref())
+        })
+        .and_then(|spec| spec.containers.iter().find(|c| c.name == "speaker").or(spec.containers.first()));
+    let flags = container.map(SpeakerFlags::from_container);
+
+    let speakers_observed = !speaker_pods.is_empty();
+    let (memberlist, memberlist_source) = if let Some(m) = overrides.memberlist {
+        (m, "--memberlist".to_string())
+    } else if let Some(m) = info.memberlist {
+        (m, "SnapshotInfo".to_string())
+    } else if let Some(f) = flags.as_ref().filter(|_| speakers_observed) {
+        let m = if f.ml_enabled { Memberlist::Enabled } else { Memberlist::Disabled };
+        (m, "speaker --ml-bindaddr/--ml-labels".to_string())
+    } else if speakers_observed {
+        (Memberlist::Enabled, "default (speaker Pods present)".to_string())
+    } else {
+        (Memberlist::Disabled, "assumed: no speaker Pods in the snapshot".to_string())
+    };
+    if !speakers_observed && installed {
+        assumptions.push(
+            "no speaker Pods in the snapshot: treated as memberlist disabled with a speaker on every Node".to_string(),
+        );
+    }
+
+    let ignore_exclude_lb = overrides
+        .ignore_exclude_lb
+        .or(info.ignore_exclude_lb)
+        .or(flags.as_ref().map(|f| f.ignore_exclude_lb))
+        .unwrap_or(false);
+    let lb_class = overrides
+        .lb_class
+        .clone()
+        .or(info.lb_class.clone())
+        .or(flags.as_ref().and_then(|f| f.lb_class.clone()))
+        .unwrap_or_default();
+    let version = info.version.clone().or(container.and_then(|c| image_tag(c.image.as_deref()?)));
+
+    let preferred_ad = snap
+        .metallb
+        .l2_advertisements
+        .iter()
+        .find(|a| a.namespace() == namespace && !a.spec.preferred_node_selectors.is_empty());
+    let (behaviour, behaviour_reason) = match overrides.version {
+        Some(VersionChoice::V0_16_1) => (Behaviour::V0_16_1, "--metallb-version v0.16.1".to_string()),
+        Some(VersionChoice::Main) => (Behaviour::Main, "--metallb-version main".to_string()),
+        None => match (preferred_ad, version.as_deref()) {
+            (Some(ad), _) => (Behaviour::Main, format!("L2Advertisement {} uses preferredNodeSelectors", ad.name())),
+            (None, Some(v)) if newer_than_0_16_1(v) => (Behaviour::Main, format!("speaker version {v} is newer than v0.16.1")),
+            (None, Some(v)) => (Behaviour::V0_16_1, format!("speaker version {v}")),
+            (None, None) => (Behaviour::V0_16_1, "default (speaker version unknown)".to_string()),
+        },
+    };
+
+    Setup {
+        installed,
+        namespace,
+        namespace_source,
+        speaker_pods: speakers_observed.then_some(speaker_pods),
+        memberlist,
+        memberlist_source,
+        ignore_exclude_lb,
+        lb_class,
+        version,
+        behaviour,
+        behaviour_reason,
+        assumptions,
+    }
+}
+
+/// The speaker flags that change the election (spec §2), from args and the env they default to.
+#[derive(Debug, Default)]
+struct SpeakerFlags {
+    ml_enabled: bool,
+    ignore_exclude_lb: bool,
+    lb_class: Option<String>,
+}
+
+impl SpeakerFlags {
+    fn from_container(c: &Container) -> SpeakerFlags {
+        // An env var filled from a field reference (status.podIP) is non-empty at run time.
+        let env = |name: &str| -> Option<String> {
+            c.env.iter().flatten().find(|e| e.name == name).map(|e| match (&e.value, &e.value_from) {
+                (Some(v), _) => v.clone(),
+                (None, Some(_)) => "<from field>".to_string(),
+                (None, None) => String::new(),
+            })
+        };
+        let args: Vec<&str> = c.command.iter().flatten().chain(c.args.iter().flatten()).map(String::as_str).collect();
+        let arg = |name: &str| -> Option<String> {
+            let long = format!("--{name}");
+            let short = format!("-{name}");
+            for (i, a) in args.iter().enumerate() {
+                for prefix in [&long, &short] {
+                    if let Some(v) = a.strip_prefix(prefix.as_str()) {
+                        if let Some(v) = v.strip_prefix('=') {
+                            return Some(v.to_string());
+                        }
+                        if v.is_empty() {
+                            return Some(args.get(i + 1).map(|s| s.to_string()).unwrap_or_default());
+                        }
+                    }
+                }
+            }
+            None
+        };
+        let bool_arg = |name: &str| -> Option<bool> {
+            let long = format!("--{name}");
+            args.iter().find_map(|a| {
+                let a = a.strip_prefix('-').unwrap_or(a);
+                let rest = format!("-{a}");
+                let rest = rest.strip_prefix(long.as_str())?;
+                match rest {
+                    "" => Some(true),
+                    v => v.strip_prefix('=').map(|v| v == "true" || v == "1"),
+                }
+            })
+        };
+        let bind = arg("ml-bindaddr").or_else(|| env("METALLB_ML_BIND_ADDR")).unwrap_or_default();
+        let labels = arg("ml-labels").or_else(|| env("METALLB_ML_LABELS")).unwrap_or_default();
+        SpeakerFlags {
+            ml_enabled: !bind.is_empty() && !labels.is_empty(),
+            ignore_exclude_lb: bool_arg("ignore-exclude-lb").unwrap_or(false),
+            lb_class: arg("lb-class"),
+        }
+    }
+}
+
+fn image_tag(image: &str) -> Option<String> {
+    let without_digest = image.split('@').next()?;
+    let last = without_digest.rsplit('/').next()?;
+    last.split_once(':').map(|(_, tag)| tag.to_string())
+}
+
+/// `main`, `latest` and any semver above 0.16.1 count as newer.
+pub fn newer_than_0_16_1(version: &str) -> bool {
+    let v = version.trim_start_matches('v');
+    if matches!(v, "main" | "latest" | "dev") {
+        return true;
+    }
+    let core = v.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<u64> = core.split('.').filter_map(|p| p.parse().ok()).collect();
+    match parts.as_slice() {
+        [major, minor, patch, ..] => (*major, *minor, *patch) > (0, 16, 1),
+        [major, minor] => (*major, *minor) > (0, 16),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert!(!newer_than_0_16_1("v0.16.1"));
+        assert!(!newer_than_0_16_1("v0.15.3"));
+        assert!(newer_than_0_16_1("v0.16.2"));
+        assert!(newer_than_0_16_1("v0.17.0-rc1"));
+        assert!(newer_than_0_16_1("main"));
+        assert_eq!(image_tag("quay.io/metallb/speaker:v0.16.1").as_deref(), Some("v0.16.1"));
+        assert_eq!(image_tag("registry:5000/metallb/speaker").as_deref(), None);
+    }
+}

@@ -1,0 +1,410 @@
+//! The layer-2 election every speaker runs for itself (speaker spec §4, §7, §8, §11).
+//!
+//! One `Election` per Service holds every intermediate set, so each node's `ShouldAnnounce`
+//! answer and the reasons it lost come from the same values as the decision.
+
+use std::collections::{BTreeSet, HashMap};
+use std::net::IpAddr;
+
+use fixedbitset::FixedBitSet;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::config::L2Ad;
+use crate::k8s::ip::go_ip_string;
+use crate::k8s::selector::Labels;
+
+pub type NodeId = usize;
+
+/// Every name the election can meet: Node objects, speakers, names in advertisement node sets.
+#[derive(Debug, Clone, Default)]
+pub struct NodeTable {
+    pub names: Vec<String>,
+    index: HashMap<String, NodeId>,
+    /// Names that have a Node object (the speaker's `nodes` map).
+    pub has_object: FixedBitSet,
+    pub network_unavailable: FixedBitSet,
+    pub excluded: FixedBitSet,
+}
+
+/// What is known of one node for the election.
+pub struct NodeFacts<'a> {
+    pub name: &'a str,
+    pub has_object: bool,
+    pub network_unavailable: bool,
+    pub excluded: bool,
+}
+
+impl NodeTable {
+    pub fn new<'a>(facts: impl IntoIterator<Item = NodeFacts<'a>>) -> NodeTable {
+        let mut by_name: std::collections::BTreeMap<&str, (bool, bool, bool)> = Default::default();
+        for f in facts {
+            let e = by_name.entry(f.name).or_default();
+            e.0 |= f.has_object;
+            e.1 |= f.network_unavailable;
+            e.2 |= f.excluded;
+        }
+        let n = by_name.len();
+        let mut t = NodeTable {
+            names: Vec::with_capacity(n),
+            index: HashMap::with_capacity(n),
+            has_object: FixedBitSet::with_capacity(n),
+            network_unavailable: FixedBitSet::with_capacity(n),
+            excluded: FixedBitSet::with_capacity(n),
+        };
+        for (i, (name, (obj, unavailable, excluded))) in by_name.into_iter().enumerate() {
+            t.names.push(name.to_string());
+            t.index.insert(name.to_string(), i);
+            t.has_object.set(i, obj);
+            t.network_unavailable.set(i, unavailable);
+            t.excluded.set(i, excluded);
+        }
+        t
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    pub fn id(&self, name: &str) -> Option<NodeId> {
+        self.index.get(name).copied()
+    }
+
+    pub fn name(&self, id: NodeId) -> &str {
+        &self.names[id]
+    }
+
+    pub fn set_of<'a>(&self, names: impl IntoIterator<Item = &'a String>) -> FixedBitSet {
+        let mut set = FixedBitSet::with_capacity(self.len());
+        for id in names.into_iter().filter_map(|n| self.id(n)) {
+            set.insert(id);
+        }
+        set
+    }
+}
+
+/// Which speakers are alive: memberlist's view, or "disabled" (every Node is a candidate, spec §7).
+#[derive(Debug, Clone)]
+pub enum Liveness {
+    Memberlist(FixedBitSet),
+    Disabled,
+}
+
+pub struct L2Context<'a> {
+    pub nodes: &'a NodeTable,
+    pub liveness: &'a Liveness,
+    pub ignore_exclude_lb: bool,
+    /// Behaviour newer than v0.16.1: preference scores and the shared-IP refusal.
+    pub head: bool,
+}
+
+/// An advertisement of the Service's pool with its node set resolved against the table.
+pub struct AdNodes<'a> {
+    pub ad: &'a L2Ad,
+    pub nodes: FixedBitSet,
+}
+
+impl<'a> AdNodes<'a> {
+    pub fn new(ad: &'a L2Ad, table: &NodeTable) -> AdNodes<'a> {
+        AdNodes { ad, nodes: table.set_of(&ad.nodes) }
+    }
+}
+
+pub struct ServiceInput<'a> {
+    pub labels: &'a Labels,
+    /// `metallb.io/allow-shared-ip` or `metallb.universe.tf/allow-shared-ip` is present.
+    pub shared_ip_annotation: bool,
+    /// `externalTrafficPolicy` is exactly `Local`.
+    pub etp_local: bool,
+    /// The first ingress IP.
+    pub ip: IpAddr,
+    pub endpoints: &'a [EndpointInput],
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct EndpointInput {
+    pub node: Option<NodeId>,
+    pub can_serve: bool,
+}
+
+/// The string MetalLB's layer2 `ShouldAnnounce` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum L2Reason {
+    #[serde(rename = "")]
+    Announce,
+    #[serde(rename = "notOwner")]
+    NotOwner,
+    #[serde(rename = "noMatchingAdvertisement")]
+    NoMatchingAdvertisement,
+    #[serde(rename = "sharedIPWithServiceSelector")]
+    SharedIpWithServiceSelector,
+}
+
+impl L2Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            L2Reason::Announce => "",
+            L2Reason::NotOwner => "notOwner",
+            L2Reason::NoMatchingAdvertisement => "noMatchingAdvertisement",
+            L2Reason::SharedIpWithServiceSelector => "sharedIPWithServiceSelector",
+        }
+    }
+}
+
+/// Why a node is not the announcer, in filter order (DESIGN §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Exclusion {
+    NoSpeaker,
+    NetworkUnavailable,
+    ExcludeLabel,
+    NotSelected,
+    NoLocalEndpoint,
+    LostElection,
+}
+
+impl Exclusion {
+    pub fn code(self) -> &'static str {
+        match self {
+            Exclusion::NoSpeaker => "noSpeaker",
+            Exclusion::NetworkUnavailable => "networkUnavailable",
+            Exclusion::ExcludeLabel => "excludeLabel",
+            Exclusion::NotSelected => "notSelected",
+            Exclusion::NoLocalEndpoint => "noLocalEndpoint",
+            Exclusion::LostElection => "lostElection",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    pub node: NodeId,
+    pub score: i64,
+    pub digest: [u8; 32],
+}
+
+/// Every step of the election for one Service, as sets.
+#[derive(Debug, Clone)]
+pub struct Election {
+    /// Some endpoint can serve (step 1).
+    pub active_endpoint: bool,
+    /// Indices (into the pool's ads) of the ads whose service selectors match (step 2).
+    pub ads_for_service: Vec<usize>,
+    /// Newer MetalLB: the shared-IP annotation meets an ad with service selectors (step 3).
+    pub shared_ip_refusal: bool,
+    /// Union of the node sets of `ads_for_service` (step 4 and the last filter of step 5).
+    pub advertised: FixedBitSet,
+    /// Candidates after each filter of step 5, then the eTP Local intersection (step 6).
+    pub eligible: FixedBitSet,
+    pub after_network: FixedBitSet,
+    pub after_exclude: FixedBitSet,
+    pub candidates: FixedBitSet,
+    pub local_endpoints: Option<FixedBitSet>,
+    pub available: FixedBitSet,
+    /// `available` sorted by (score desc, digest asc) (step 9).
+    pub order: Vec<Ranked>,
+    /// Go's text of the hashed IP.
+    pub ip: String,
+}
+
+/// `l2AdsForService`: ads with no service selectors, or with one that matches.
+pub fn ads_for_service(ads: &[&L2Ad], labels: &Labels) -> Vec<usize> {
+    ads.iter()
+        .enumerate()
+        .filter(|(_, ad)| ad.service_selectors.is_empty() || ad.service_selectors.iter().any(|s| s.matches(labels)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// `nodesWithEndpoint`: nodes of `within` hosting an endpoint that can serve.
+pub fn nodes_with_endpoint(endpoints: &[EndpointInput], within: &FixedBitSet) -> FixedBitSet {
+    let mut out = FixedBitSet::with_capacity(within.len());
+    for node in endpoints.iter().filter(|e| e.can_serve).filter_map(|e| e.node) {
+        if within.contains(node) {
+            out.insert(node);
+        }
+    }
+    out
+}
+
+/// `sha256(node + "#" + ip)`.
+pub fn election_digest(node: &str, ip: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(node.as_bytes());
+    h.update(b"#");
+    h.update(ip.as_bytes());
+    h.finalize().into()
+}
+
+/// Sorts candidates by (score descending, digest ascending); each digest is computed once.
+pub fn sort_candidates(table: &NodeTable, candidates: impl Iterator<Item = NodeId>, ip: &str, score: impl Fn(NodeId) -> i64) -> Vec<Ranked> {
+    let mut ranked: Vec<Ranked> =
+        candidates.map(|node| Ranked { node, score: score(node), digest: election_digest(table.name(node), ip) }).collect();
+    ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)));
+    ranked
+}
+
+/// Runs the election once for a Service whose pool has the advertisements `pool_ads`.
+pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Election {
+    let n = ctx.nodes.len();
+    let active_endpoint = svc.endpoints.iter().any(|e| e.can_serve);
+    let ads: Vec<&L2Ad> = pool_ads.iter().map(|a| a.ad).collect();
+    let ads_for_service = ads_for_service(&ads, svc.labels);
+    let shared_ip_refusal =
+        ctx.head && svc.shared_ip_annotation && ads_for_service.iter().any(|&i| !ads[i].service_selectors.is_empty());
+
+    let mut advertised = FixedBitSet::with_capacity(n);
+    for &i in &ads_for_service {
+        advertised.union_with(&pool_ads[i].nodes);
+    }
+
+    let eligible = match ctx.liveness {
+        Liveness::Memberlist(alive) => alive.clone(),
+        Liveness::Disabled => ctx.nodes.has_object.clone(),
+    };
+    let mut after_network = eligible.clone();
+    after_network.difference_with(&ctx.nodes.network_unavailable);
+    let mut after_exclude = after_network.clone();
+    if !ctx.ignore_exclude_lb {
+        after_exclude.difference_with(&ctx.nodes.excluded);
+    }
+    let mut candidates = after_exclude.clone();
+    candidates.intersect_with(&advertised);
+
+    let (local_endpoints, available) = if svc.etp_local {
+        let local = nodes_with_endpoint(svc.endpoints, &candidates);
+        (Some(local.clone()), local)
+    } else {
+        (None, candidates.clone())
+    };
+
+    let ip = go_ip_string(svc.ip);
+    let score = |node: NodeId| -> i64 {
+        if !ctx.head {
+            return 0;
+        }
+        let name = ctx.nodes.name(node);
+        ads_for_service.iter().filter_map(|&i| ads[i].preferred.as_ref()).filter_map(|p| p.get(name)).sum()
+    };
+    let order = sort_candidates(ctx.nodes, available.ones(), &ip, score);
+
+    Election {
+        active_endpoint,
+        ads_for_service,
+        shared_ip_refusal,
+        advertised,
+        eligible,
+        after_network,
+        after_exclude,
+        candidates,
+        local_endpoints,
+        available,
+        order,
+        ip,
+    }
+}
+
+impl Election {
+    /// What the speaker on `node` returns from `ShouldAnnounce` (spec §4.2).
+    pub fn reason(&self, node: NodeId) -> L2Reason {
+        if !self.active_endpoint {
+            return L2Reason::NotOwner;
+        }
+        if self.shared_ip_refusal {
+            return L2Reason::SharedIpWithServiceSelector;
+        }
+        if !self.advertised.contains(node) {
+            return L2Reason::NoMatchingAdvertisement;
+        }
+        match self.order.first() {
+            Some(first) if first.node == node => L2Reason::Announce,
+            _ => L2Reason::NotOwner,
+        }
+    }
+
+    /// The first node of the election order (spec §11), or `None` when nobody can announce.
+    pub fn expected_announcer(&self) -> Option<NodeId> {
+        if !self.active_endpoint || self.shared_ip_refusal {
+            return None;
+        }
+        self.order.first().map(|r| r.node)
+    }
+
+    pub fn rank(&self, node: NodeId) -> Option<usize> {
+        self.order.iter().position(|r| r.node == node).map(|i| i + 1)
+    }
+
+    /// Every filter that keeps `node` from announcing, in filter order.
+    pub fn exclusions(&self, node: NodeId, ctx: &L2Context) -> Vec<Exclusion> {
+        let mut out = Vec::new();
+        if matches!(ctx.liveness, Liveness::Memberlist(_)) && !self.eligible.contains(node) {
+            out.push(Exclusion::NoSpeaker);
+        }
+        if ctx.nodes.network_unavailable.contains(node) {
+            out.push(Exclusion::NetworkUnavailable);
+        }
+        if !ctx.ignore_exclude_lb && ctx.nodes.excluded.contains(node) {
+            out.push(Exclusion::ExcludeLabel);
+        }
+        if !self.advertised.contains(node) {
+            out.push(Exclusion::NotSelected);
+        }
+        if let Some(local) = &self.local_endpoints {
+            if !local.contains(node) {
+                out.push(Exclusion::NoLocalEndpoint);
+            }
+        }
+        if self.rank(node).is_some_and(|r| r > 1) {
+            out.push(Exclusion::LostElection);
+        }
+        out
+    }
+
+    /// The filter that emptied the candidate set, if it is empty.
+    pub fn emptied_by(&self, ctx: &L2Context) -> Option<Exclusion> {
+        if !self.available.is_clear() {
+            return None;
+        }
+        Some(if self.eligible.is_clear() {
+            Exclusion::NoSpeaker
+        } else if self.after_network.is_clear() {
+            Exclusion::NetworkUnavailable
+        } else if self.after_exclude.is_clear() && !ctx.ignore_exclude_lb {
+            Exclusion::ExcludeLabel
+        } else if self.candidates.is_clear() {
+            Exclusion::NotSelected
+        } else {
+            Exclusion::NoLocalEndpoint
+        })
+    }
+}
+
+/// `ipAdvertisementFor`: all interfaces if any ad has no interface list, else the union.
+pub fn ip_advertisement_for(ads: &[&L2Ad]) -> (bool, BTreeSet<String>) {
+    if ads.iter().any(|a| a.all_interfaces) {
+        return (true, BTreeSet::new());
+    }
+    (false, ads.iter().flat_map(|a| a.interfaces.iter().cloned()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(d: &[u8; 32]) -> String {
+        d.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn reference_digests_from_spec_4_3() {
+        assert!(hex(&election_digest("iris1", "10.20.30.1")).starts_with("e42ad61a4159fa2d"));
+        assert!(hex(&election_digest("iris2", "10.20.30.1")).starts_with("af6cb4e7605814d2"));
+        assert!(hex(&election_digest("iris1", "10.20.30.2")).starts_with("610c5b6d22f60ca5"));
+        assert!(hex(&election_digest("node-a", "fd00::1")).starts_with("f636056279a4112b"));
+        assert!(hex(&election_digest("node-b", "fd00::1")).starts_with("b319cdafa92203a7"));
+    }
+}

@@ -1,0 +1,8 @@
+//! MetalLB: configuration model, installation discovery, the speaker's service pipeline, the
+//! layer-2 election and what the cluster reports back.
+
+pub mod actual;
+pub mod config;
+pub mod install;
+pub mod l2;
+pub mod service;

@@ -1,0 +1,68 @@
+//! The speaker's service-level pipeline before any protocol handler runs (speaker spec §3).
+
+use std::net::IpAddr;
+
+use k8s_openapi::api::core::v1::Service;
+
+use super::config::Config;
+use crate::k8s::ip::parse_go_ip;
+
+/// Service-level reasons a speaker withdraws (spec §3.2); MetalLB's own strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withdraw {
+    NotLoadBalancer,
+    NoIpAllocated,
+    InvalidIp,
+    IpNotAllowed,
+}
+
+impl Withdraw {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Withdraw::NotLoadBalancer => "notLoadBalancer",
+            Withdraw::NoIpAllocated => "noIPAllocated",
+            Withdraw::InvalidIp => "invalidIP",
+            Withdraw::IpNotAllowed => "ipNotAllowed",
+        }
+    }
+}
+
+/// `filterByLoadBalancerClass` (spec §3.1): does MetalLB with `--lb-class=lb_class` process it?
+pub fn handles_class(svc: &Service, lb_class: &str) -> bool {
+    match svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref()) {
+        None => lb_class.is_empty(),
+        Some(class) => class == lb_class,
+    }
+}
+
+pub fn service_type(svc: &Service) -> &str {
+    svc.spec.as_ref().and_then(|s| s.type_.as_deref()).unwrap_or("ClusterIP")
+}
+
+/// The raw `status.loadBalancer.ingress[].ip` values, `""` for hostname-only entries.
+pub fn ingress_ips(svc: &Service) -> Vec<String> {
+    svc.status
+        .iter()
+        .filter_map(|s| s.load_balancer.as_ref())
+        .flat_map(|lb| lb.ingress.iter().flatten())
+        .map(|i| i.ip.clone().unwrap_or_default())
+        .collect()
+}
+
+/// Checks 2 and 4-6 of `SetBalancer`: on success, the pool index and the parsed ingress IPs.
+pub fn service_level(svc: &Service, config: &Config) -> Result<(usize, Vec<IpAddr>), Withdraw> {
+    if service_type(svc) != "LoadBalancer" {
+        return Err(Withdraw::NotLoadBalancer);
+    }
+    let raw = ingress_ips(svc);
+    if raw.is_empty() {
+        return Err(Withdraw::NoIpAllocated);
+    }
+    let ips: Vec<IpAddr> = raw.iter().map(|s| parse_go_ip(s)).collect::<Option<_>>().ok_or(Withdraw::InvalidIp)?;
+    pool_for(config, &ips).map(|p| (p, ips)).ok_or(Withdraw::IpNotAllowed)
+}
+
+/// `poolFor`: the pool whose CIDRs hold every IP.
+pub fn pool_for(config: &Config, ips: &[IpAddr]) -> Option<usize> {
+    config.pools.iter().position(|p| ips.iter().all(|ip| p.cidrs.iter().any(|c| c.contains(ip))))
+}

@@ -1,0 +1,48 @@
+//! Printers: one report, several formats. Nothing here decides anything.
+
+mod table;
+
+use std::io::Write;
+
+use crate::report::Report;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+/// Which table layout the command wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// `explain svc NAME`: every node of one Service.
+    Service,
+    /// `explain svc -A`: a line per Service.
+    Services,
+    /// `check`: a line per Service, then every finding.
+    Check,
+}
+
+pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, color: bool) -> std::io::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, report)?;
+            writeln!(out)
+        }
+        Format::Yaml => {
+            let text = serde_saphyr::to_string(report).map_err(std::io::Error::other)?;
+            out.write_all(text.as_bytes())
+        }
+        Format::Table | Format::Wide => {
+            let paint = table::Paint { color };
+            let wide = format == Format::Wide;
+            match view {
+                View::Service => table::service(out, report, wide, paint),
+                View::Services => table::services(out, report, wide, paint, false),
+                View::Check => table::services(out, report, wide, paint, true),
+            }
+        }
+    }
+}

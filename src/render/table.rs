@@ -1,0 +1,356 @@
+//! kubectl-style tables and the prose around them.
+
+use std::io::Write;
+
+use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
+use owo_colors::OwoColorize;
+
+use crate::report::{Finding, L2Node, Layer2, Report, ServiceReport, Severity};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Paint {
+    pub color: bool,
+}
+
+impl Paint {
+    fn bold(self, s: &str) -> String {
+        if self.color { s.bold().to_string() } else { s.to_string() }
+    }
+    fn severity(self, sev: Severity) -> String {
+        let s = sev.as_str();
+        if !self.color {
+            return s.to_string();
+        }
+        match sev {
+            Severity::Error => s.red().bold().to_string(),
+            Severity::Warning => s.yellow().to_string(),
+            Severity::Info => s.cyan().to_string(),
+        }
+    }
+    fn good(self, s: &str) -> String {
+        if self.color { s.green().to_string() } else { s.to_string() }
+    }
+    fn bad(self, s: &str) -> String {
+        if self.color { s.red().to_string() } else { s.to_string() }
+    }
+}
+
+fn new_table(paint: Paint, header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
+    if paint.color {
+        t.enforce_styling();
+    } else {
+        t.force_no_tty();
+    }
+    t.set_header(header.iter().map(|h| Cell::new(h)));
+    for col in t.column_iter_mut() {
+        col.set_padding((0, 3));
+    }
+    t
+}
+
+fn print_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
+    for line in t.lines() {
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn mark(ok: bool) -> Cell {
+    if ok {
+        Cell::new("✓").fg(Color::Green)
+    } else {
+        Cell::new("✗").fg(Color::Red)
+    }
+}
+
+fn has(n: &L2Node, code: &str) -> bool {
+    n.excluded_by.iter().any(|c| c == code)
+}
+
+/// The words for one node's outcome.
+fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
+    if n.reason.as_deref() == Some("") {
+        return "announces".into();
+    }
+    if n.rank == Some(1) {
+        return "elected, but runs no live speaker: nobody answers".into();
+    }
+    let reasons: Vec<&str> = n
+        .excluded_by
+        .iter()
+        .filter(|c| c.as_str() != "lostElection")
+        .map(|c| match c.as_str() {
+            "noSpeaker" => "no live speaker",
+            "networkUnavailable" => "NetworkUnavailable",
+            "excludeLabel" => "exclude-lb label",
+            "notSelected" => "not selected",
+            "noLocalEndpoint" => "no local endpoint",
+            other => other,
+        })
+        .collect();
+    if !reasons.is_empty() {
+        return format!("excluded: {}", reasons.join(", "));
+    }
+    match (&l2.expected_announcer, n.rank) {
+        (Some(w), Some(_)) => format!("lost the election to {w}"),
+        _ => "does not announce".into(),
+    }
+}
+
+pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -> std::io::Result<()> {
+    for svc in &report.services {
+        header(out, report, svc, paint)?;
+        let Some(m) = &svc.metallb else {
+            writeln!(out, "MetalLB does not handle this Service{}.", not_handled_why(report, svc))?;
+            findings(out, &svc.findings, paint)?;
+            continue;
+        };
+        if let Some(w) = &m.withdraw_reason {
+            writeln!(out, "Every speaker withdraws this Service before any election: {}", paint.bad(w))?;
+        }
+        if let Some(l2) = &m.layer2 {
+            writeln!(
+                out,
+                "IP {}   pool {}   advertisements: {}",
+                paint.bold(&l2.ip),
+                m.pool.as_deref().unwrap_or("-"),
+                if l2.advertisements.is_empty() { "none matching".to_string() } else { l2.advertisements.join(", ") }
+            )?;
+            writeln!(out)?;
+            let mut head = vec!["RANK", "NODE", "SPEAKER", "NETWORK", "EXCLUDE-LB", "SELECTED"];
+            let local = svc.external_traffic_policy == "Local";
+            if local {
+                head.push("LOCAL-EP");
+            }
+            head.extend(["HASH", "REASON", "VERDICT"]);
+            if wide {
+                head.extend(["ENDPOINTS", "ROLES"]);
+            }
+            let mut t = new_table(paint, &head);
+            for n in &l2.nodes {
+                let mut row = vec![
+                    Cell::new(n.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into())),
+                    Cell::new(&n.node),
+                    match n.speaker {
+                        Some(live) => mark(live),
+                        None => Cell::new("?"),
+                    },
+                    mark(!has(n, "networkUnavailable")),
+                    if has(n, "excludeLabel") || n.exclude_label_value.is_some() {
+                        let v = n.exclude_label_value.as_deref().unwrap_or("");
+                        let text = format!("{} (={v:?})", if has(n, "excludeLabel") { "✗" } else { "✓" });
+                        Cell::new(text).fg(if has(n, "excludeLabel") { Color::Red } else { Color::Green })
+                    } else {
+                        mark(true)
+                    },
+                    mark(!has(n, "notSelected")),
+                ];
+                if local {
+                    row.push(mark(!has(n, "noLocalEndpoint")));
+                }
+                let hash = n.hash.as_deref().map(|h| if wide { h.to_string() } else { h[..12].to_string() });
+                row.push(Cell::new(hash.unwrap_or_else(|| "-".into())));
+                row.push(Cell::new(match &n.reason {
+                    Some(r) => format!("{r:?}"),
+                    None => "(no speaker)".into(),
+                }));
+                let verdict = node_verdict(n, l2);
+                let cell = Cell::new(&verdict);
+                row.push(if n.reason.as_deref() == Some("") { cell.fg(Color::Green) } else { cell });
+                if wide {
+                    row.push(Cell::new(n.endpoints));
+                    row.push(Cell::new(if n.roles.is_empty() { "-".into() } else { n.roles.join(",") }));
+                }
+                t.add_row(row);
+            }
+            print_table(out, &t)?;
+            writeln!(out)?;
+            observed_line(out, l2, paint)?;
+            writeln!(out, "{}", paint.bold(&l2.verdict))?;
+        }
+        findings(out, &svc.findings, paint)?;
+    }
+    cluster_findings(out, report, paint)
+}
+
+fn not_handled_why(report: &Report, svc: &ServiceReport) -> String {
+    match &report.source.metallb {
+        None => ": no MetalLB installation in the snapshot".into(),
+        Some(m) if !m.config_valid => ": MetalLB's configuration is rejected (see LBD201), so what the speakers run is unknown".into(),
+        Some(m) => format!(
+            ": its loadBalancerClass is {} and the speakers run with --lb-class={:?}",
+            svc.load_balancer_class.as_deref().map(|c| format!("{c:?}")).unwrap_or_else(|| "unset".into()),
+            m.lb_class
+        ),
+    }
+}
+
+fn header(out: &mut dyn Write, report: &Report, svc: &ServiceReport, paint: Paint) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}   {}   externalTrafficPolicy={}   implementation={}",
+        paint.bold(&format!("Service {}/{}", svc.namespace, svc.name)),
+        svc.type_,
+        svc.external_traffic_policy,
+        serde_json::to_value(svc.implementation).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+    )?;
+    if let Some(m) = &report.source.metallb {
+        let speakers = match (m.live_speakers, m.speaker_pods) {
+            (Some(l), Some(t)) => format!("{l}/{t} speakers live"),
+            _ => "speakers assumed on every node".into(),
+        };
+        let memberlist = serde_json::to_value(m.memberlist).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        writeln!(
+            out,
+            "MetalLB {} in {} ({} rules: {})   memberlist {memberlist}   {speakers}",
+            m.version.as_deref().unwrap_or("(version unknown)"),
+            m.namespace,
+            serde_json::to_value(m.behaviour).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+            m.behaviour_reason,
+        )?;
+    }
+    for a in &report.source.assumptions {
+        writeln!(out, "assumption: {a}")?;
+    }
+    Ok(())
+}
+
+fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Result<()> {
+    let Some(actual) = &l2.actual_announcers else {
+        return writeln!(out, "Observed: unknown (no ServiceL2Status or nodeAssigned Event in the snapshot)");
+    };
+    let source = l2.actual_source.as_deref().unwrap_or("?");
+    let said = if actual.is_empty() { "nobody".to_string() } else { actual.join(", ") };
+    let agrees = match &l2.expected_announcer {
+        Some(e) => actual.len() == 1 && &actual[0] == e,
+        None => actual.is_empty(),
+    };
+    let tail = if agrees { paint.good("agrees with the election") } else { paint.bad("differs from the election (LBD105)") };
+    writeln!(out, "Observed ({source}): {said}, {tail}")
+}
+
+fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> std::io::Result<()> {
+    if list.is_empty() {
+        return writeln!(out);
+    }
+    writeln!(out)?;
+    for f in list {
+        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code), f.message)?;
+        writeln!(out, "    hint: {}", f.hint)?;
+    }
+    writeln!(out)
+}
+
+fn cluster_findings(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result<()> {
+    if report.findings.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{}", paint.bold("Cluster findings:"))?;
+    for f in &report.findings {
+        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code), f.message)?;
+        writeln!(out, "    objects: {}", f.objects.join(", "))?;
+        writeln!(out, "    hint: {}", f.hint)?;
+    }
+    Ok(())
+}
+
+fn status(svc: &ServiceReport) -> &'static str {
+    let Some(m) = &svc.metallb else { return "not-metallb" };
+    if m.withdraw_reason.is_some() {
+        return "withdrawn";
+    }
+    if svc.findings.iter().any(|f| f.code == "LBD101") {
+        return "dark";
+    }
+    if svc.findings.iter().any(|f| f.severity == Severity::Error) {
+        return "error";
+    }
+    if svc.findings.iter().any(|f| f.code == "LBD105") {
+        return "mismatch";
+    }
+    "ok"
+}
+
+pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {
+    let mut head = vec!["NAMESPACE", "NAME", "IP", "ANNOUNCER", "OBSERVED", "STATUS", "FINDINGS"];
+    if wide {
+        head.extend(["POOL", "POLICY", "CANDIDATES", "ADVERTISEMENTS", "REASON"]);
+    }
+    let mut t = new_table(paint, &head);
+    for svc in &report.services {
+        let m = svc.metallb.as_ref();
+        let l2 = m.and_then(|m| m.layer2.as_ref());
+        let announcer = l2.map(|l| l.expected_announcer.clone().unwrap_or_else(|| "<none>".into())).unwrap_or_else(|| "-".into());
+        let observed = l2
+            .and_then(|l| l.actual_announcers.as_ref())
+            .map(|a| if a.is_empty() { "<none>".into() } else { a.join(",") })
+            .unwrap_or_else(|| "?".into());
+        let st = status(svc);
+        let st_cell = match st {
+            "ok" => Cell::new(st).fg(Color::Green),
+            "dark" | "error" => Cell::new(st).fg(Color::Red),
+            "not-metallb" => Cell::new(st),
+            _ => Cell::new(st).fg(Color::Yellow),
+        };
+        let codes: Vec<&str> = svc.findings.iter().map(|f| f.code).collect();
+        let mut row = vec![
+            Cell::new(&svc.namespace),
+            Cell::new(&svc.name),
+            Cell::new(if svc.ips.is_empty() { "<pending>".into() } else { svc.ips.join(",") }),
+            Cell::new(announcer),
+            Cell::new(observed),
+            st_cell,
+            Cell::new(if codes.is_empty() { "-".into() } else { codes.join(",") }),
+        ];
+        if wide {
+            row.push(Cell::new(m.and_then(|m| m.pool.clone()).unwrap_or_else(|| "-".into())));
+            row.push(Cell::new(&svc.external_traffic_policy));
+            row.push(Cell::new(l2.map(|l| l.candidates.to_string()).unwrap_or_else(|| "-".into())));
+            row.push(Cell::new(l2.map(|l| l.advertisements.join(",")).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into())));
+            row.push(Cell::new(m.and_then(|m| m.withdraw_reason.clone()).or_else(|| l2.and_then(|l| l.emptied_by.clone())).unwrap_or_else(|| "-".into())));
+        }
+        t.add_row(row);
+    }
+    if report.services.is_empty() {
+        writeln!(out, "No LoadBalancer Services found.")?;
+    } else {
+        print_table(out, &t)?;
+    }
+    if check {
+        let all: Vec<(&str, &Finding)> = report
+            .findings
+            .iter()
+            .map(|f| ("", f))
+            .chain(report.services.iter().flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f))))
+            .collect();
+        if !all.is_empty() {
+            writeln!(out)?;
+            let mut ft = new_table(paint, &["SEVERITY", "CODE", "OBJECT", "MESSAGE"]);
+            let mut sorted = all.clone();
+            sorted.sort_by(|a, b| b.1.severity.cmp(&a.1.severity).then(a.1.code.cmp(b.1.code)));
+            for (_, f) in &sorted {
+                let sev = match f.severity {
+                    Severity::Error => Cell::new("error").fg(Color::Red),
+                    Severity::Warning => Cell::new("warning").fg(Color::Yellow),
+                    Severity::Info => Cell::new("info").fg(Color::Cyan),
+                };
+                ft.add_row(vec![sev, Cell::new(f.code), Cell::new(f.objects.first().cloned().unwrap_or_default()), Cell::new(&f.message)]);
+            }
+            print_table(out, &ft)?;
+        }
+        let count = |s: Severity| report.all_findings().filter(|f| f.severity == s).count();
+        writeln!(
+            out,
+            "\n{} services: {} errors, {} warnings, {} info",
+            report.services.len(),
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info)
+        )?;
+    } else {
+        cluster_findings(out, report, paint)?;
+    }
+    Ok(())
+}

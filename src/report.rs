@@ -1,0 +1,162 @@
+//! The Report: the single serialisable result (DESIGN §4). Renderers only format it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub const API_VERSION: &str = "lbdoctor/v1alpha1";
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub source: Source,
+    pub services: Vec<ServiceReport>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Source {
+    pub mode: &'static str,
+    pub context: Option<String>,
+    pub captured_at: Option<String>,
+    pub unreadable: Vec<String>,
+    pub metallb: Option<MetallbSource>,
+    pub assumptions: Vec<String>,
+    pub ignored_kinds: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetallbSource {
+    pub namespace: String,
+    pub namespace_source: String,
+    pub version: Option<String>,
+    pub behaviour: crate::metallb::install::Behaviour,
+    pub behaviour_reason: String,
+    pub memberlist: crate::snapshot::Memberlist,
+    pub memberlist_source: String,
+    #[serde(rename = "ignoreExcludeLB")]
+    pub ignore_exclude_lb: bool,
+    pub lb_class: String,
+    /// Live speakers / speaker Pods seen; `null` when the snapshot has no speaker Pods.
+    pub live_speakers: Option<usize>,
+    pub speaker_pods: Option<usize>,
+    /// MetalLB would accept the configuration in the snapshot.
+    pub config_valid: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceReport {
+    pub namespace: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub external_traffic_policy: String,
+    pub load_balancer_class: Option<String>,
+    pub implementation: Implementation,
+    pub ips: Vec<String>,
+    /// MetalLB controller replay: not computed yet, so always `null`.
+    pub allocation: Option<serde_json::Value>,
+    pub metallb: Option<MetallbService>,
+    pub cilium: Option<serde_json::Value>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Implementation {
+    Metallb,
+    CiliumNodeipam,
+    CiliumLbipam,
+    K3sServicelb,
+    None,
+    Unknown,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetallbService {
+    /// The pool whose CIDRs hold every ingress IP (what the speaker looks up), if any.
+    pub pool: Option<String>,
+    pub withdraw_reason: Option<String>,
+    pub layer2: Option<Layer2>,
+    pub bgp: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Layer2 {
+    pub ip: String,
+    pub expected_announcer: Option<String>,
+    pub actual_announcers: Option<Vec<String>>,
+    /// Where `actualAnnouncers` came from: `serviceL2Status` or `events`.
+    pub actual_source: Option<String>,
+    /// L2Advertisements of the pool that match the Service (folded duplicates included).
+    pub advertisements: Vec<String>,
+    /// Size of the candidate set before and after the eTP Local filter.
+    pub candidates: usize,
+    pub available: usize,
+    /// The filter that emptied the candidate set, when it is empty.
+    pub emptied_by: Option<String>,
+    pub verdict: String,
+    pub nodes: Vec<L2Node>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct L2Node {
+    pub node: String,
+    pub speaker: Option<bool>,
+    pub reason: Option<String>,
+    pub rank: Option<usize>,
+    pub hash: Option<String>,
+    pub excluded_by: Vec<String>,
+    /// Value of the exclude-from-external-load-balancers label when present (often `""`).
+    pub exclude_label_value: Option<String>,
+    pub roles: Vec<String>,
+    /// Serving endpoints of the Service on this node.
+    pub endpoints: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub hint: String,
+    pub objects: Vec<String>,
+}
+
+impl Report {
+    /// Every finding, cluster-level first.
+    pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().chain(self.services.iter().flat_map(|s| s.findings.iter()))
+    }
+
+    pub fn worst(&self) -> Option<Severity> {
+        self.all_findings().map(|f| f.severity).max()
+    }
+}

@@ -1,0 +1,130 @@
+//! The one input type of every engine: the Kubernetes objects they read, plus what is known about
+//! how they were collected. Files and (later) live clusters both produce it.
+
+pub mod crd;
+pub mod file;
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+use serde::{Deserialize, Serialize};
+
+pub use file::{load_paths, LoadError};
+
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub info: SnapshotInfo,
+    pub nodes: Vec<Node>,
+    pub services: Vec<Service>,
+    pub endpoint_slices: Vec<EndpointSlice>,
+    pub namespaces: Vec<Namespace>,
+    pub pods: Vec<Pod>,
+    pub events: Vec<Event>,
+    pub config_maps: Vec<ConfigMap>,
+    pub daemon_sets: Vec<DaemonSet>,
+    pub deployments: Vec<Deployment>,
+    pub metallb: MetallbObjects,
+    /// Objects of kinds no engine reads, counted by `Kind (apiVersion)`.
+    pub ignored_kinds: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct MetallbObjects {
+    pub ip_address_pools: Vec<crd::IpAddressPool>,
+    pub l2_advertisements: Vec<crd::L2Advertisement>,
+    pub bgp_advertisements: Vec<crd::BgpAdvertisement>,
+    pub bgp_peers: Vec<crd::BgpPeer>,
+    pub communities: Vec<crd::Community>,
+    pub service_l2_statuses: Vec<crd::ServiceL2Status>,
+}
+
+impl MetallbObjects {
+    pub fn is_empty(&self) -> bool {
+        self.ip_address_pools.is_empty()
+            && self.l2_advertisements.is_empty()
+            && self.bgp_advertisements.is_empty()
+            && self.bgp_peers.is_empty()
+            && self.communities.is_empty()
+            && self.service_l2_statuses.is_empty()
+    }
+
+    /// Namespaces holding any `metallb.io` object, sorted.
+    pub fn namespaces(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .ip_address_pools
+            .iter()
+            .map(|o| o.namespace())
+            .chain(self.l2_advertisements.iter().map(|o| o.namespace()))
+            .chain(self.bgp_advertisements.iter().map(|o| o.namespace()))
+            .chain(self.bgp_peers.iter().map(|o| o.namespace()))
+            .chain(self.communities.iter().map(|o| o.namespace()))
+            .chain(self.service_l2_statuses.iter().map(|o| o.namespace()))
+            .map(str::to_string)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// `apiVersion: lbdoctor/v1alpha1, kind: SnapshotInfo`: how and when the snapshot was taken.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    #[serde(default)]
+    pub unreadable: Vec<String>,
+    #[serde(default)]
+    pub metallb: MetallbInfo,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MetallbInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, rename = "ignoreExcludeLB", skip_serializing_if = "Option::is_none")]
+    pub ignore_exclude_lb: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lb_class: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memberlist: Option<Memberlist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bgp_type: Option<BgpType>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Memberlist {
+    Enabled,
+    Disabled,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
+pub enum BgpType {
+    #[serde(rename = "native")]
+    #[value(name = "native")]
+    Native,
+    #[serde(rename = "frr")]
+    #[value(name = "frr")]
+    Frr,
+    #[serde(rename = "frr-k8s")]
+    #[value(name = "frr-k8s")]
+    FrrK8s,
+}
+
+/// `namespace/name` of any object with metadata.
+pub fn key_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> (String, String) {
+    (meta.namespace.clone().unwrap_or_default(), meta.name.clone().unwrap_or_default())
+}
