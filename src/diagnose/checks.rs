@@ -125,14 +125,14 @@ pub(super) fn service_findings(
         } else {
             let filter = ctx_filter.unwrap_or(Exclusion::NotSelected);
             let text = match filter {
-                Exclusion::NoSpeaker => "no node runs a live speaker".to_string(),
-                Exclusion::NetworkUnavailable => "every node with a live speaker has NetworkUnavailable=True".to_string(),
-                Exclusion::ExcludeLabel => format!("every node left carries {EXCLUDE_LB_LABEL}"),
-                Exclusion::NotSelected => "no eligible node is selected by the advertisements matching the Service".to_string(),
+                Exclusion::NoSpeaker => "no node the advertisements select runs a live speaker".to_string(),
+                Exclusion::NetworkUnavailable => "every selected node with a live speaker has NetworkUnavailable=True".to_string(),
+                Exclusion::ExcludeLabel => format!("every node the advertisements select carries {EXCLUDE_LB_LABEL}"),
+                Exclusion::NotSelected => "the advertisements matching the Service select no existing node".to_string(),
                 _ => "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint".to_string(),
             };
             (
-                format!("the candidate set was emptied by the {} filter: {text}", filter.code()),
+                format!("{text} (filter {})", filter.code()),
                 "see the per-node table (kubectl lbdoctor explain svc NAME -n NS) for which filter removed each node".to_string(),
                 svc_ads.clone(),
             )
@@ -203,7 +203,7 @@ pub(super) fn service_findings(
         let expected: BTreeSet<&str> = answering.map(|n| world.table.name(n)).into_iter().collect();
         let actual: BTreeSet<&str> = observed.nodes.iter().map(String::as_str).collect();
         if expected != actual {
-            let source = if observed.source == "events" { "nodeAssigned Events" } else { "ServiceL2Status" };
+            let source = if observed.source == "events" { "the latest nodeAssigned Event" } else { "ServiceL2Status" };
             let said = if actual.is_empty() { "no node".to_string() } else { actual.iter().copied().collect::<Vec<_>>().join(", ") };
             let want = if expected.is_empty() { "nobody".to_string() } else { expected.iter().copied().collect::<Vec<_>>().join(", ") };
             let why = if observed.source == "events" {

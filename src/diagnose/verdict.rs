@@ -18,7 +18,22 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
             format!("nobody announces {ip}: newer MetalLB refuses allow-shared-ip Services on L2Advertisements with serviceSelectors")
         }
         (None, _) if el.ads_for_service.is_empty() => format!("nobody announces {ip}: no L2Advertisement of its pool matches the Service"),
-        (None, _) => format!("nobody announces {ip}: no candidate node is left"),
+        (None, _) => {
+            let ctx = crate::metallb::l2::L2Context {
+                nodes: &world.table,
+                liveness: &world.liveness,
+                ignore_exclude_lb: world.setup.ignore_exclude_lb,
+                head: world.setup.head(),
+            };
+            let why = match el.emptied_by(&ctx).map(|x| x.code()) {
+                Some("notSelected") => "its advertisements select no existing node".to_string(),
+                Some("noSpeaker") => "no node its advertisements select runs a live speaker".to_string(),
+                Some("networkUnavailable") => "every node its advertisements select has NetworkUnavailable=True".to_string(),
+                Some("excludeLabel") => format!("every node its advertisements select carries {EXCLUDE_LB_LABEL}"),
+                _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)".to_string(),
+            };
+            format!("nobody announces {ip}: {why}")
+        }
     };
 
     // Group the losers by the first filter that removed them.

@@ -3,7 +3,7 @@
 //! One `Election` per Service holds every intermediate set, so each node's `ShouldAnnounce`
 //! answer and the reasons it lost come from the same values as the decision.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 
 use fixedbitset::FixedBitSet;
@@ -231,6 +231,15 @@ pub fn nodes_with_endpoint(endpoints: &[EndpointInput], within: &FixedBitSet) ->
     out
 }
 
+/// Newer MetalLB: each node's summed preference over the Service-matching ads; `None` is Go's nil map.
+pub fn preferred_scores(ads: &[&L2Ad]) -> Option<BTreeMap<String, i64>> {
+    let mut scores: BTreeMap<String, i64> = BTreeMap::new();
+    for (node, weight) in ads.iter().filter_map(|a| a.preferred.as_ref()).flatten() {
+        *scores.entry(node.clone()).or_default() += weight;
+    }
+    (!scores.is_empty()).then_some(scores)
+}
+
 /// `sha256(node + "#" + ip)`.
 pub fn election_digest(node: &str, ip: &str) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -283,13 +292,13 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     };
 
     let ip = go_ip_string(svc.ip);
-    let score = |node: NodeId| -> i64 {
-        if !ctx.head {
-            return 0;
-        }
-        let name = ctx.nodes.name(node);
-        ads_for_service.iter().filter_map(|&i| ads[i].preferred.as_ref()).filter_map(|p| p.get(name)).sum()
+    let scores = if ctx.head {
+        let matching: Vec<&L2Ad> = ads_for_service.iter().map(|&i| ads[i]).collect();
+        preferred_scores(&matching)
+    } else {
+        None
     };
+    let score = |node: NodeId| scores.as_ref().and_then(|s| s.get(ctx.nodes.name(node))).copied().unwrap_or(0);
     let order = sort_candidates(ctx.nodes, available.ones(), &ip, score);
 
     Election {
@@ -364,22 +373,32 @@ impl Election {
         out
     }
 
-    /// The filter that emptied the candidate set, if it is empty.
+    /// The filter that emptied the candidate set, if it is empty: the advertised nodes are taken
+    /// through the filters in order, so the answer names what removed the nodes that were meant to win.
     pub fn emptied_by(&self, ctx: &L2Context) -> Option<Exclusion> {
         if !self.available.is_clear() {
             return None;
         }
-        Some(if self.eligible.is_clear() {
-            Exclusion::NoSpeaker
-        } else if self.after_network.is_clear() {
-            Exclusion::NetworkUnavailable
-        } else if self.after_exclude.is_clear() && !ctx.ignore_exclude_lb {
-            Exclusion::ExcludeLabel
-        } else if self.candidates.is_clear() {
-            Exclusion::NotSelected
-        } else {
-            Exclusion::NoLocalEndpoint
-        })
+        let mut set = self.advertised.clone();
+        set.intersect_with(&ctx.nodes.has_object);
+        if set.is_clear() {
+            return Some(Exclusion::NotSelected);
+        }
+        set.intersect_with(&self.eligible);
+        if set.is_clear() {
+            return Some(Exclusion::NoSpeaker);
+        }
+        set.difference_with(&ctx.nodes.network_unavailable);
+        if set.is_clear() {
+            return Some(Exclusion::NetworkUnavailable);
+        }
+        if !ctx.ignore_exclude_lb {
+            set.difference_with(&ctx.nodes.excluded);
+            if set.is_clear() {
+                return Some(Exclusion::ExcludeLabel);
+            }
+        }
+        Some(Exclusion::NoLocalEndpoint)
     }
 }
 
