@@ -124,7 +124,7 @@ fn scenario(v: &Value) -> Scenario {
 
 /// Each listed node's `ShouldAnnounce` for one Service.
 fn should_announce(sc: &Scenario, svc: &Value, eps: &Value, head: bool, nodes: &[String]) -> BTreeMap<String, String> {
-    let ctx = L2Context { nodes: &sc.table, liveness: &sc.liveness, ignore_exclude_lb: sc.ignore_exclude_lb, head };
+    let ctx = L2Context { nodes: &sc.table, liveness: &sc.liveness, ignore_exclude_lb: sc.ignore_exclude_lb, head, full_order: true };
     let ads: Vec<AdNodes> = sc.ads.iter().map(|a| AdNodes::new(a, &sc.table)).collect();
     let eps = endpoints(eps, &sc.table);
     let svc_labels = labels(&svc["labels"]);

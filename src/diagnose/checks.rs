@@ -90,12 +90,7 @@ pub(super) fn service_findings(
     let has_l2 = !pool.l2.is_empty();
     let dark = answering.is_none() && shared_by.is_empty() && (has_l2 || pool.bgp.is_empty());
     if dark {
-        let ctx_filter = el.emptied_by(&crate::metallb::l2::L2Context {
-            nodes: &world.table,
-            liveness: &world.liveness,
-            ignore_exclude_lb: ctx_ignore,
-            head: world.setup.head(),
-        });
+        let ctx_filter = el.emptied_by(&world.l2_context(world.setup.head(), false));
         let (cause, hint, mut objects) = if !has_l2 {
             (
                 format!("pool {} has no L2Advertisement or BGPAdvertisement", pool.name),

@@ -8,6 +8,7 @@ pub mod world;
 use std::collections::HashMap;
 
 use fixedbitset::FixedBitSet;
+use rayon::prelude::*;
 use k8s_openapi::api::core::v1::Service;
 
 use crate::k8s::ip::go_ip_string;
@@ -74,11 +75,12 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
     let legacy_sets = world.legacy_config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
 
+    // Services are independent; the election's hashing dominates, so spread it over the cores.
     let mut evals: Vec<Evaluation> = snap
         .services
-        .iter()
+        .par_iter()
         .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
-        .map(|svc| evaluate(&world, &ad_sets, &legacy_sets, svc))
+        .map(|svc| evaluate(&world, &ad_sets, &legacy_sets, svc, opts.detail))
         .collect();
     evals.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
@@ -144,6 +146,7 @@ fn evaluate<'w>(
     ad_sets: &[FixedBitSet],
     legacy_sets: &[FixedBitSet],
     svc: &'w Service,
+    detail: bool,
 ) -> Evaluation<'w> {
     let namespace = svc.metadata.namespace.clone().unwrap_or_default();
     let name = svc.metadata.name.clone().unwrap_or_default();
@@ -185,12 +188,7 @@ fn evaluate<'w>(
         let pool_ads: Vec<usize> = config.pools[pool].l2.iter().map(|pa| pa.ad).collect();
         let ads: Vec<AdNodes> =
             pool_ads.iter().map(|&i| AdNodes { ad: &config.l2_advertisements[i], nodes: sets[i].clone() }).collect();
-        let ctx = L2Context {
-            nodes: &world.table,
-            liveness: &world.liveness,
-            ignore_exclude_lb: world.setup.ignore_exclude_lb,
-            head,
-        };
+        let ctx = world.l2_context(head, detail);
         (l2::elect(&ctx, &ads, &input), pool_ads)
     };
     let (election, pool_ads) = run(config, ad_sets, world.setup.head());
@@ -242,12 +240,7 @@ fn service_report(
 fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) -> Layer2 {
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
-    let ctx = L2Context {
-        nodes: &world.table,
-        liveness: &world.liveness,
-        ignore_exclude_lb: world.setup.ignore_exclude_lb,
-        head: world.setup.head(),
-    };
+    let ctx = world.l2_context(world.setup.head(), detail);
     let pool = &config.pools[e.pool.expect("pool is set with layer2")];
     let mut advertisements: Vec<String> = Vec::new();
     for &i in &el.ads_for_service {

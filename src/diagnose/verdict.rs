@@ -19,12 +19,7 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
         }
         (None, _) if el.ads_for_service.is_empty() => format!("nobody announces {ip}: no L2Advertisement of its pool matches the Service"),
         (None, _) => {
-            let ctx = crate::metallb::l2::L2Context {
-                nodes: &world.table,
-                liveness: &world.liveness,
-                ignore_exclude_lb: world.setup.ignore_exclude_lb,
-                head: world.setup.head(),
-            };
+            let ctx = world.l2_context(world.setup.head(), false);
             let why = match el.emptied_by(&ctx).map(|x| x.code()) {
                 Some("notSelected") => "its advertisements select no existing node".to_string(),
                 Some("noSpeaker") => "no node its advertisements select runs a live speaker".to_string(),

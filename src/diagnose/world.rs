@@ -8,7 +8,7 @@ use crate::k8s::{endpoint_can_serve, has_exclude_label, is_network_unavailable, 
 use crate::metallb::actual::ActualIndex;
 use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
 use crate::metallb::install::{self, Overrides, Setup};
-use crate::metallb::l2::{EndpointInput, Liveness, NodeFacts, NodeTable};
+use crate::metallb::l2::{EndpointInput, L2Context, Liveness, NodeFacts, NodeTable};
 use crate::snapshot::{Memberlist, Snapshot};
 
 pub struct World<'a> {
@@ -111,6 +111,16 @@ impl<'a> World<'a> {
             actual,
             node_roles,
             exclude_values,
+        }
+    }
+
+    pub fn l2_context(&self, head: bool, full_order: bool) -> L2Context<'_> {
+        L2Context {
+            nodes: &self.table,
+            liveness: &self.liveness,
+            ignore_exclude_lb: self.setup.ignore_exclude_lb,
+            head,
+            full_order,
         }
     }
 

@@ -100,6 +100,8 @@ pub struct L2Context<'a> {
     pub ignore_exclude_lb: bool,
     /// Behaviour newer than v0.16.1: preference scores and the shared-IP refusal.
     pub head: bool,
+    /// Keep the whole election order (ranks for every candidate), not only the winner.
+    pub full_order: bool,
 }
 
 /// An advertisement of the Service's pool with its node set resolved against the table.
@@ -205,7 +207,8 @@ pub struct Election {
     pub candidates: FixedBitSet,
     pub local_endpoints: Option<FixedBitSet>,
     pub available: FixedBitSet,
-    /// `available` sorted by (score desc, digest asc) (step 9).
+    /// `available` sorted by (score desc, digest asc) (step 9). Without `L2Context::full_order`
+    /// only its first element is kept: finding the winner needs every digest but no sort.
     pub order: Vec<Ranked>,
     /// Go's text of the hashed IP.
     pub ip: String,
@@ -242,12 +245,32 @@ pub fn preferred_scores(ads: &[&L2Ad]) -> Option<BTreeMap<String, i64>> {
 
 /// `sha256(node + "#" + ip)`.
 pub fn election_digest(node: &str, ip: &str) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(node.as_bytes());
-    h.update(b"#");
-    h.update(ip.as_bytes());
-    h.finalize().into()
+    let len = node.len() + 1 + ip.len();
+    if len > 55 {
+        let mut h = Sha256::new();
+        h.update(node.as_bytes());
+        h.update(b"#");
+        h.update(ip.as_bytes());
+        return h.finalize().into();
+    }
+    // Almost every name fits one padded block: compress it directly, without the hasher's buffering.
+    let mut block = [0u8; 64];
+    block[..node.len()].copy_from_slice(node.as_bytes());
+    block[node.len()] = b'#';
+    block[node.len() + 1..len].copy_from_slice(ip.as_bytes());
+    block[len] = 0x80;
+    block[56..].copy_from_slice(&((len as u64) * 8).to_be_bytes());
+    let mut state = SHA256_IV;
+    sha2::compress256(&mut state, &[block.into()]);
+    let mut out = [0u8; 32];
+    for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
+        chunk.copy_from_slice(&word.to_be_bytes());
+    }
+    out
 }
+
+const SHA256_IV: [u32; 8] =
+    [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 /// Sorts candidates by (score descending, digest ascending); each digest is computed once.
 pub fn sort_candidates(table: &NodeTable, candidates: impl Iterator<Item = NodeId>, ip: &str, score: impl Fn(NodeId) -> i64) -> Vec<Ranked> {
@@ -255,6 +278,13 @@ pub fn sort_candidates(table: &NodeTable, candidates: impl Iterator<Item = NodeI
         candidates.map(|node| Ranked { node, score: score(node), digest: election_digest(table.name(node), ip) }).collect();
     ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)));
     ranked
+}
+
+/// The first node of the order without sorting the rest; each digest is computed once.
+pub fn first_candidate(table: &NodeTable, candidates: impl Iterator<Item = NodeId>, ip: &str, score: impl Fn(NodeId) -> i64) -> Option<Ranked> {
+    candidates
+        .map(|node| Ranked { node, score: score(node), digest: election_digest(table.name(node), ip) })
+        .min_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)))
 }
 
 /// Runs the election once for a Service whose pool has the advertisements `pool_ads`.
@@ -299,7 +329,11 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
         None
     };
     let score = |node: NodeId| scores.as_ref().and_then(|s| s.get(ctx.nodes.name(node))).copied().unwrap_or(0);
-    let order = sort_candidates(ctx.nodes, available.ones(), &ip, score);
+    let order = if ctx.full_order {
+        sort_candidates(ctx.nodes, available.ones(), &ip, score)
+    } else {
+        first_candidate(ctx.nodes, available.ones(), &ip, score).into_iter().collect()
+    };
 
     Election {
         active_endpoint,
@@ -416,6 +450,16 @@ mod tests {
 
     fn hex(d: &[u8; 32]) -> String {
         d.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn one_block_fast_path_equals_the_plain_hasher() {
+        for (node, ip) in [("a", "10.0.0.1"), ("worker-a", "2001:db8::1"), (&"n".repeat(40)[..], "2001:db8:1:2:3:4:5:6")] {
+            let mut h = Sha256::new();
+            h.update(format!("{node}#{ip}"));
+            let plain: [u8; 32] = h.finalize().into();
+            assert_eq!(election_digest(node, ip), plain, "{node}#{ip}");
+        }
     }
 
     #[test]

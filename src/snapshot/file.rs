@@ -10,7 +10,12 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Snapshot, SnapshotInfo};
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+use rayon::prelude::*;
+
+use super::{crd, Snapshot, SnapshotInfo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -51,14 +56,14 @@ impl fmt::Display for Origin {
 
 /// Loads and merges every input. `-` reads `stdin`.
 pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, LoadError> {
-    let mut collector = Collector::default();
+    let mut texts: Vec<(Arc<str>, String)> = Vec::new();
     for input in inputs {
         if input == "-" {
             let mut text = String::new();
             stdin
                 .read_to_string(&mut text)
                 .map_err(|source| LoadError::Io { path: "<stdin>".into(), source })?;
-            collector.add_text("<stdin>".into(), &text)?;
+            texts.push(("<stdin>".into(), text));
             continue;
         }
         let path = Path::new(input);
@@ -76,10 +81,23 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         for file in files {
             let name = file.display().to_string();
             let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io { path: name.clone(), source })?;
-            collector.add_text(name.into(), &text)?;
+            texts.push((name.into(), text));
         }
     }
-    Ok(collector.finish())
+    let indexes: Vec<LineIndex> = texts.iter().map(|(_, t)| LineIndex::new(t)).collect();
+    let mut pending = Vec::new();
+    for ((file, text), lines) in texts.iter().zip(&indexes) {
+        split_text(file, text, lines, &mut pending)?;
+    }
+    // Typed decoding is the expensive part and each object is independent.
+    let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending.into_par_iter().map(Split::decode).collect();
+    let mut collector = Collector::default();
+    for items in parsed {
+        for item in items? {
+            collector.add(item)?;
+        }
+    }
+    Ok(collector.snap)
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -129,7 +147,7 @@ struct LineIndex {
 
 impl LineIndex {
     fn new(text: &str) -> LineIndex {
-        LineIndex { newlines: text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i).collect() }
+        LineIndex { newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect() }
     }
     /// 1-based line and column of a byte offset.
     fn position(&self, offset: usize) -> (u64, u64) {
@@ -151,22 +169,268 @@ impl Doc<'_> {
                     at.line = Some(obj_line + e.line() as u64 - 1);
                     at.column = Some(if e.line() == 1 { obj_col + e.column() as u64 - 1 } else { e.column() as u64 });
                 }
-                let message = e.to_string();
-                let message = match message.rfind(" at line ") {
-                    Some(i) => message[..i].to_string(),
-                    None => message,
-                };
-                (at, message)
+                (at, strip_position(e.to_string()))
             }),
         }
     }
 }
 
-#[derive(Default)]
-struct Collector {
-    snap: Snapshot,
-    seen: HashMap<(String, String, String, String), String>,
-    info_origin: Option<String>,
+fn strip_position(message: String) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    }
+}
+
+/// An object found in the input, with what is needed to decode it.
+struct Pending<'a> {
+    origin: Origin,
+    api_version: String,
+    kind: String,
+    namespace: String,
+    name: String,
+    doc: Doc<'a>,
+}
+
+/// A JSON object whose head is still to be read: that read costs a full scan, so it runs in parallel.
+struct RawItem<'a> {
+    origin: Origin,
+    raw: &'a RawValue,
+    offset: usize,
+    lines: &'a LineIndex,
+}
+
+enum Split<'a> {
+    Ready(Pending<'a>),
+    Raw(RawItem<'a>),
+}
+
+impl<'a> Split<'a> {
+    fn decode(self) -> Result<Vec<Parsed>, LoadError> {
+        match self {
+            Split::Ready(p) => Ok(vec![p.decode()?]),
+            Split::Raw(item) => {
+                let mut found = Vec::new();
+                split_raw(&item.origin.file, item.origin.item, item.raw, item.offset, item.lines, &mut found)?;
+                found.into_iter().map(|s| s.decode()).collect::<Result<Vec<_>, _>>().map(|v| v.into_iter().flatten().collect())
+            }
+        }
+    }
+}
+
+/// The typed objects the engines read.
+enum Object {
+    Info(Box<SnapshotInfo>),
+    Node(Box<Node>),
+    Service(Box<Service>),
+    Namespace(Box<Namespace>),
+    Pod(Box<Pod>),
+    Event(Box<Event>),
+    ConfigMap(Box<ConfigMap>),
+    EndpointSlice(Box<EndpointSlice>),
+    DaemonSet(Box<DaemonSet>),
+    Deployment(Box<Deployment>),
+    IpAddressPool(Box<crd::IpAddressPool>),
+    L2Advertisement(Box<crd::L2Advertisement>),
+    BgpAdvertisement(Box<crd::BgpAdvertisement>),
+    BgpPeer(Box<crd::BgpPeer>),
+    Community(Box<crd::Community>),
+    ServiceL2Status(Box<crd::ServiceL2Status>),
+    /// Counted by this label, never kept.
+    Ignored(String),
+}
+
+struct Parsed {
+    origin: Origin,
+    key: (String, String, String, String),
+    display: String,
+    object: Object,
+}
+
+impl Pending<'_> {
+    fn decode(self) -> Result<Parsed, LoadError> {
+        let Pending { origin, api_version, kind, namespace, name, doc } = self;
+        let display = if namespace.is_empty() { format!("{kind} {name}") } else { format!("{kind} {namespace}/{name}") };
+        let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
+        let core = api_version == "v1";
+        macro_rules! typed {
+            ($variant:ident) => {
+                Object::$variant(Box::new(doc.parse(&origin).map_err(|e| malformed(e, &display))?))
+            };
+        }
+        let object = match (group.as_str(), kind.as_str()) {
+            ("lbdoctor", "SnapshotInfo") => {
+                #[derive(Deserialize)]
+                struct InfoDoc {
+                    #[serde(default)]
+                    spec: SnapshotInfo,
+                }
+                let info: InfoDoc = doc.parse(&origin).map_err(|e| malformed(e, &display))?;
+                Object::Info(Box::new(info.spec))
+            }
+            // Never keep a Secret, not even in memory.
+            ("", "Secret") => Object::Ignored("Secret (v1, never stored)".into()),
+            ("", "Node") if core => typed!(Node),
+            ("", "Service") if core => typed!(Service),
+            ("", "Namespace") if core => typed!(Namespace),
+            ("", "Pod") if core => typed!(Pod),
+            ("", "Event") if core => typed!(Event),
+            ("", "ConfigMap") if core => typed!(ConfigMap),
+            ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => typed!(EndpointSlice),
+            ("apps", "DaemonSet") if api_version == "apps/v1" => typed!(DaemonSet),
+            ("apps", "Deployment") if api_version == "apps/v1" => typed!(Deployment),
+            ("metallb.io", "IPAddressPool") => typed!(IpAddressPool),
+            ("metallb.io", "L2Advertisement") => typed!(L2Advertisement),
+            ("metallb.io", "BGPAdvertisement") => typed!(BgpAdvertisement),
+            ("metallb.io", "BGPPeer") => typed!(BgpPeer),
+            ("metallb.io", "Community") => typed!(Community),
+            ("metallb.io", "ServiceL2Status") => typed!(ServiceL2Status),
+            _ => Object::Ignored(format!("{kind} ({api_version})")),
+        };
+        Ok(Parsed { origin, key: (group, kind, namespace, name), display, object })
+    }
+}
+
+/// Splits one file into objects (documents, JSON values, `kind: List` items) without decoding them.
+fn split_text<'a>(file: &Arc<str>, text: &'a str, lines: &'a LineIndex, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        split_json(file, text, lines, out)
+    } else {
+        split_yaml(file, text, out)
+    }
+}
+
+fn split_json<'a>(file: &Arc<str>, text: &'a str, lines: &'a LineIndex, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+    let whole = Origin { file: file.clone(), line: None, column: None, item: None };
+    let malformed_json = |e: serde_json::Error| {
+        let mut at = whole.clone();
+        if e.line() > 0 {
+            at.line = Some(e.line() as u64);
+            at.column = Some(e.column() as u64);
+        }
+        LoadError::Malformed { origin: at.to_string(), message: strip_position(e.to_string()) }
+    };
+    let offset_of = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    if text.trim_start().starts_with('[') {
+        let items: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed_json)?;
+        for (i, raw) in items.into_iter().enumerate() {
+            let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
+            out.push(Split::Raw(RawItem { origin, raw, offset: offset_of(raw), lines }));
+        }
+        return Ok(());
+    }
+    // A `kind: List` is opened here; its items are read in parallel later.
+    #[derive(Deserialize)]
+    struct ListHead<'a> {
+        #[serde(default)]
+        kind: Option<String>,
+        #[serde(default, borrow)]
+        items: Option<Vec<&'a RawValue>>,
+    }
+    let raw: &RawValue = serde_json::from_str(text).map_err(malformed_json)?;
+    let head: ListHead = serde_json::from_str(raw.get()).map_err(malformed_json)?;
+    match head.items.filter(|_| is_list(head.kind.as_deref())) {
+        Some(items) => {
+            for (i, item) in items.into_iter().enumerate() {
+                let offset = offset_of(item);
+                let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
+                out.push(Split::Raw(RawItem { origin, raw: item, offset, lines }));
+            }
+            Ok(())
+        }
+        None => split_raw(file, None, raw, offset_of(raw), lines, out),
+    }
+}
+
+fn split_raw<'a>(
+    file: &Arc<str>,
+    item: Option<usize>,
+    raw: &'a RawValue,
+    offset: usize,
+    lines: &'a LineIndex,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
+    let (line, column) = lines.position(offset);
+    let origin = Origin { file: file.clone(), line: Some(line), column: Some(column), item };
+    let head: Head = serde_json::from_str(raw.get()).map_err(|e| LoadError::Malformed {
+        origin: origin.to_string(),
+        message: format!("not a Kubernetes object: {}", strip_position(e.to_string())),
+    })?;
+    if let Some(items) = head.items.as_ref().filter(|_| is_list(head.kind.as_deref())) {
+        for (i, raw_item) in items.iter().enumerate() {
+            let off = raw_item.get().as_ptr() as usize - raw.get().as_ptr() as usize + offset;
+            split_raw(file, Some(i), raw_item, off, lines, out)?;
+        }
+        return Ok(());
+    }
+    out.push(Split::Ready(pending(origin, head, Doc::Raw(raw, offset, lines))?));
+    Ok(())
+}
+
+fn split_yaml<'a>(file: &Arc<str>, text: &'a str, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+    let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
+        serde_saphyr::from_multiple_with_options(text, yaml_options()).map_err(|e| {
+            let (line, column) = e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
+            let origin = Origin { file: file.clone(), line, column, item: None };
+            LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
+        })?;
+    for doc in docs {
+        let origin = Origin {
+            file: file.clone(),
+            line: Some(doc.referenced.line()),
+            column: Some(doc.referenced.column()),
+            item: None,
+        };
+        split_value(origin, doc.value, out)?;
+    }
+    Ok(())
+}
+
+fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+    if value.is_null() {
+        return Ok(());
+    }
+    if !value.is_object() {
+        return Err(LoadError::Malformed {
+            origin: origin.to_string(),
+            message: "not a Kubernetes object (expected a mapping with apiVersion and kind)".into(),
+        });
+    }
+    let text = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).map(str::to_string);
+    let head = Head {
+        api_version: text(value.get("apiVersion")),
+        kind: text(value.get("kind")),
+        metadata: value.get("metadata").map(|m| HeadMeta { name: text(m.get("name")), namespace: text(m.get("namespace")) }),
+        items: None,
+    };
+    if is_list(head.kind.as_deref()) {
+        if let Some(serde_json::Value::Array(items)) = value.get("items") {
+            for (i, item) in items.iter().enumerate() {
+                let mut at = origin.clone();
+                at.item = Some(i);
+                split_value(at, item.clone(), out)?;
+            }
+            return Ok(());
+        }
+    }
+    out.push(Split::Ready(pending(origin, head, Doc::Value(value))?));
+    Ok(())
+}
+
+fn pending<'a>(origin: Origin, head: Head, doc: Doc<'a>) -> Result<Pending<'a>, LoadError> {
+    let (Some(api_version), Some(kind)) = (head.api_version, head.kind) else {
+        return Err(LoadError::Malformed { origin: origin.to_string(), message: "object has no apiVersion or kind".into() });
+    };
+    let meta = head.metadata.unwrap_or_default();
+    Ok(Pending {
+        origin,
+        api_version,
+        kind,
+        namespace: meta.namespace.unwrap_or_default(),
+        name: meta.name.unwrap_or_default(),
+        doc,
+    })
 }
 
 fn yaml_options() -> serde_saphyr::Options {
@@ -185,201 +449,52 @@ fn yaml_options() -> serde_saphyr::Options {
     }
 }
 
-impl Collector {
-    fn add_text(&mut self, file: Arc<str>, text: &str) -> Result<(), LoadError> {
-        let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            self.add_json(file, text)
-        } else {
-            self.add_yaml(file, text)
-        }
-    }
-
-    fn add_json(&mut self, file: Arc<str>, text: &str) -> Result<(), LoadError> {
-        let lines = LineIndex::new(text);
-        let whole = Origin { file: file.clone(), line: None, column: None, item: None };
-        let malformed = |e: serde_json::Error| {
-            let mut at = whole.clone();
-            if e.line() > 0 {
-                at.line = Some(e.line() as u64);
-                at.column = Some(e.column() as u64);
-            }
-            let msg = e.to_string();
-            let msg = msg.rfind(" at line ").map(|i| msg[..i].to_string()).unwrap_or(msg);
-            LoadError::Malformed { origin: at.to_string(), message: msg }
-        };
-        let offset_of = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
-        let trimmed = text.trim_start();
-        if trimmed.starts_with('[') {
-            let items: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed)?;
-            for (i, raw) in items.into_iter().enumerate() {
-                self.add_raw(&file, Some(i), raw, offset_of(raw), &lines)?;
-            }
-            return Ok(());
-        }
-        let raw: &RawValue = serde_json::from_str(text).map_err(malformed)?;
-        self.add_raw(&file, None, raw, offset_of(raw), &lines)
-    }
-
-    fn add_raw(
-        &mut self,
-        file: &Arc<str>,
-        item: Option<usize>,
-        raw: &RawValue,
-        offset: usize,
-        lines: &LineIndex,
-    ) -> Result<(), LoadError> {
-        let (line, column) = lines.position(offset);
-        let origin = Origin { file: file.clone(), line: Some(line), column: Some(column), item };
-        let head: Head = serde_json::from_str(raw.get()).map_err(|e| LoadError::Malformed {
-            origin: origin.to_string(),
-            message: format!("not a Kubernetes object: {e}"),
-        })?;
-        if let Some(items) = head.items.as_ref().filter(|_| is_list(head.kind.as_deref())) {
-            for (i, raw_item) in items.iter().enumerate() {
-                let off = raw_item.get().as_ptr() as usize - raw.get().as_ptr() as usize + offset;
-                self.add_raw(file, Some(i), raw_item, off, lines)?;
-            }
-            return Ok(());
-        }
-        self.add_object(origin, &head, Doc::Raw(raw, offset, lines))
-    }
-
-    fn add_yaml(&mut self, file: Arc<str>, text: &str) -> Result<(), LoadError> {
-        let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
-            serde_saphyr::from_multiple_with_options(text, yaml_options()).map_err(|e| {
-                let origin = match e.location() {
-                    Some(l) => Origin { file: file.clone(), line: Some(l.line()), column: Some(l.column()), item: None },
-                    None => Origin { file: file.clone(), line: None, column: None, item: None },
-                };
-                LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
-            })?;
-        for doc in docs {
-            let origin = Origin {
-                file: file.clone(),
-                line: Some(doc.referenced.line()),
-                column: Some(doc.referenced.column()),
-                item: None,
-            };
-            self.add_value(origin, doc.value)?;
-        }
-        Ok(())
-    }
-
-    fn add_value(&mut self, origin: Origin, value: serde_json::Value) -> Result<(), LoadError> {
-        if value.is_null() {
-            return Ok(());
-        }
-        if !value.is_object() {
-            return Err(LoadError::Malformed {
-                origin: origin.to_string(),
-                message: "not a Kubernetes object (expected a mapping with apiVersion and kind)".into(),
-            });
-        }
-        let head = Head {
-            api_version: value.get("apiVersion").and_then(|v| v.as_str()).map(str::to_string),
-            kind: value.get("kind").and_then(|v| v.as_str()).map(str::to_string),
-            metadata: value.get("metadata").map(|m| HeadMeta {
-                name: m.get("name").and_then(|v| v.as_str()).map(str::to_string),
-                namespace: m.get("namespace").and_then(|v| v.as_str()).map(str::to_string),
-            }),
-            items: None,
-        };
-        if is_list(head.kind.as_deref()) {
-            if let Some(serde_json::Value::Array(items)) = value.get("items") {
-                for (i, item) in items.iter().enumerate() {
-                    let mut at = origin.clone();
-                    at.item = Some(i);
-                    self.add_value(at, item.clone())?;
-                }
-                return Ok(());
-            }
-        }
-        self.add_object(origin, &head, Doc::Value(value))
-    }
-
-    fn add_object(&mut self, origin: Origin, head: &Head, doc: Doc) -> Result<(), LoadError> {
-        let (Some(api_version), Some(kind)) = (head.api_version.as_deref(), head.kind.as_deref()) else {
-            return Err(LoadError::Malformed {
-                origin: origin.to_string(),
-                message: "object has no apiVersion or kind".into(),
-            });
-        };
-        let meta = head.metadata.as_ref();
-        let name = meta.and_then(|m| m.name.clone()).unwrap_or_default();
-        let namespace = meta.and_then(|m| m.namespace.clone()).unwrap_or_default();
-        let display = if namespace.is_empty() { format!("{kind} {name}") } else { format!("{kind} {namespace}/{name}") };
-        let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
-
-        if (group, kind) == ("lbdoctor", "SnapshotInfo") {
-            if let Some(first) = &self.info_origin {
-                return Err(LoadError::Duplicate { object: "SnapshotInfo".into(), first: first.clone(), second: origin.to_string() });
-            }
-            #[derive(Deserialize)]
-            struct InfoDoc {
-                #[serde(default)]
-                spec: SnapshotInfo,
-            }
-            let info: InfoDoc = doc.parse(&origin).map_err(|e| malformed(e, &display))?;
-            self.snap.info = info.spec;
-            self.info_origin = Some(origin.to_string());
-            return Ok(());
-        }
-        // Never keep a Secret, not even in memory.
-        if (group, kind) == ("", "Secret") {
-            *self.snap.ignored_kinds.entry("Secret (v1, never stored)".into()).or_default() += 1;
-            return Ok(());
-        }
-
-        let key = (group.to_string(), kind.to_string(), namespace.clone(), name.clone());
-        let known = is_known(group, api_version, kind);
-        if known {
-            if let Some(first) = self.seen.get(&key) {
-                return Err(LoadError::Duplicate { object: display, first: first.clone(), second: origin.to_string() });
-            }
-        }
-        let s = &mut self.snap;
-        let m = &mut s.metallb;
-        let result = match (group, kind) {
-            ("", "Node") if api_version == "v1" => doc.parse(&origin).map(|o| s.nodes.push(o)),
-            ("", "Service") if api_version == "v1" => doc.parse(&origin).map(|o| s.services.push(o)),
-            ("", "Namespace") if api_version == "v1" => doc.parse(&origin).map(|o| s.namespaces.push(o)),
-            ("", "Pod") if api_version == "v1" => doc.parse(&origin).map(|o| s.pods.push(o)),
-            ("", "Event") if api_version == "v1" => doc.parse(&origin).map(|o| s.events.push(o)),
-            ("", "ConfigMap") if api_version == "v1" => doc.parse(&origin).map(|o| s.config_maps.push(o)),
-            ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => {
-                doc.parse(&origin).map(|o| s.endpoint_slices.push(o))
-            }
-            ("apps", "DaemonSet") if api_version == "apps/v1" => doc.parse(&origin).map(|o| s.daemon_sets.push(o)),
-            ("apps", "Deployment") if api_version == "apps/v1" => doc.parse(&origin).map(|o| s.deployments.push(o)),
-            ("metallb.io", "IPAddressPool") => doc.parse(&origin).map(|o| m.ip_address_pools.push(o)),
-            ("metallb.io", "L2Advertisement") => doc.parse(&origin).map(|o| m.l2_advertisements.push(o)),
-            ("metallb.io", "BGPAdvertisement") => doc.parse(&origin).map(|o| m.bgp_advertisements.push(o)),
-            ("metallb.io", "BGPPeer") => doc.parse(&origin).map(|o| m.bgp_peers.push(o)),
-            ("metallb.io", "Community") => doc.parse(&origin).map(|o| m.communities.push(o)),
-            ("metallb.io", "ServiceL2Status") => doc.parse(&origin).map(|o| m.service_l2_statuses.push(o)),
-            _ => {
-                *s.ignored_kinds.entry(format!("{kind} ({api_version})")).or_default() += 1;
-                return Ok(());
-            }
-        };
-        result.map_err(|e| malformed(e, &display))?;
-        self.seen.insert(key, origin.to_string());
-        Ok(())
-    }
-
-    fn finish(self) -> Snapshot {
-        self.snap
-    }
+#[derive(Default)]
+struct Collector {
+    snap: Snapshot,
+    seen: HashMap<(String, String, String, String), Origin>,
+    info_origin: Option<String>,
 }
 
-fn is_known(group: &str, api_version: &str, kind: &str) -> bool {
-    matches!(
-        (group, kind),
-        ("", "Node" | "Service" | "Namespace" | "Pod" | "Event" | "ConfigMap") if api_version == "v1"
-    ) || matches!((group, kind), ("discovery.k8s.io", "EndpointSlice") | ("apps", "DaemonSet" | "Deployment"))
-        || (group == "metallb.io"
-            && matches!(kind, "IPAddressPool" | "L2Advertisement" | "BGPAdvertisement" | "BGPPeer" | "Community" | "ServiceL2Status"))
+impl Collector {
+    fn add(&mut self, parsed: Parsed) -> Result<(), LoadError> {
+        let Parsed { origin, key, display, object } = parsed;
+        let s = &mut self.snap;
+        let m = &mut s.metallb;
+        match object {
+            Object::Ignored(label) => {
+                *s.ignored_kinds.entry(label).or_default() += 1;
+                return Ok(());
+            }
+            Object::Info(info) => {
+                if let Some(first) = &self.info_origin {
+                    return Err(LoadError::Duplicate { object: "SnapshotInfo".into(), first: first.clone(), second: origin.to_string() });
+                }
+                s.info = *info;
+                self.info_origin = Some(origin.to_string());
+                return Ok(());
+            }
+            Object::Node(o) => s.nodes.push(*o),
+            Object::Service(o) => s.services.push(*o),
+            Object::Namespace(o) => s.namespaces.push(*o),
+            Object::Pod(o) => s.pods.push(*o),
+            Object::Event(o) => s.events.push(*o),
+            Object::ConfigMap(o) => s.config_maps.push(*o),
+            Object::EndpointSlice(o) => s.endpoint_slices.push(*o),
+            Object::DaemonSet(o) => s.daemon_sets.push(*o),
+            Object::Deployment(o) => s.deployments.push(*o),
+            Object::IpAddressPool(o) => m.ip_address_pools.push(*o),
+            Object::L2Advertisement(o) => m.l2_advertisements.push(*o),
+            Object::BgpAdvertisement(o) => m.bgp_advertisements.push(*o),
+            Object::BgpPeer(o) => m.bgp_peers.push(*o),
+            Object::Community(o) => m.communities.push(*o),
+            Object::ServiceL2Status(o) => m.service_l2_statuses.push(*o),
+        }
+        if let Some(first) = self.seen.insert(key, origin.clone()) {
+            return Err(LoadError::Duplicate { object: display, first: first.to_string(), second: origin.to_string() });
+        }
+        Ok(())
+    }
 }
 
 fn is_list(kind: Option<&str>) -> bool {
