@@ -6,7 +6,7 @@ use crate::cli::{Cli, ColorChoice, Command, GlobalArgs};
 use crate::diagnose::{self, DiagnoseError, Options, Scope};
 use crate::metallb::install::Overrides;
 use crate::render::{self, Format, View};
-use crate::report::{Report, Severity};
+use crate::report::Report;
 use crate::snapshot::{self, LoadError};
 
 /// Errors mapped to the documented exit codes in one place.
@@ -61,15 +61,24 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
                 )));
             }
             if name.is_some() && g.all_namespaces {
-                return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
+                return Err(AppError::Usage(
+                    "explain svc NAME takes -n NAMESPACE, not -A".into(),
+                ));
             }
             let scope = match (name, g.all_namespaces, &g.namespace) {
-                (Some(n), _, ns) => Scope::Service { namespace: ns.clone().unwrap_or_else(|| "default".into()), name: n.clone() },
+                (Some(n), _, ns) => Scope::Service {
+                    namespace: ns.clone().unwrap_or_else(|| "default".into()),
+                    name: n.clone(),
+                },
                 (None, true, _) => Scope::All,
                 (None, false, Some(ns)) => Scope::Namespace(ns.clone()),
                 (None, false, None) => Scope::Namespace("default".into()),
             };
-            let view = if name.is_some() { View::Service } else { View::Services };
+            let view = if name.is_some() {
+                View::Service
+            } else {
+                View::Services
+            };
             let report = build_report(g, env.stdin, scope, detail(g.output, view))?;
             render::render(out, &report, g.output, view, color)?;
             Ok(fails(&report, g))
@@ -97,11 +106,18 @@ fn detail(format: Format, view: View) -> bool {
 }
 
 fn fails(report: &Report, g: &GlobalArgs) -> bool {
-    let Some(threshold) = g.fail_on.threshold() else { return false };
-    report.all_findings().any(|f| f.severity >= threshold && (threshold > Severity::Info || true))
+    let Some(threshold) = g.fail_on.threshold() else {
+        return false;
+    };
+    report.all_findings().any(|f| f.severity >= threshold)
 }
 
-fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool) -> Result<Report, AppError> {
+fn build_report(
+    g: &GlobalArgs,
+    stdin: &mut dyn Read,
+    scope: Scope,
+    detail: bool,
+) -> Result<Report, AppError> {
     if g.from.is_empty() {
         return Err(AppError::Usage(
             "reading a live cluster is not available in this build yet; pass --from with a snapshot \
@@ -110,6 +126,13 @@ fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool
         ));
     }
     let snap = snapshot::load_paths(&g.from, stdin)?;
+    let missing = snap.info.unreadable_required();
+    if !missing.is_empty() {
+        return Err(AppError::Unavailable(format!(
+            "the snapshot could not read what the election needs: {}; collect it with permission to list these kinds",
+            missing.join("; ")
+        )));
+    }
     let opts = Options {
         scope,
         detail,

@@ -153,7 +153,9 @@ pub struct Finding {
 impl Report {
     /// Every finding, cluster-level first.
     pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.findings.iter().chain(self.services.iter().flat_map(|s| s.findings.iter()))
+        self.findings
+            .iter()
+            .chain(self.services.iter().flat_map(|s| s.findings.iter()))
     }
 
     pub fn worst(&self) -> Option<Severity> {

@@ -2,7 +2,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-
 use super::world::World;
 use super::Evaluation;
 use crate::k8s::EXCLUDE_LB_LABEL;
@@ -10,13 +9,30 @@ use crate::metallb::l2::{Exclusion, NodeId};
 use crate::metallb::service::Withdraw;
 use crate::report::{Finding, Severity};
 
-fn finding(code: &'static str, severity: Severity, message: String, hint: String, objects: Vec<String>) -> Finding {
-    Finding { code, severity, message, hint, objects }
+fn finding(
+    code: &'static str,
+    severity: Severity,
+    message: String,
+    hint: String,
+    objects: Vec<String>,
+) -> Finding {
+    Finding {
+        code,
+        severity,
+        message,
+        hint,
+        objects,
+    }
 }
 
 fn names(world: &World, set: impl IntoIterator<Item = NodeId>, limit: usize) -> String {
     let all: Vec<&str> = set.into_iter().map(|n| world.table.name(n)).collect();
-    let mut text = all.iter().take(limit).copied().collect::<Vec<_>>().join(", ");
+    let mut text = all
+        .iter()
+        .take(limit)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     if all.len() > limit {
         text.push_str(&format!(" and {} more", all.len() - limit));
     }
@@ -52,12 +68,21 @@ pub(super) fn service_findings(
     }
 
     let Some(l2) = &e.l2 else { return out };
-    let Ok(config) = world.config.as_ref() else { return out };
+    let Ok(config) = world.config.as_ref() else {
+        return out;
+    };
     let el = &l2.election;
     let pool = &config.pools[e.pool.expect("pool set with layer2")];
     let pool_obj = format!("IPAddressPool {ns}/{}", pool.name);
     let ad_objs = |idx: &[usize]| -> Vec<String> {
-        idx.iter().map(|&i| format!("L2Advertisement {ns}/{}", config.l2_advertisements[l2.pool_ads[i]].name)).collect()
+        idx.iter()
+            .map(|&i| {
+                format!(
+                    "L2Advertisement {ns}/{}",
+                    config.l2_advertisements[l2.pool_ads[i]].name
+                )
+            })
+            .collect()
     };
     let svc_ads = ad_objs(&el.ads_for_service);
     let ctx_ignore = world.setup.ignore_exclude_lb;
@@ -68,14 +93,24 @@ pub(super) fn service_findings(
         .into_iter()
         .flatten()
         .filter(|(other, _)| !(other.namespace == e.namespace && other.name == e.name))
-        .map(|(other, node)| format!("{} for {}/{}", world.table.name(*node), other.namespace, other.name))
+        .map(|(other, node)| {
+            format!(
+                "{} for {}/{}",
+                world.table.name(*node),
+                other.namespace,
+                other.name
+            )
+        })
         .collect();
 
     if !el.active_endpoint {
         let also = if shared_by.is_empty() {
             String::new()
         } else {
-            format!(" (the shared IP {ip} is still answered by {})", shared_by.join(", "))
+            format!(
+                " (the shared IP {ip} is still answered by {})",
+                shared_by.join(", ")
+            )
         };
         out.push(finding(
             "LBD104",
@@ -93,12 +128,19 @@ pub(super) fn service_findings(
         let ctx_filter = el.emptied_by(&world.l2_context(world.setup.head(), false));
         let (cause, hint, mut objects) = if !has_l2 {
             (
-                format!("pool {} has no L2Advertisement or BGPAdvertisement", pool.name),
+                format!(
+                    "pool {} has no L2Advertisement or BGPAdvertisement",
+                    pool.name
+                ),
                 "create an L2Advertisement for the pool (spec.ipAddressPools)".to_string(),
                 vec![pool_obj.clone()],
             )
         } else if !el.active_endpoint {
-            ("the Service has no serving endpoint".to_string(), "see LBD104".to_string(), vec![])
+            (
+                "the Service has no serving endpoint".to_string(),
+                "see LBD104".to_string(),
+                vec![],
+            )
         } else if el.shared_ip_refusal {
             (
                 "newer MetalLB refuses a Service with allow-shared-ip when an L2Advertisement with serviceSelectors applies (sharedIPWithServiceSelector)".to_string(),
@@ -120,11 +162,23 @@ pub(super) fn service_findings(
         } else {
             let filter = ctx_filter.unwrap_or(Exclusion::NotSelected);
             let text = match filter {
-                Exclusion::NoSpeaker => "no node the advertisements select runs a live speaker".to_string(),
-                Exclusion::NetworkUnavailable => "every selected node with a live speaker has NetworkUnavailable=True".to_string(),
-                Exclusion::ExcludeLabel => format!("every node the advertisements select carries {EXCLUDE_LB_LABEL}"),
-                Exclusion::NotSelected => "the advertisements matching the Service select no existing node".to_string(),
-                _ => "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint".to_string(),
+                Exclusion::NoSpeaker => {
+                    "no node the advertisements select runs a live speaker".to_string()
+                }
+                Exclusion::NetworkUnavailable => {
+                    "every selected node with a live speaker has NetworkUnavailable=True"
+                        .to_string()
+                }
+                Exclusion::ExcludeLabel => {
+                    format!("every node the advertisements select carries {EXCLUDE_LB_LABEL}")
+                }
+                Exclusion::NotSelected => {
+                    "the advertisements matching the Service select no existing node".to_string()
+                }
+                _ => {
+                    "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint"
+                        .to_string()
+                }
             };
             (
                 format!("{text} (filter {})", filter.code()),
@@ -133,7 +187,13 @@ pub(super) fn service_findings(
             )
         };
         objects.insert(0, svc_obj.clone());
-        out.push(finding("LBD101", Severity::Error, format!("no node announces {ip}: {cause}"), hint, objects));
+        out.push(finding(
+            "LBD101",
+            Severity::Error,
+            format!("no node announces {ip}: {cause}"),
+            hint,
+            objects,
+        ));
     }
 
     // LBD102: the advertisement's nodes exist but every one of them carries the exclude label.
@@ -149,10 +209,16 @@ pub(super) fn service_findings(
                 .copied()
                 .filter(|&i| config.l2_advertisements[l2.pool_ads[i]].has_node_selectors)
                 .collect();
-            let empty_values = reachable.ones().all(|n| world.exclude_values[n].as_deref() == Some(""));
+            let empty_values = reachable
+                .ones()
+                .all(|n| world.exclude_values[n].as_deref() == Some(""));
             let mut objects = vec![svc_obj.clone()];
             objects.extend(ad_objs(&trapped));
-            objects.extend(reachable.ones().map(|n| format!("Node {}", world.table.name(n))));
+            objects.extend(
+                reachable
+                    .ones()
+                    .map(|n| format!("Node {}", world.table.name(n))),
+            );
             out.push(finding(
                 "LBD102",
                 Severity::Error,
@@ -170,7 +236,11 @@ pub(super) fn service_findings(
     }
 
     // LBD103: eTP Local and no candidate hosts a serving endpoint.
-    if el.local_endpoints.is_some() && el.active_endpoint && !el.candidates.is_clear() && el.available.is_clear() {
+    if el.local_endpoints.is_some()
+        && el.active_endpoint
+        && !el.candidates.is_clear()
+        && el.available.is_clear()
+    {
         let with_eps: BTreeSet<NodeId> = world
             .endpoints
             .get(&(e.namespace.clone(), e.name.clone()))
@@ -198,9 +268,21 @@ pub(super) fn service_findings(
         let expected: BTreeSet<&str> = answering.map(|n| world.table.name(n)).into_iter().collect();
         let actual: BTreeSet<&str> = observed.nodes.iter().map(String::as_str).collect();
         if expected != actual {
-            let source = if observed.source == "events" { "the latest nodeAssigned Event" } else { "ServiceL2Status" };
-            let said = if actual.is_empty() { "no node".to_string() } else { actual.iter().copied().collect::<Vec<_>>().join(", ") };
-            let want = if expected.is_empty() { "nobody".to_string() } else { expected.iter().copied().collect::<Vec<_>>().join(", ") };
+            let source = if observed.source == "events" {
+                "the latest nodeAssigned Event"
+            } else {
+                "ServiceL2Status"
+            };
+            let said = if actual.is_empty() {
+                "no node".to_string()
+            } else {
+                actual.iter().copied().collect::<Vec<_>>().join(", ")
+            };
+            let want = if expected.is_empty() {
+                "nobody".to_string()
+            } else {
+                expected.iter().copied().collect::<Vec<_>>().join(", ")
+            };
             let why = if observed.source == "events" {
                 "Events are history: they may predate a configuration or membership change"
             } else if actual.is_empty() {
@@ -232,7 +314,10 @@ pub(super) fn service_findings(
 
     // LBD107: the answer depends on the MetalLB version.
     if let Some(old) = l2.legacy_expected {
-        let name = |n: Option<NodeId>| n.map(|n| world.table.name(n).to_string()).unwrap_or_else(|| "nobody".into());
+        let name = |n: Option<NodeId>| {
+            n.map(|n| world.table.name(n).to_string())
+                .unwrap_or_else(|| "nobody".into())
+        };
         out.push(finding(
             "LBD107",
             Severity::Info,
@@ -287,7 +372,15 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
             out.push(finding(
                 "LBD203",
                 Severity::Warning,
-                format!("L2Advertisement {} selects no node{}", ad.name, if ad.has_node_selectors { " with its nodeSelectors" } else { " (the snapshot has no Node objects)" }),
+                format!(
+                    "L2Advertisement {} selects no node{}",
+                    ad.name,
+                    if ad.has_node_selectors {
+                        " with its nodeSelectors"
+                    } else {
+                        " (the snapshot has no Node objects)"
+                    }
+                ),
                 "check the nodeSelectors against `kubectl get nodes --show-labels`".into(),
                 vec![obj.clone()],
             ));
@@ -308,10 +401,26 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
         .ip_address_pools
         .iter()
         .map(|o| ("IPAddressPool", (o.namespace(), o.name())))
-        .chain(m.l2_advertisements.iter().map(|o| ("L2Advertisement", (o.namespace(), o.name()))))
-        .chain(m.bgp_advertisements.iter().map(|o| ("BGPAdvertisement", (o.namespace(), o.name()))))
-        .chain(m.bgp_peers.iter().map(|o| ("BGPPeer", (o.namespace(), o.name()))))
-        .chain(m.communities.iter().map(|o| ("Community", (o.namespace(), o.name()))))
+        .chain(
+            m.l2_advertisements
+                .iter()
+                .map(|o| ("L2Advertisement", (o.namespace(), o.name()))),
+        )
+        .chain(
+            m.bgp_advertisements
+                .iter()
+                .map(|o| ("BGPAdvertisement", (o.namespace(), o.name()))),
+        )
+        .chain(
+            m.bgp_peers
+                .iter()
+                .map(|o| ("BGPPeer", (o.namespace(), o.name()))),
+        )
+        .chain(
+            m.communities
+                .iter()
+                .map(|o| ("Community", (o.namespace(), o.name()))),
+        )
     {
         if ons.0 != ns {
             outside.push(format!("{kind} {}/{}", ons.0, ons.1));

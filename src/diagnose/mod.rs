@@ -8,8 +8,8 @@ pub mod world;
 use std::collections::HashMap;
 
 use fixedbitset::FixedBitSet;
-use rayon::prelude::*;
 use k8s_openapi::api::core::v1::Service;
+use rayon::prelude::*;
 
 use crate::k8s::ip::go_ip_string;
 use crate::metallb::actual::Observed;
@@ -39,7 +39,11 @@ pub struct Options {
 #[derive(Debug, thiserror::Error)]
 pub enum DiagnoseError {
     #[error("Service {namespace}/{name} is not in the snapshot{hint}")]
-    ServiceNotFound { namespace: String, name: String, hint: String },
+    ServiceNotFound {
+        namespace: String,
+        name: String,
+        hint: String,
+    },
 }
 
 /// One Service as the speakers see it, before it becomes report rows.
@@ -66,14 +70,24 @@ pub(crate) struct L2Outcome {
 impl L2Outcome {
     /// The node whose speaker actually answers: the expected announcer when its speaker acts.
     pub fn answering(&self, world: &World) -> Option<NodeId> {
-        self.election.expected_announcer().filter(|&n| world.speaker_acts(n))
+        self.election
+            .expected_announcer()
+            .filter(|&n| world.speaker_acts(n))
     }
 }
 
 pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
     let world = World::build(snap, &opts.overrides);
-    let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
-    let legacy_sets = world.legacy_config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
+    let ad_sets = world
+        .config
+        .as_ref()
+        .map(|c| ad_node_sets(c, &world))
+        .unwrap_or_default();
+    let legacy_sets = world
+        .legacy_config
+        .as_ref()
+        .map(|c| ad_node_sets(c, &world))
+        .unwrap_or_default();
 
     // Services are independent; the election's hashing dominates, so spread it over the cores.
     let mut evals: Vec<Evaluation> = snap
@@ -85,11 +99,18 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     evals.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
     if let Scope::Service { namespace, name } = &opts.scope {
-        if !evals.iter().any(|e| &e.namespace == namespace && &e.name == name) {
+        if !evals
+            .iter()
+            .any(|e| &e.namespace == namespace && &e.name == name)
+        {
             let hint = match snap.services.iter().find(|s| {
-                s.metadata.namespace.as_deref() == Some(namespace) && s.metadata.name.as_deref() == Some(name)
+                s.metadata.namespace.as_deref() == Some(namespace)
+                    && s.metadata.name.as_deref() == Some(name)
             }) {
-                Some(s) => format!(" as a LoadBalancer: it is of type {} and carries no load-balancer ingress", service_type(s)),
+                Some(s) => format!(
+                    " as a LoadBalancer: it is of type {} and carries no load-balancer ingress",
+                    service_type(s)
+                ),
                 None => {
                     let elsewhere: Vec<String> = evals
                         .iter()
@@ -103,7 +124,11 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
                     }
                 }
             };
-            return Err(DiagnoseError::ServiceNotFound { namespace: namespace.clone(), name: name.clone(), hint });
+            return Err(DiagnoseError::ServiceNotFound {
+                namespace: namespace.clone(),
+                name: name.clone(),
+                hint,
+            });
         }
     }
 
@@ -138,7 +163,11 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
 }
 
 fn ad_node_sets(config: &Config, world: &World) -> Vec<FixedBitSet> {
-    config.l2_advertisements.iter().map(|ad| world.table.set_of(&ad.nodes)).collect()
+    config
+        .l2_advertisements
+        .iter()
+        .map(|ad| world.table.set_of(&ad.nodes))
+        .collect()
 }
 
 fn evaluate<'w>(
@@ -154,11 +183,27 @@ fn evaluate<'w>(
     let raw_ips = ingress_ips(svc);
     let ips: Vec<String> = raw_ips
         .iter()
-        .map(|s| crate::k8s::ip::parse_go_ip(s).map(go_ip_string).unwrap_or_else(|| s.clone()))
+        .map(|s| {
+            crate::k8s::ip::parse_go_ip(s)
+                .map(go_ip_string)
+                .unwrap_or_else(|| s.clone())
+        })
         .collect();
     let observed = world.actual.for_service(&namespace, &name);
-    let mut eval = Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, observed };
-    let Ok(config) = world.config.as_ref() else { return eval };
+    let mut eval = Evaluation {
+        svc,
+        namespace,
+        name,
+        handled,
+        ips,
+        withdraw: None,
+        pool: None,
+        l2: None,
+        observed,
+    };
+    let Ok(config) = world.config.as_ref() else {
+        return eval;
+    };
     if !handled {
         return eval;
     }
@@ -172,22 +217,36 @@ fn evaluate<'w>(
     eval.pool = Some(pool);
 
     let key = (eval.namespace.clone(), eval.name.clone());
-    let endpoints = world.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default();
+    let endpoints = world
+        .endpoints
+        .get(&key)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     let labels = svc.metadata.labels.clone().unwrap_or_default();
     let annotations = svc.metadata.annotations.as_ref();
     let input = ServiceInput {
         labels: &labels,
         shared_ip_annotation: annotations.is_some_and(|a| {
-            a.contains_key("metallb.io/allow-shared-ip") || a.contains_key("metallb.universe.tf/allow-shared-ip")
+            a.contains_key("metallb.io/allow-shared-ip")
+                || a.contains_key("metallb.universe.tf/allow-shared-ip")
         }),
-        etp_local: svc.spec.as_ref().and_then(|s| s.external_traffic_policy.as_deref()) == Some("Local"),
+        etp_local: svc
+            .spec
+            .as_ref()
+            .and_then(|s| s.external_traffic_policy.as_deref())
+            == Some("Local"),
         ip: parsed[0],
         endpoints,
     };
     let run = |config: &Config, sets: &[FixedBitSet], head: bool| {
         let pool_ads: Vec<usize> = config.pools[pool].l2.iter().map(|pa| pa.ad).collect();
-        let ads: Vec<AdNodes> =
-            pool_ads.iter().map(|&i| AdNodes { ad: &config.l2_advertisements[i], nodes: sets[i].clone() }).collect();
+        let ads: Vec<AdNodes> = pool_ads
+            .iter()
+            .map(|&i| AdNodes {
+                ad: &config.l2_advertisements[i],
+                nodes: sets[i].clone(),
+            })
+            .collect();
         let ctx = world.l2_context(head, detail);
         (l2::elect(&ctx, &ads, &input), pool_ads)
     };
@@ -200,7 +259,11 @@ fn evaluate<'w>(
         let old = old.expected_announcer();
         (old != election.expected_announcer()).then_some(old)
     });
-    eval.l2 = Some(L2Outcome { election, pool_ads, legacy_expected });
+    eval.l2 = Some(L2Outcome {
+        election,
+        pool_ads,
+        legacy_expected,
+    });
     eval
 }
 
@@ -211,7 +274,11 @@ fn service_report(
     detail: bool,
 ) -> ServiceReport {
     let spec = e.svc.spec.as_ref();
-    let implementation = if e.handled { Implementation::Metallb } else { Implementation::Unknown };
+    let implementation = if e.handled {
+        Implementation::Metallb
+    } else {
+        Implementation::Unknown
+    };
     let config = world.config.as_ref().ok();
     let metallb = (e.handled && config.is_some()).then(|| MetallbService {
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
@@ -238,7 +305,10 @@ fn service_report(
 }
 
 fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) -> Layer2 {
-    let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
+    let config = world
+        .config
+        .as_ref()
+        .expect("layer2 is only computed with a valid config");
     let el = &l2.election;
     let ctx = world.l2_context(world.setup.head(), detail);
     let pool = &config.pools[e.pool.expect("pool is set with layer2")];
@@ -246,14 +316,28 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
     for &i in &el.ads_for_service {
         let pa = &pool.l2[i];
         advertisements.push(config.l2_advertisements[pa.ad].name.clone());
-        advertisements.extend(pa.merged.iter().map(|&m| config.l2_advertisements[m].name.clone()));
+        advertisements.extend(
+            pa.merged
+                .iter()
+                .map(|&m| config.l2_advertisements[m].name.clone()),
+        );
     }
     advertisements.sort();
-    let nodes = if detail { node_rows(world, e, el, &ctx) } else { Vec::new() };
-    let verdict = if detail { verdict::sentence(world, l2, &nodes) } else { String::new() };
+    let nodes = if detail {
+        node_rows(world, e, el, &ctx)
+    } else {
+        Vec::new()
+    };
+    let verdict = if detail {
+        verdict::sentence(world, l2, &nodes)
+    } else {
+        String::new()
+    };
     Layer2 {
         ip: el.ip.clone(),
-        expected_announcer: el.expected_announcer().map(|n| world.table.name(n).to_string()),
+        expected_announcer: el
+            .expected_announcer()
+            .map(|n| world.table.name(n).to_string()),
         actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
         actual_source: e.observed.as_ref().map(|o| o.source.to_string()),
         advertisements,
@@ -268,13 +352,21 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
 fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> Vec<L2Node> {
     let key = (e.namespace.clone(), e.name.clone());
     let mut per_node = vec![0usize; world.table.len()];
-    for ep in world.endpoints.get(&key).into_iter().flatten().filter(|ep| ep.can_serve) {
+    for ep in world
+        .endpoints
+        .get(&key)
+        .into_iter()
+        .flatten()
+        .filter(|ep| ep.can_serve)
+    {
         if let Some(n) = ep.node {
             per_node[n] += 1;
         }
     }
     let mut order: Vec<NodeId> = el.order.iter().map(|r| r.node).collect();
-    let mut rest: Vec<NodeId> = (0..world.table.len()).filter(|n| !el.available.contains(*n)).collect();
+    let mut rest: Vec<NodeId> = (0..world.table.len())
+        .filter(|n| !el.available.contains(*n))
+        .collect();
     rest.sort_by(|a, b| world.table.name(*a).cmp(world.table.name(*b)));
     order.extend(rest);
     order
@@ -284,10 +376,22 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
             L2Node {
                 node: world.table.name(n).to_string(),
                 speaker: world.speaker_live(n),
-                reason: world.speaker_acts(n).then(|| el.reason(n).as_str().to_string()),
+                reason: world
+                    .speaker_acts(n)
+                    .then(|| el.reason(n).as_str().to_string()),
                 rank,
-                hash: rank.map(|r| el.order[r - 1].digest.iter().map(|b| format!("{b:02x}")).collect()),
-                excluded_by: el.exclusions(n, ctx).iter().map(|x| x.code().to_string()).collect(),
+                hash: rank.map(|r| {
+                    el.order[r - 1]
+                        .digest
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect()
+                }),
+                excluded_by: el
+                    .exclusions(n, ctx)
+                    .iter()
+                    .map(|x| x.code().to_string())
+                    .collect(),
                 exclude_label_value: world.exclude_values[n].clone(),
                 roles: world.node_roles[n].clone(),
                 endpoints: per_node[n],
@@ -301,7 +405,8 @@ fn source(world: &World) -> Source {
     let info = &world.snap.info;
     let mut assumptions = s.assumptions.clone();
     if world.snap.nodes.is_empty() {
-        assumptions.push("the snapshot has no Node objects: node filters cannot be evaluated".into());
+        assumptions
+            .push("the snapshot has no Node objects: node filters cannot be evaluated".into());
     }
     Source {
         mode: "snapshot",
@@ -318,7 +423,10 @@ fn source(world: &World) -> Source {
             memberlist_source: s.memberlist_source.clone(),
             ignore_exclude_lb: s.ignore_exclude_lb,
             lb_class: s.lb_class.clone(),
-            live_speakers: s.speaker_pods.as_ref().map(|p| p.iter().filter(|p| p.live).count()),
+            live_speakers: s
+                .speaker_pods
+                .as_ref()
+                .map(|p| p.iter().filter(|p| p.live).count()),
             speaker_pods: s.speaker_pods.as_ref().map(Vec::len),
             config_valid: world.config.is_ok(),
         }),

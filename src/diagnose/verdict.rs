@@ -12,20 +12,34 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
     let ip = &el.ip;
     let head = match (el.expected_announcer(), l2.answering(world)) {
         (Some(n), Some(_)) => format!("{} announces {ip}", world.table.name(n)),
-        (Some(n), None) => format!("nobody answers for {ip}: the election picks {}, which runs no live speaker", world.table.name(n)),
-        (None, _) if !el.active_endpoint => format!("nobody announces {ip}: the Service has no serving endpoint"),
+        (Some(n), None) => format!(
+            "nobody answers for {ip}: the election picks {}, which runs no live speaker",
+            world.table.name(n)
+        ),
+        (None, _) if !el.active_endpoint => {
+            format!("nobody announces {ip}: the Service has no serving endpoint")
+        }
         (None, _) if el.shared_ip_refusal => {
             format!("nobody announces {ip}: newer MetalLB refuses allow-shared-ip Services on L2Advertisements with serviceSelectors")
         }
-        (None, _) if el.ads_for_service.is_empty() => format!("nobody announces {ip}: no L2Advertisement of its pool matches the Service"),
+        (None, _) if el.ads_for_service.is_empty() => {
+            format!("nobody announces {ip}: no L2Advertisement of its pool matches the Service")
+        }
         (None, _) => {
             let ctx = world.l2_context(world.setup.head(), false);
             let why = match el.emptied_by(&ctx).map(|x| x.code()) {
                 Some("notSelected") => "its advertisements select no existing node".to_string(),
-                Some("noSpeaker") => "no node its advertisements select runs a live speaker".to_string(),
-                Some("networkUnavailable") => "every node its advertisements select has NetworkUnavailable=True".to_string(),
-                Some("excludeLabel") => format!("every node its advertisements select carries {EXCLUDE_LB_LABEL}"),
-                _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)".to_string(),
+                Some("noSpeaker") => {
+                    "no node its advertisements select runs a live speaker".to_string()
+                }
+                Some("networkUnavailable") => {
+                    "every node its advertisements select has NetworkUnavailable=True".to_string()
+                }
+                Some("excludeLabel") => {
+                    format!("every node its advertisements select carries {EXCLUDE_LB_LABEL}")
+                }
+                _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)"
+                    .to_string(),
             };
             format!("nobody announces {ip}: {why}")
         }
@@ -39,21 +53,44 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
         }
     }
     let mut parts = vec![head];
-    for code in ["noSpeaker", "networkUnavailable", "excludeLabel", "notSelected", "noLocalEndpoint", "lostElection"] {
-        let Some(group) = groups.get(code) else { continue };
+    for code in [
+        "noSpeaker",
+        "networkUnavailable",
+        "excludeLabel",
+        "notSelected",
+        "noLocalEndpoint",
+        "lostElection",
+    ] {
+        let Some(group) = groups.get(code) else {
+            continue;
+        };
         let count = group.len();
         let subject = describe(group);
         let verb = if count == 1 { "is" } else { "are" };
         let text = match code {
-            "noSpeaker" => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
+            "noSpeaker" => format!(
+                "{subject} {} no live speaker",
+                if count == 1 { "runs" } else { "run" }
+            ),
             "networkUnavailable" => format!("{subject} {verb} out: NetworkUnavailable=True"),
             "excludeLabel" => {
-                let empty = group.iter().all(|n| n.exclude_label_value.as_deref() == Some(""));
-                let how = if empty { "present with an empty value" } else { "the key alone counts" };
+                let empty = group
+                    .iter()
+                    .all(|n| n.exclude_label_value.as_deref() == Some(""));
+                let how = if empty {
+                    "present with an empty value"
+                } else {
+                    "the key alone counts"
+                };
                 format!("{subject} {verb} excluded by {EXCLUDE_LB_LABEL} ({how})")
             }
-            "notSelected" => format!("{subject} {verb} not selected by any L2Advertisement matching the Service"),
-            "noLocalEndpoint" => format!("{subject} {} no serving endpoint (externalTrafficPolicy Local)", if count == 1 { "hosts" } else { "host" }),
+            "notSelected" => {
+                format!("{subject} {verb} not selected by any L2Advertisement matching the Service")
+            }
+            "noLocalEndpoint" => format!(
+                "{subject} {} no serving endpoint (externalTrafficPolicy Local)",
+                if count == 1 { "hosts" } else { "host" }
+            ),
             _ => format!("{subject} lost the hash election"),
         };
         parts.push(text);
@@ -66,7 +103,10 @@ fn describe(group: &[&L2Node]) -> String {
     if group.len() == 1 {
         return group[0].node.clone();
     }
-    let role = group[0].roles.first().filter(|r| group.iter().all(|n| n.roles.contains(r)));
+    let role = group[0]
+        .roles
+        .first()
+        .filter(|r| group.iter().all(|n| n.roles.contains(r)));
     let names: Vec<&str> = group.iter().take(4).map(|n| n.node.as_str()).collect();
     let more = if group.len() > 4 { ", …" } else { "" };
     match role {

@@ -33,14 +33,38 @@ impl<'a> World<'a> {
         let ns = setup.namespace.as_str();
         let in_ns = |o: &str| o == ns;
         let input = ConfigInput {
-            pools: snap.metallb.ip_address_pools.iter().filter(|o| in_ns(o.namespace())).collect(),
-            l2_advertisements: snap.metallb.l2_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
-            bgp_advertisements: snap.metallb.bgp_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
-            communities: snap.metallb.communities.iter().filter(|o| in_ns(o.namespace())).collect(),
+            pools: snap
+                .metallb
+                .ip_address_pools
+                .iter()
+                .filter(|o| in_ns(o.namespace()))
+                .collect(),
+            l2_advertisements: snap
+                .metallb
+                .l2_advertisements
+                .iter()
+                .filter(|o| in_ns(o.namespace()))
+                .collect(),
+            bgp_advertisements: snap
+                .metallb
+                .bgp_advertisements
+                .iter()
+                .filter(|o| in_ns(o.namespace()))
+                .collect(),
+            communities: snap
+                .metallb
+                .communities
+                .iter()
+                .filter(|o| in_ns(o.namespace()))
+                .collect(),
             nodes: &snap.nodes,
         };
         let config = config::parse(&input, setup.head());
-        let legacy_config = if setup.head() { config::parse(&input, false).ok() } else { None };
+        let legacy_config = if setup.head() {
+            config::parse(&input, false).ok()
+        } else {
+            None
+        };
 
         let speaker_nodes: Vec<String> = setup
             .speaker_pods
@@ -66,7 +90,11 @@ impl<'a> World<'a> {
         let table = NodeTable::new(facts);
 
         let live_speakers = setup.speaker_pods.as_ref().map(|pods| {
-            let live: Vec<String> = pods.iter().filter(|p| p.live).filter_map(|p| p.node.clone()).collect();
+            let live: Vec<String> = pods
+                .iter()
+                .filter(|p| p.live)
+                .filter_map(|p| p.node.clone())
+                .collect();
             table.set_of(&live)
         });
         let liveness = match (&live_speakers, setup.memberlist) {
@@ -76,10 +104,18 @@ impl<'a> World<'a> {
 
         let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
         for slice in &snap.endpoint_slices {
-            let Some(svc) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
+            let Some(svc) = slice
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("kubernetes.io/service-name"))
+            else {
                 continue;
             };
-            let key = (slice.metadata.namespace.clone().unwrap_or_default(), svc.clone());
+            let key = (
+                slice.metadata.namespace.clone().unwrap_or_default(),
+                svc.clone(),
+            );
             let list = endpoints.entry(key).or_default();
             for ep in &slice.endpoints {
                 list.push(EndpointInput {
@@ -92,7 +128,9 @@ impl<'a> World<'a> {
         let mut node_roles = vec![Vec::new(); table.len()];
         let mut exclude_values = vec![None; table.len()];
         for n in &snap.nodes {
-            let Some(id) = n.metadata.name.as_deref().and_then(|name| table.id(name)) else { continue };
+            let Some(id) = n.metadata.name.as_deref().and_then(|name| table.id(name)) else {
+                continue;
+            };
             let labels = n.metadata.labels.clone().unwrap_or_default();
             node_roles[id] = roles(&labels);
             exclude_values[id] = labels.get(EXCLUDE_LB_LABEL).cloned();
@@ -131,7 +169,8 @@ impl<'a> World<'a> {
 
     /// Would a live (or assumed) speaker act on this node?
     pub fn speaker_acts(&self, node: usize) -> bool {
-        self.speaker_live(node).unwrap_or(self.table.has_object.contains(node))
+        self.speaker_live(node)
+            .unwrap_or(self.table.has_object.contains(node))
     }
 }
 

@@ -85,7 +85,10 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
             object: object.clone(),
         })?;
         if pools.iter().any(|p| p.name == pool.name) {
-            return Err(ConfigError { message: format!("duplicate definition of pool {:?}", pool.name), object });
+            return Err(ConfigError {
+                message: format!("duplicate definition of pool {:?}", pool.name),
+                object,
+            });
         }
         for cidr in &pool.cidrs {
             if let Some((existing, _)) = all_cidrs.iter().find(|(c, _)| overlaps(c, cidr)) {
@@ -109,7 +112,10 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     let mut l2_advertisements = Vec::new();
     for cr in &ads_sorted {
         let object = format!("L2Advertisement {}", ns_of(cr.namespace(), cr.name()));
-        let mut ad = l2_ad_from_cr(cr, input.nodes, head).map_err(|message| ConfigError { message, object: object.clone() })?;
+        let mut ad = l2_ad_from_cr(cr, input.nodes, head).map_err(|message| ConfigError {
+            message,
+            object: object.clone(),
+        })?;
         let targets = attached_pools(
             &cr.spec.ip_address_pools,
             &cr.spec.ip_address_pool_selectors,
@@ -119,9 +125,16 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
         ad.pools = targets.iter().cloned().collect();
         let index = l2_advertisements.len();
         for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
-            match pool.l2.iter_mut().find(|existing| is_duplicate(&l2_advertisements[existing.ad], &ad, head)) {
+            match pool
+                .l2
+                .iter_mut()
+                .find(|existing| is_duplicate(&l2_advertisements[existing.ad], &ad, head))
+            {
                 Some(existing) => existing.merged.push(index),
-                None => pool.l2.push(PoolAd { ad: index, merged: Vec::new() }),
+                None => pool.l2.push(PoolAd {
+                    ad: index,
+                    merged: Vec::new(),
+                }),
             }
         }
         l2_advertisements.push(ad);
@@ -131,14 +144,21 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     bgp_sorted.sort_by(|a, b| a.name().cmp(b.name()));
     for cr in &bgp_sorted {
         let object = format!("BGPAdvertisement {}", ns_of(cr.namespace(), cr.name()));
-        let targets = attached_pools(&cr.spec.ip_address_pools, &cr.spec.ip_address_pool_selectors, &pools_sorted)
-            .map_err(|message| ConfigError { message, object })?;
+        let targets = attached_pools(
+            &cr.spec.ip_address_pools,
+            &cr.spec.ip_address_pool_selectors,
+            &pools_sorted,
+        )
+        .map_err(|message| ConfigError { message, object })?;
         for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
             pool.bgp.push(cr.name().to_string());
         }
     }
 
-    Ok(Config { pools, l2_advertisements })
+    Ok(Config {
+        pools,
+        l2_advertisements,
+    })
 }
 
 fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
@@ -150,23 +170,41 @@ fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
     }
     let mut cidrs = Vec::new();
     for entry in &cr.spec.addresses {
-        let parsed = parse_pool_address(entry).map_err(|e| format!("invalid CIDR {entry:?} in pool {:?}: {e}", cr.name()))?;
+        let parsed = parse_pool_address(entry)
+            .map_err(|e| format!("invalid CIDR {entry:?} in pool {:?}: {e}", cr.name()))?;
         cidrs.extend(parsed);
     }
     if let Some(alloc) = &cr.spec.service_allocation {
-        validate_duplicates(&alloc.namespaces, "").map_err(|_| "duplicate definition in namespaces field".to_string())?;
+        validate_duplicates(&alloc.namespaces, "")
+            .map_err(|_| "duplicate definition in namespaces field".to_string())?;
         validate_selector_duplicates(&alloc.namespace_selectors, "namespaceSelectors")?;
         validate_selector_duplicates(&alloc.service_selectors, "serviceSelectors")?;
         for sel in &alloc.namespace_selectors {
-            Selector::compile(sel)
-                .map_err(|e| format!("{e}\ninvalid namespace label selector {} in ip pool {}", go_selector_v(sel), cr.name()))?;
+            Selector::compile(sel).map_err(|e| {
+                format!(
+                    "{e}\ninvalid namespace label selector {} in ip pool {}",
+                    go_selector_v(sel),
+                    cr.name()
+                )
+            })?;
         }
         for sel in &alloc.service_selectors {
-            Selector::compile(sel)
-                .map_err(|e| format!("{e}\ninvalid service label selector {} in ip pool {}", go_selector_v(sel), cr.name()))?;
+            Selector::compile(sel).map_err(|e| {
+                format!(
+                    "{e}\ninvalid service label selector {} in ip pool {}",
+                    go_selector_v(sel),
+                    cr.name()
+                )
+            })?;
         }
     }
-    Ok(Pool { name: cr.name().to_string(), labels: cr.labels().clone(), cidrs, l2: Vec::new(), bgp: Vec::new() })
+    Ok(Pool {
+        name: cr.name().to_string(),
+        labels: cr.labels().clone(),
+        cidrs,
+        l2: Vec::new(),
+        bgp: Vec::new(),
+    })
 }
 
 /// `l2AdvertisementFromCR` (spec §5.2), in MetalLB's order of checks.
@@ -176,20 +214,33 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result
     validate_selector_duplicates(&spec.ip_address_pool_selectors, "ipAddressPoolSelectors")?;
     validate_selector_duplicates(&spec.node_selectors, "nodeSelectors")?;
     validate_selector_duplicates(&spec.service_selectors, "serviceSelectors")?;
-    let node_labels: Vec<(&str, &Labels)> = nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
+    let node_labels: Vec<(&str, &Labels)> = nodes
+        .iter()
+        .map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n)))
+        .collect();
     let selected = select_names(&node_labels, &spec.node_selectors)
         .map_err(|e| format!("{e}\nfailed to parse node selector for {}", cr.name()))?;
     let mut service_selectors = Vec::new();
     for sel in &spec.service_selectors {
         let compiled = Selector::compile(sel).map_err(|e| {
-            format!("invalid service selector {}: {e}\nfailed to parse service selector for {}", go_selector_v(sel), cr.name())
+            format!(
+                "invalid service selector {}: {e}\nfailed to parse service selector for {}",
+                go_selector_v(sel),
+                cr.name()
+            )
         })?;
         service_selectors.push(compiled);
     }
     service_selectors.sort_by_key(|s| s.to_kube_string());
     let preferred = if head {
-        preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors)
-            .map_err(|e| format!("{e}\nfailed to parse preferred node selectors for {}", cr.name()))?
+        preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors).map_err(
+            |e| {
+                format!(
+                    "{e}\nfailed to parse preferred node selectors for {}",
+                    cr.name()
+                )
+            },
+        )?
     } else {
         None
     };
@@ -211,7 +262,10 @@ fn node_labels(n: &Node) -> &Labels {
 }
 
 /// Names matched by any selector; an empty selector list selects every name.
-fn select_names(objects: &[(&str, &Labels)], selectors: &[LabelSelector]) -> Result<BTreeSet<String>, String> {
+fn select_names(
+    objects: &[(&str, &Labels)],
+    selectors: &[LabelSelector],
+) -> Result<BTreeSet<String>, String> {
     if selectors.is_empty() {
         return Ok(objects.iter().map(|(n, _)| n.to_string()).collect());
     }
@@ -226,7 +280,10 @@ fn select_names(objects: &[(&str, &Labels)], selectors: &[LabelSelector]) -> Res
 fn compile_all(selectors: &[LabelSelector]) -> Result<Vec<Selector>, String> {
     selectors
         .iter()
-        .map(|s| Selector::compile(s).map_err(|e| format!("{e}\ninvalid label selector {}", go_selector_v(s))))
+        .map(|s| {
+            Selector::compile(s)
+                .map_err(|e| format!("{e}\ninvalid label selector {}", go_selector_v(s)))
+        })
         .collect()
 }
 
@@ -241,18 +298,30 @@ pub fn preferred_node_scores(
     }
     let mut compiled = Vec::new();
     for p in preferred {
-        let sel = Selector::compile(&p.preference)
-            .map_err(|e| format!("{e}\ninvalid preferred node selector {}", go_selector_v(&p.preference)))?;
+        let sel = Selector::compile(&p.preference).map_err(|e| {
+            format!(
+                "{e}\ninvalid preferred node selector {}",
+                go_selector_v(&p.preference)
+            )
+        })?;
         compiled.push((sel, i64::from(p.weight)));
     }
     let mut scores = BTreeMap::new();
     for (name, labels) in nodes.iter().filter(|(n, _)| eligible.contains(*n)) {
-        let total: i64 = compiled.iter().filter(|(s, _)| s.matches(labels)).map(|(_, w)| w).sum();
+        let total: i64 = compiled
+            .iter()
+            .filter(|(s, _)| s.matches(labels))
+            .map(|(_, w)| w)
+            .sum();
         if total > 0 {
             scores.insert(name.to_string(), total);
         }
     }
-    Ok(if scores.is_empty() { None } else { Some(scores) })
+    Ok(if scores.is_empty() {
+        None
+    } else {
+        Some(scores)
+    })
 }
 
 /// The pools an advertisement reaches: every pool when it names none and selects none; otherwise
@@ -270,7 +339,12 @@ fn attached_pools(
         let labelled: Vec<(&str, &Labels)> = pools.iter().map(|p| (p.name(), p.labels())).collect();
         out.extend(select_names(&labelled, selectors)?);
     }
-    out.extend(names.iter().filter(|n| pools.iter().any(|p| p.name() == n.as_str())).cloned());
+    out.extend(
+        names
+            .iter()
+            .filter(|n| pools.iter().any(|p| p.name() == n.as_str()))
+            .cloned(),
+    );
     Ok(out)
 }
 
@@ -309,13 +383,25 @@ fn validate_selector_duplicates(selectors: &[LabelSelector], what: &str) -> Resu
     for (i, sel) in sorted.iter().enumerate() {
         let exprs = sel.match_expressions.clone().unwrap_or_default();
         for (j, expr) in exprs.iter().enumerate() {
-            validate_duplicates(expr.values.as_deref().unwrap_or_default(), "match expression value in label selector")?;
+            validate_duplicates(
+                expr.values.as_deref().unwrap_or_default(),
+                "match expression value in label selector",
+            )?;
             if exprs[j + 1..].contains(expr) {
-                return Err(format!("duplicate definition of match expressions {:?}", go_requirement_q(expr)));
+                return Err(format!(
+                    "duplicate definition of match expressions {:?}",
+                    go_requirement_q(expr)
+                ));
             }
         }
-        if sorted[i + 1..].iter().any(|other| go_selector_q(other) == go_selector_q(sel)) {
-            return Err(format!("duplicate definition of {what} {:?}", go_selector_q(sel)));
+        if sorted[i + 1..]
+            .iter()
+            .any(|other| go_selector_q(other) == go_selector_q(sel))
+        {
+            return Err(format!(
+                "duplicate definition of {what} {:?}",
+                go_selector_q(sel)
+            ));
         }
     }
     Ok(())
@@ -328,10 +414,16 @@ fn validate_communities(crs: &[&Community]) -> Result<(), ConfigError> {
         let object = format!("Community {}/{}", cr.namespace(), cr.name());
         for alias in &cr.spec.communities {
             if !seen.insert(alias.name.clone()) {
-                return Err(ConfigError { message: format!("duplicate definition of community {:?}", alias.name), object });
+                return Err(ConfigError {
+                    message: format!("duplicate definition of community {:?}", alias.name),
+                    object,
+                });
             }
             if let Err(e) = parse_community(&alias.value) {
-                return Err(ConfigError { message: format!("parsing community {:?}: {e}", alias.name), object });
+                return Err(ConfigError {
+                    message: format!("parsing community {:?}: {e}", alias.name),
+                    object,
+                });
             }
         }
     }
@@ -349,5 +441,203 @@ fn parse_community(value: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("invalid community value {value:?}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pool(name: &str, addresses: &[&str]) -> IpAddressPool {
+        serde_json::from_value(json!({
+            "apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool",
+            "metadata": {"name": name, "namespace": "metallb-system", "labels": {"tier": name}},
+            "spec": {"addresses": addresses}
+        }))
+        .unwrap()
+    }
+
+    fn ad(name: &str, spec: serde_json::Value) -> L2Advertisement {
+        serde_json::from_value(json!({
+            "apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement",
+            "metadata": {"name": name, "namespace": "metallb-system"}, "spec": spec
+        }))
+        .unwrap()
+    }
+
+    fn node(name: &str, labels: serde_json::Value) -> Node {
+        serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).unwrap()
+    }
+
+    fn parse_with(
+        pools: &[IpAddressPool],
+        ads: &[L2Advertisement],
+        nodes: &[Node],
+        head: bool,
+    ) -> Result<Config, ConfigError> {
+        let input = ConfigInput {
+            pools: pools.iter().collect(),
+            l2_advertisements: ads.iter().collect(),
+            bgp_advertisements: vec![],
+            communities: vec![],
+            nodes,
+        };
+        parse(&input, head)
+    }
+
+    #[test]
+    fn overlapping_pools_reject_everything_with_metallbs_text() {
+        let err = parse_with(
+            &[
+                pool("a", &["192.0.2.0/28"]),
+                pool("b", &["192.0.2.8-192.0.2.20"]),
+            ],
+            &[],
+            &[],
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            r#"CIDR "192.0.2.8/29" in pool "b" overlaps with already defined CIDR "192.0.2.0/28""#
+        );
+        assert_eq!(err.object, "IPAddressPool metallb-system/b");
+    }
+
+    #[test]
+    fn invalid_cidr_is_wrapped_per_pool() {
+        let err = parse_with(&[pool("a", &[" 192.0.2.0/24"])], &[], &[], false).unwrap_err();
+        assert_eq!(
+            err.message,
+            r#"parsing address pool a: invalid CIDR " 192.0.2.0/24" in pool "a": invalid CIDR " 192.0.2.0/24""#
+        );
+        let err = parse_with(&[pool("a", &[])], &[], &[], false).unwrap_err();
+        assert_eq!(
+            err.message,
+            "parsing address pool a: pool has no prefixes defined"
+        );
+    }
+
+    #[test]
+    fn duplicate_node_selectors_are_rejected() {
+        let sel = json!({"matchLabels": {"role": "worker"}});
+        let err = parse_with(
+            &[pool("a", &["192.0.2.0/24"])],
+            &[ad("l2", json!({"nodeSelectors": [sel, sel]}))],
+            &[],
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            r#"duplicate definition of nodeSelectors "{map[\"role\":\"worker\"] []}""#
+        );
+    }
+
+    #[test]
+    fn bad_operator_names_the_advertisement() {
+        let sel =
+            json!({"matchExpressions": [{"key": "role", "operator": "Equals", "values": ["x"]}]});
+        let err = parse_with(
+            &[pool("a", &["192.0.2.0/24"])],
+            &[ad("l2", json!({"nodeSelectors": [sel]}))],
+            &[],
+            false,
+        )
+        .unwrap_err();
+        assert!(
+            err.message
+                .ends_with("failed to parse node selector for l2"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message
+                .starts_with(r#""Equals" is not a valid label selector operator"#),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn empty_node_selectors_select_every_node_and_selectors_select_some() {
+        let nodes = [
+            node("cp-1", json!({"role": "cp"})),
+            node("w-1", json!({"role": "worker"})),
+        ];
+        let cfg = parse_with(
+            &[pool("a", &["192.0.2.0/24"])],
+            &[
+                ad("all", json!({})),
+                ad(
+                    "workers",
+                    json!({"nodeSelectors": [{"matchLabels": {"role": "worker"}}]}),
+                ),
+            ],
+            &nodes,
+            false,
+        )
+        .unwrap();
+        let by_name = |n: &str| cfg.l2_advertisements.iter().find(|a| a.name == n).unwrap();
+        assert_eq!(
+            by_name("all").nodes,
+            BTreeSet::from(["cp-1".to_string(), "w-1".to_string()])
+        );
+        assert_eq!(
+            by_name("workers").nodes,
+            BTreeSet::from(["w-1".to_string()])
+        );
+    }
+
+    #[test]
+    fn pool_selector_matching_nothing_attaches_to_no_pool() {
+        let cfg = parse_with(
+            &[pool("a", &["192.0.2.0/24"])],
+            &[ad(
+                "l2",
+                json!({"ipAddressPoolSelectors": [{"matchLabels": {"tier": "gold"}}]}),
+            )],
+            &[],
+            false,
+        )
+        .unwrap();
+        assert!(cfg.pools[0].l2.is_empty());
+        assert!(cfg.l2_advertisements[0].pools.is_empty());
+    }
+
+    #[test]
+    fn no_pool_fields_means_every_pool_and_unknown_names_are_ignored() {
+        let cfg = parse_with(
+            &[pool("a", &["192.0.2.0/25"]), pool("b", &["192.0.2.128/25"])],
+            &[
+                ad("all", json!({})),
+                ad("named", json!({"ipAddressPools": ["b", "nope"]})),
+            ],
+            &[],
+            false,
+        )
+        .unwrap();
+        assert_eq!(cfg.l2_advertisements[0].pools, vec!["a", "b"]);
+        assert_eq!(cfg.l2_advertisements[1].pools, vec!["b"]);
+    }
+
+    #[test]
+    fn identical_advertisements_fold_in_v0_16_1_but_preferences_stack_in_newer() {
+        let nodes = [node("edge-a", json!({"role": "edge"}))];
+        let spec = json!({"preferredNodeSelectors": [{"weight": 50, "preference": {"matchLabels": {"role": "edge"}}}]});
+        let ads = [ad("one", json!({})), ad("two", json!({}))];
+        let cfg = parse_with(&[pool("a", &["192.0.2.0/24"])], &ads, &nodes, false).unwrap();
+        assert_eq!(cfg.pools[0].l2.len(), 1);
+        assert_eq!(cfg.pools[0].l2[0].merged, vec![1]);
+        let pref = [ad("one", spec.clone()), ad("two", spec)];
+        let cfg = parse_with(&[pool("a", &["192.0.2.0/24"])], &pref, &nodes, true).unwrap();
+        assert_eq!(cfg.pools[0].l2.len(), 2);
+        let cfg = parse_with(&[pool("a", &["192.0.2.0/24"])], &pref, &nodes, false).unwrap();
+        assert_eq!(
+            cfg.pools[0].l2.len(),
+            1,
+            "v0.16.1 has no preferences, so the two ads are identical"
+        );
     }
 }

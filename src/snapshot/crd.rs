@@ -50,7 +50,11 @@ pub struct IpAddressPoolSpec {
     pub addresses: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_assign: Option<bool>,
-    #[serde(default, rename = "avoidBuggyIPs", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "avoidBuggyIPs",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub avoid_buggy_ips: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_allocation: Option<ServiceAllocation>,

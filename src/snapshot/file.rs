@@ -20,13 +20,20 @@ use super::{crd, Snapshot, SnapshotInfo};
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: no *.yaml, *.yml or *.json files in this directory")]
     EmptyDirectory { path: String },
     #[error("{origin}: {message}")]
     Malformed { origin: String, message: String },
     #[error("{object} is defined twice: at {first} and at {second}")]
-    Duplicate { object: String, first: String, second: String },
+    Duplicate {
+        object: String,
+        first: String,
+        second: String,
+    },
 }
 
 /// Where an object came from, for error messages.
@@ -62,17 +69,28 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
             let mut text = String::new();
             stdin
                 .read_to_string(&mut text)
-                .map_err(|source| LoadError::Io { path: "<stdin>".into(), source })?;
+                .map_err(|source| LoadError::Io {
+                    path: "<stdin>".into(),
+                    source,
+                })?;
             texts.push(("<stdin>".into(), text));
             continue;
         }
         let path = Path::new(input);
-        let meta = std::fs::metadata(path).map_err(|source| LoadError::Io { path: input.clone(), source })?;
+        let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+            path: input.clone(),
+            source,
+        })?;
         let files = if meta.is_dir() {
             let mut files = Vec::new();
-            walk(path, &mut files).map_err(|source| LoadError::Io { path: input.clone(), source })?;
+            walk(path, &mut files).map_err(|source| LoadError::Io {
+                path: input.clone(),
+                source,
+            })?;
             if files.is_empty() {
-                return Err(LoadError::EmptyDirectory { path: input.clone() });
+                return Err(LoadError::EmptyDirectory {
+                    path: input.clone(),
+                });
             }
             files
         } else {
@@ -80,7 +98,10 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         };
         for file in files {
             let name = file.display().to_string();
-            let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io { path: name.clone(), source })?;
+            let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io {
+                path: name.clone(),
+                source,
+            })?;
             texts.push((name.into(), text));
         }
     }
@@ -90,7 +111,8 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         split_text(file, text, lines, &mut pending)?;
     }
     // Typed decoding is the expensive part and each object is independent.
-    let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending.into_par_iter().map(Split::decode).collect();
+    let parsed: Vec<Result<Vec<Parsed>, LoadError>> =
+        pending.into_par_iter().map(Split::decode).collect();
     let mut collector = Collector::default();
     for items in parsed {
         for item in items? {
@@ -101,12 +123,17 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
     entries.sort();
     for path in entries {
         if path.is_dir() {
             walk(&path, out)?;
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        ) {
             out.push(path);
         }
     }
@@ -147,12 +174,18 @@ struct LineIndex {
 
 impl LineIndex {
     fn new(text: &str) -> LineIndex {
-        LineIndex { newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect() }
+        LineIndex {
+            newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect(),
+        }
     }
     /// 1-based line and column of a byte offset.
     fn position(&self, offset: usize) -> (u64, u64) {
         let line = self.newlines.partition_point(|&n| n < offset);
-        let start = if line == 0 { 0 } else { self.newlines[line - 1] + 1 };
+        let start = if line == 0 {
+            0
+        } else {
+            self.newlines[line - 1] + 1
+        };
         (line as u64 + 1, (offset - start) as u64 + 1)
     }
 }
@@ -167,7 +200,11 @@ impl Doc<'_> {
                 if e.line() > 0 {
                     let (obj_line, obj_col) = lines.position(offset);
                     at.line = Some(obj_line + e.line() as u64 - 1);
-                    at.column = Some(if e.line() == 1 { obj_col + e.column() as u64 - 1 } else { e.column() as u64 });
+                    at.column = Some(if e.line() == 1 {
+                        obj_col + e.column() as u64 - 1
+                    } else {
+                        e.column() as u64
+                    });
                 }
                 (at, strip_position(e.to_string()))
             }),
@@ -211,8 +248,19 @@ impl<'a> Split<'a> {
             Split::Ready(p) => Ok(vec![p.decode()?]),
             Split::Raw(item) => {
                 let mut found = Vec::new();
-                split_raw(&item.origin.file, item.origin.item, item.raw, item.offset, item.lines, &mut found)?;
-                found.into_iter().map(|s| s.decode()).collect::<Result<Vec<_>, _>>().map(|v| v.into_iter().flatten().collect())
+                split_raw(
+                    &item.origin.file,
+                    item.origin.item,
+                    item.raw,
+                    item.offset,
+                    item.lines,
+                    &mut found,
+                )?;
+                found
+                    .into_iter()
+                    .map(|s| s.decode())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|v| v.into_iter().flatten().collect())
             }
         }
     }
@@ -249,13 +297,30 @@ struct Parsed {
 
 impl Pending<'_> {
     fn decode(self) -> Result<Parsed, LoadError> {
-        let Pending { origin, api_version, kind, namespace, name, doc } = self;
-        let display = if namespace.is_empty() { format!("{kind} {name}") } else { format!("{kind} {namespace}/{name}") };
-        let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
+        let Pending {
+            origin,
+            api_version,
+            kind,
+            namespace,
+            name,
+            doc,
+        } = self;
+        let display = if namespace.is_empty() {
+            format!("{kind} {name}")
+        } else {
+            format!("{kind} {namespace}/{name}")
+        };
+        let group = api_version
+            .rsplit_once('/')
+            .map(|(g, _)| g)
+            .unwrap_or("")
+            .to_string();
         let core = api_version == "v1";
         macro_rules! typed {
             ($variant:ident) => {
-                Object::$variant(Box::new(doc.parse(&origin).map_err(|e| malformed(e, &display))?))
+                Object::$variant(Box::new(
+                    doc.parse(&origin).map_err(|e| malformed(e, &display))?,
+                ))
             };
         }
         let object = match (group.as_str(), kind.as_str()) {
@@ -276,7 +341,9 @@ impl Pending<'_> {
             ("", "Pod") if core => typed!(Pod),
             ("", "Event") if core => typed!(Event),
             ("", "ConfigMap") if core => typed!(ConfigMap),
-            ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => typed!(EndpointSlice),
+            ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => {
+                typed!(EndpointSlice)
+            }
             ("apps", "DaemonSet") if api_version == "apps/v1" => typed!(DaemonSet),
             ("apps", "Deployment") if api_version == "apps/v1" => typed!(Deployment),
             ("metallb.io", "IPAddressPool") => typed!(IpAddressPool),
@@ -287,12 +354,22 @@ impl Pending<'_> {
             ("metallb.io", "ServiceL2Status") => typed!(ServiceL2Status),
             _ => Object::Ignored(format!("{kind} ({api_version})")),
         };
-        Ok(Parsed { origin, key: (group, kind, namespace, name), display, object })
+        Ok(Parsed {
+            origin,
+            key: (group, kind, namespace, name),
+            display,
+            object,
+        })
     }
 }
 
 /// Splits one file into objects (documents, JSON values, `kind: List` items) without decoding them.
-fn split_text<'a>(file: &Arc<str>, text: &'a str, lines: &'a LineIndex, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+fn split_text<'a>(
+    file: &Arc<str>,
+    text: &'a str,
+    lines: &'a LineIndex,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         split_json(file, text, lines, out)
@@ -301,22 +378,45 @@ fn split_text<'a>(file: &Arc<str>, text: &'a str, lines: &'a LineIndex, out: &mu
     }
 }
 
-fn split_json<'a>(file: &Arc<str>, text: &'a str, lines: &'a LineIndex, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
-    let whole = Origin { file: file.clone(), line: None, column: None, item: None };
+fn split_json<'a>(
+    file: &Arc<str>,
+    text: &'a str,
+    lines: &'a LineIndex,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
+    let whole = Origin {
+        file: file.clone(),
+        line: None,
+        column: None,
+        item: None,
+    };
     let malformed_json = |e: serde_json::Error| {
         let mut at = whole.clone();
         if e.line() > 0 {
             at.line = Some(e.line() as u64);
             at.column = Some(e.column() as u64);
         }
-        LoadError::Malformed { origin: at.to_string(), message: strip_position(e.to_string()) }
+        LoadError::Malformed {
+            origin: at.to_string(),
+            message: strip_position(e.to_string()),
+        }
     };
     let offset_of = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     if text.trim_start().starts_with('[') {
         let items: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed_json)?;
         for (i, raw) in items.into_iter().enumerate() {
-            let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
-            out.push(Split::Raw(RawItem { origin, raw, offset: offset_of(raw), lines }));
+            let origin = Origin {
+                file: file.clone(),
+                line: None,
+                column: None,
+                item: Some(i),
+            };
+            out.push(Split::Raw(RawItem {
+                origin,
+                raw,
+                offset: offset_of(raw),
+                lines,
+            }));
         }
         return Ok(());
     }
@@ -334,8 +434,18 @@ fn split_json<'a>(file: &Arc<str>, text: &'a str, lines: &'a LineIndex, out: &mu
         Some(items) => {
             for (i, item) in items.into_iter().enumerate() {
                 let offset = offset_of(item);
-                let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
-                out.push(Split::Raw(RawItem { origin, raw: item, offset, lines }));
+                let origin = Origin {
+                    file: file.clone(),
+                    line: None,
+                    column: None,
+                    item: Some(i),
+                };
+                out.push(Split::Raw(RawItem {
+                    origin,
+                    raw: item,
+                    offset,
+                    lines,
+                }));
             }
             Ok(())
         }
@@ -352,28 +462,56 @@ fn split_raw<'a>(
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     let (line, column) = lines.position(offset);
-    let origin = Origin { file: file.clone(), line: Some(line), column: Some(column), item };
+    let origin = Origin {
+        file: file.clone(),
+        line: Some(line),
+        column: Some(column),
+        item,
+    };
     let head: Head = serde_json::from_str(raw.get()).map_err(|e| LoadError::Malformed {
         origin: origin.to_string(),
         message: format!("not a Kubernetes object: {}", strip_position(e.to_string())),
     })?;
-    if let Some(items) = head.items.as_ref().filter(|_| is_list(head.kind.as_deref())) {
+    if let Some(items) = head
+        .items
+        .as_ref()
+        .filter(|_| is_list(head.kind.as_deref()))
+    {
         for (i, raw_item) in items.iter().enumerate() {
             let off = raw_item.get().as_ptr() as usize - raw.get().as_ptr() as usize + offset;
             split_raw(file, Some(i), raw_item, off, lines, out)?;
         }
         return Ok(());
     }
-    out.push(Split::Ready(pending(origin, head, Doc::Raw(raw, offset, lines))?));
+    out.push(Split::Ready(pending(
+        origin,
+        head,
+        Doc::Raw(raw, offset, lines),
+    )?));
     Ok(())
 }
 
-fn split_yaml<'a>(file: &Arc<str>, text: &'a str, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+fn split_yaml<'a>(
+    file: &Arc<str>,
+    text: &'a str,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
     let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
         serde_saphyr::from_multiple_with_options(text, yaml_options()).map_err(|e| {
-            let (line, column) = e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
-            let origin = Origin { file: file.clone(), line, column, item: None };
-            LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
+            let (line, column) = e
+                .location()
+                .map(|l| (Some(l.line()), Some(l.column())))
+                .unwrap_or((None, None));
+            let origin = Origin {
+                file: file.clone(),
+                line,
+                column,
+                item: None,
+            };
+            LoadError::Malformed {
+                origin: origin.to_string(),
+                message: yaml_message(&e),
+            }
         })?;
     for doc in docs {
         let origin = Origin {
@@ -387,7 +525,11 @@ fn split_yaml<'a>(file: &Arc<str>, text: &'a str, out: &mut Vec<Split<'a>>) -> R
     Ok(())
 }
 
-fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+fn split_value<'a>(
+    origin: Origin,
+    value: serde_json::Value,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
     if value.is_null() {
         return Ok(());
     }
@@ -401,7 +543,10 @@ fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split
     let head = Head {
         api_version: text(value.get("apiVersion")),
         kind: text(value.get("kind")),
-        metadata: value.get("metadata").map(|m| HeadMeta { name: text(m.get("name")), namespace: text(m.get("namespace")) }),
+        metadata: value.get("metadata").map(|m| HeadMeta {
+            name: text(m.get("name")),
+            namespace: text(m.get("namespace")),
+        }),
         items: None,
     };
     if is_list(head.kind.as_deref()) {
@@ -420,7 +565,10 @@ fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split
 
 fn pending<'a>(origin: Origin, head: Head, doc: Doc<'a>) -> Result<Pending<'a>, LoadError> {
     let (Some(api_version), Some(kind)) = (head.api_version, head.kind) else {
-        return Err(LoadError::Malformed { origin: origin.to_string(), message: "object has no apiVersion or kind".into() });
+        return Err(LoadError::Malformed {
+            origin: origin.to_string(),
+            message: "object has no apiVersion or kind".into(),
+        });
     };
     let meta = head.metadata.unwrap_or_default();
     Ok(Pending {
@@ -458,7 +606,12 @@ struct Collector {
 
 impl Collector {
     fn add(&mut self, parsed: Parsed) -> Result<(), LoadError> {
-        let Parsed { origin, key, display, object } = parsed;
+        let Parsed {
+            origin,
+            key,
+            display,
+            object,
+        } = parsed;
         let s = &mut self.snap;
         let m = &mut s.metallb;
         match object {
@@ -468,7 +621,11 @@ impl Collector {
             }
             Object::Info(info) => {
                 if let Some(first) = &self.info_origin {
-                    return Err(LoadError::Duplicate { object: "SnapshotInfo".into(), first: first.clone(), second: origin.to_string() });
+                    return Err(LoadError::Duplicate {
+                        object: "SnapshotInfo".into(),
+                        first: first.clone(),
+                        second: origin.to_string(),
+                    });
                 }
                 s.info = *info;
                 self.info_origin = Some(origin.to_string());
@@ -491,7 +648,11 @@ impl Collector {
             Object::ServiceL2Status(o) => m.service_l2_statuses.push(*o),
         }
         if let Some(first) = self.seen.insert(key, origin.clone()) {
-            return Err(LoadError::Duplicate { object: display, first: first.to_string(), second: origin.to_string() });
+            return Err(LoadError::Duplicate {
+                object: display,
+                first: first.to_string(),
+                second: origin.to_string(),
+            });
         }
         Ok(())
     }
@@ -502,11 +663,18 @@ fn is_list(kind: Option<&str>) -> bool {
 }
 
 fn malformed((origin, message): (Origin, String), object: &str) -> LoadError {
-    LoadError::Malformed { origin: origin.to_string(), message: format!("{object}: {message}") }
+    LoadError::Malformed {
+        origin: origin.to_string(),
+        message: format!("{object}: {message}"),
+    }
 }
 
 fn yaml_message(e: &serde_saphyr::Error) -> String {
     // The location is already in the prefix; keep the first line of the message only.
     let text = e.to_string();
-    text.lines().next().unwrap_or("invalid YAML").trim().to_string()
+    text.lines()
+        .next()
+        .unwrap_or("invalid YAML")
+        .trim()
+        .to_string()
 }

@@ -87,6 +87,35 @@ pub struct SnapshotInfo {
     pub metallb: MetallbInfo,
 }
 
+/// Resources without which no layer-2 answer can be given (lower-case plural, as in RBAC errors).
+const REQUIRED: &[&str] = &[
+    "nodes",
+    "services",
+    "endpointslices",
+    "pods",
+    "ipaddresspools",
+    "l2advertisements",
+];
+
+impl SnapshotInfo {
+    /// The `unreadable` entries (`"l2advertisements.metallb.io: forbidden"`) that name a required resource.
+    pub fn unreadable_required(&self) -> Vec<String> {
+        self.unreadable
+            .iter()
+            .filter(|entry| {
+                let resource = entry.split(':').next().unwrap_or("").trim();
+                let plural = resource
+                    .split('.')
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                REQUIRED.contains(&plural.as_str())
+            })
+            .cloned()
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MetallbInfo {
@@ -94,7 +123,11 @@ pub struct MetallbInfo {
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
-    #[serde(default, rename = "ignoreExcludeLB", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "ignoreExcludeLB",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ignore_exclude_lb: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lb_class: Option<String>,
@@ -125,6 +158,11 @@ pub enum BgpType {
 }
 
 /// `namespace/name` of any object with metadata.
-pub fn key_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> (String, String) {
-    (meta.namespace.clone().unwrap_or_default(), meta.name.clone().unwrap_or_default())
+pub fn key_of(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> (String, String) {
+    (
+        meta.namespace.clone().unwrap_or_default(),
+        meta.name.clone().unwrap_or_default(),
+    )
 }
