@@ -61,24 +61,17 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
                 )));
             }
             if name.is_some() && g.all_namespaces {
-                return Err(AppError::Usage(
-                    "explain svc NAME takes -n NAMESPACE, not -A".into(),
-                ));
+                return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
             }
             let scope = match (name, g.all_namespaces, &g.namespace) {
-                (Some(n), _, ns) => Scope::Service {
-                    namespace: ns.clone().unwrap_or_else(|| "default".into()),
-                    name: n.clone(),
-                },
+                (Some(n), _, ns) => {
+                    Scope::Service { namespace: ns.clone().unwrap_or_else(|| "default".into()), name: n.clone() }
+                }
                 (None, true, _) => Scope::All,
                 (None, false, Some(ns)) => Scope::Namespace(ns.clone()),
                 (None, false, None) => Scope::Namespace("default".into()),
             };
-            let view = if name.is_some() {
-                View::Service
-            } else {
-                View::Services
-            };
+            let view = if name.is_some() { View::Service } else { View::Services };
             let report = build_report(g, env.stdin, scope, detail(g.output, view))?;
             render::render(out, &report, g.output, view, color)?;
             Ok(fails(&report, g))
@@ -112,12 +105,7 @@ fn fails(report: &Report, g: &GlobalArgs) -> bool {
     report.all_findings().any(|f| f.severity >= threshold)
 }
 
-fn build_report(
-    g: &GlobalArgs,
-    stdin: &mut dyn Read,
-    scope: Scope,
-    detail: bool,
-) -> Result<Report, AppError> {
+fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool) -> Result<Report, AppError> {
     if g.from.is_empty() {
         return Err(AppError::Usage(
             "reading a live cluster is not available in this build yet; pass --from with a snapshot \

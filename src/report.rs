@@ -55,7 +55,8 @@ pub struct ServiceReport {
     pub name: String,
     #[serde(rename = "type")]
     pub type_: String,
-    pub external_traffic_policy: String,
+    /// As written in the spec; `null` when unset (MetalLB then behaves as for `Cluster`).
+    pub external_traffic_policy: Option<String>,
     pub load_balancer_class: Option<String>,
     pub implementation: Implementation,
     pub ips: Vec<String>,
@@ -80,6 +81,8 @@ pub enum Implementation {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetallbService {
+    /// Why nothing below could be computed, e.g. a rejected configuration (LBD201).
+    pub unknown_because: Option<String>,
     /// The pool whose CIDRs hold every ingress IP (what the speaker looks up), if any.
     pub pool: Option<String>,
     pub withdraw_reason: Option<String>,
@@ -114,6 +117,8 @@ pub struct L2Node {
     pub reason: Option<String>,
     pub rank: Option<usize>,
     pub hash: Option<String>,
+    /// Newer MetalLB: summed preferredNodeSelectors weight; `null` under v0.16.1 rules.
+    pub score: Option<i64>,
     pub excluded_by: Vec<String>,
     /// Value of the exclude-from-external-load-balancers label when present (often `""`).
     pub exclude_label_value: Option<String>,
@@ -153,9 +158,7 @@ pub struct Finding {
 impl Report {
     /// Every finding, cluster-level first.
     pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.findings
-            .iter()
-            .chain(self.services.iter().flat_map(|s| s.findings.iter()))
+        self.findings.iter().chain(self.services.iter().flat_map(|s| s.findings.iter()))
     }
 
     pub fn worst(&self) -> Option<Severity> {

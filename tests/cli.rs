@@ -17,28 +17,17 @@ fn json_of(args: &[&str]) -> (Value, i32) {
     let out = lbdoctor().args(args).args(["-o", "json"]).output().unwrap();
     let code = out.status.code().unwrap();
     (
-        serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr))),
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr))),
         code,
     )
 }
 
 fn service<'a>(report: &'a Value, ns: &str, name: &str) -> &'a Value {
-    report["services"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["namespace"] == ns && s["name"] == name)
-        .unwrap()
+    report["services"].as_array().unwrap().iter().find(|s| s["namespace"] == ns && s["name"] == name).unwrap()
 }
 
 fn codes(svc: &Value) -> Vec<&str> {
-    svc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap())
-        .collect()
+    svc["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect()
 }
 
 #[test]
@@ -65,28 +54,18 @@ fn homelab_splits_the_ips_between_the_two_workers() {
         assert_eq!(l2["expectedAnnouncer"].as_str(), winner, "{ns}/{name}");
         assert_eq!(svc["implementation"], "metallb");
         if let Some(w) = winner {
-            assert_eq!(
-                l2["actualAnnouncers"],
-                serde_json::json!([w]),
-                "{ns}/{name}: ServiceL2Status agrees"
-            );
+            assert_eq!(l2["actualAnnouncers"], serde_json::json!([w]), "{ns}/{name}: ServiceL2Status agrees");
             assert!(codes(svc).is_empty(), "{ns}/{name}: {:?}", codes(svc));
         }
     }
     let tcp = service(&report, "home", "pihole-dns-tcp");
-    assert_eq!(
-        codes(tcp),
-        ["LBD104"],
-        "the shared IP is still answered by worker-b for pihole-dns-udp"
-    );
+    assert_eq!(codes(tcp), ["LBD104"], "the shared IP is still answered by worker-b for pihole-dns-udp");
     assert!(report["findings"].as_array().unwrap().is_empty());
 }
 
 #[test]
 fn json_contract_for_one_service() {
-    let (report, code) = json_of(&[
-        "explain", "svc", "jellyfin", "-n", "media", "--from", HOMELAB,
-    ]);
+    let (report, code) = json_of(&["explain", "svc", "jellyfin", "-n", "media", "--from", HOMELAB]);
     assert_eq!(code, 0);
     assert_eq!(report["apiVersion"], "lbdoctor/v1alpha1");
     assert_eq!(report["kind"], "Report");
@@ -102,26 +81,16 @@ fn json_contract_for_one_service() {
     let first = &nodes[0];
     assert_eq!(first["node"], "worker-a");
     assert_eq!(
-        (
-            first["speaker"].as_bool(),
-            first["reason"].as_str(),
-            first["rank"].as_u64()
-        ),
+        (first["speaker"].as_bool(), first["reason"].as_str(), first["rank"].as_u64()),
         (Some(true), Some(""), Some(1))
     );
-    assert_eq!(
-        first["hash"],
-        "c4405983aefa1987858209826f33accd6bbb0dc3b3f34cd043f1586b5e62c645"
-    );
+    assert_eq!(first["hash"], "c4405983aefa1987858209826f33accd6bbb0dc3b3f34cd043f1586b5e62c645");
     assert_eq!(nodes[1]["node"], "worker-b");
     assert_eq!(nodes[1]["excludedBy"], serde_json::json!(["lostElection"]));
     let cp1 = nodes.iter().find(|n| n["node"] == "cp-1").unwrap();
     assert_eq!(cp1["reason"], "noMatchingAdvertisement");
     assert_eq!(cp1["rank"], Value::Null);
-    assert_eq!(
-        cp1["excludedBy"],
-        serde_json::json!(["excludeLabel", "notSelected"])
-    );
+    assert_eq!(cp1["excludedBy"], serde_json::json!(["excludeLabel", "notSelected"]));
     assert_eq!(cp1["excludeLabelValue"], "");
 }
 
@@ -137,34 +106,18 @@ fn the_trap_leaves_every_ip_dark_and_says_why() {
             assert_eq!(l2["emptiedBy"], "excludeLabel", "{}", svc["name"]);
             assert!(codes(svc).contains(&"LBD102"), "{}", svc["name"]);
             // Control-plane nodes still run a speaker; each answers plain notOwner (spec T2).
-            let cp = l2["nodes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|n| n["node"] == "cp-2")
-                .unwrap();
+            let cp = l2["nodes"].as_array().unwrap().iter().find(|n| n["node"] == "cp-2").unwrap();
             assert_eq!(cp["reason"], "notOwner");
         }
     }
     let jellyfin = service(&report, "media", "jellyfin");
-    assert!(
-        codes(jellyfin).contains(&"LBD105"),
-        "the stale nodeAssigned Event disagrees"
-    );
-    let lbd102 = jellyfin["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "LBD102")
-        .unwrap();
+    assert!(codes(jellyfin).contains(&"LBD105"), "the stale nodeAssigned Event disagrees");
+    let lbd102 = jellyfin["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD102").unwrap();
     assert!(lbd102["hint"]
         .as_str()
         .unwrap()
         .contains("kubectl get nodes -L node.kubernetes.io/exclude-from-external-load-balancers"));
-    assert!(lbd102["objects"]
-        .as_array()
-        .unwrap()
-        .contains(&Value::from("L2Advertisement metallb-system/workers")));
+    assert!(lbd102["objects"].as_array().unwrap().contains(&Value::from("L2Advertisement metallb-system/workers")));
 }
 
 #[test]
@@ -183,10 +136,7 @@ fn table_explains_one_service_in_words() {
 #[test]
 fn yaml_is_the_same_document_as_json() {
     let (json, _) = json_of(&["check", "--from", HOMELAB]);
-    let out = lbdoctor()
-        .args(["check", "--from", HOMELAB, "-o", "yaml"])
-        .output()
-        .unwrap();
+    let out = lbdoctor().args(["check", "--from", HOMELAB, "-o", "yaml"]).output().unwrap();
     let yaml: Value = serde_saphyr::from_slice(&out.stdout).unwrap();
     assert_eq!(yaml, json);
 }
@@ -194,41 +144,18 @@ fn yaml_is_the_same_document_as_json() {
 #[test]
 fn colour_follows_flags_and_no_color() {
     let args = ["explain", "svc", "-A", "--from", HOMELAB];
-    lbdoctor()
-        .args(args)
-        .arg("--color=always")
-        .assert()
-        .stdout(predicate::str::contains("\u{1b}["));
-    lbdoctor()
-        .args(args)
-        .assert()
-        .stdout(predicate::str::contains("\u{1b}[").not());
-    lbdoctor()
-        .args(args)
-        .arg("--color=never")
-        .assert()
-        .stdout(predicate::str::contains("\u{1b}[").not());
+    lbdoctor().args(args).arg("--color=always").assert().stdout(predicate::str::contains("\u{1b}["));
+    lbdoctor().args(args).assert().stdout(predicate::str::contains("\u{1b}[").not());
+    lbdoctor().args(args).arg("--color=never").assert().stdout(predicate::str::contains("\u{1b}[").not());
 }
 
 #[test]
 fn exit_codes() {
     // 0: nothing at or above --fail-on; 1: findings at or above it.
-    lbdoctor()
-        .args(["explain", "svc", "grafana", "--from", HOMELAB])
-        .assert()
-        .code(0);
-    lbdoctor()
-        .args(["check", "--from", HOMELAB])
-        .assert()
-        .code(1);
-    lbdoctor()
-        .args(["check", "--from", HOMELAB, "--fail-on", "never"])
-        .assert()
-        .code(0);
-    lbdoctor()
-        .args(["check", "--from", HOMELAB, "--ignore", "LBD104"])
-        .assert()
-        .code(0);
+    lbdoctor().args(["explain", "svc", "grafana", "--from", HOMELAB]).assert().code(0);
+    lbdoctor().args(["check", "--from", HOMELAB]).assert().code(1);
+    lbdoctor().args(["check", "--from", HOMELAB, "--fail-on", "never"]).assert().code(0);
+    lbdoctor().args(["check", "--from", HOMELAB, "--ignore", "LBD104"]).assert().code(0);
     // 2: usage and input errors.
     lbdoctor()
         .args(["check", "--from", "testdata/does-not-exist.yaml"])
@@ -240,33 +167,23 @@ fn exit_codes() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("media/nope"));
-    lbdoctor()
-        .args(["explain", "pods", "--from", HOMELAB])
-        .assert()
-        .code(2);
+    lbdoctor().args(["explain", "pods", "--from", HOMELAB]).assert().code(2);
     lbdoctor().args(["chek"]).assert().code(2);
-    lbdoctor()
-        .args(["check", "-o", "xml", "--from", HOMELAB])
-        .assert()
-        .code(2);
+    lbdoctor().args(["check", "-o", "xml", "--from", HOMELAB]).assert().code(2);
     // 0 for help and version.
-    lbdoctor()
-        .arg("--help")
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains("kubectl lbdoctor"));
-    lbdoctor()
-        .arg("version")
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(env!("CARGO_PKG_VERSION")));
+    lbdoctor().arg("--help").assert().code(0).stdout(predicate::str::contains("kubectl lbdoctor"));
+    lbdoctor().arg("version").assert().code(0).stdout(predicate::str::contains(env!("CARGO_PKG_VERSION")));
 }
 
 #[test]
 fn unreadable_required_kinds_exit_3() {
     let dir = tempfile::tempdir().unwrap();
     let info = dir.path().join("info.yaml");
-    std::fs::write(&info, "apiVersion: lbdoctor/v1alpha1\nkind: SnapshotInfo\nspec:\n  unreadable: [\"nodes: forbidden\"]\n").unwrap();
+    std::fs::write(
+        &info,
+        "apiVersion: lbdoctor/v1alpha1\nkind: SnapshotInfo\nspec:\n  unreadable: [\"nodes: forbidden\"]\n",
+    )
+    .unwrap();
     lbdoctor()
         .args(["check", "--from", info.to_str().unwrap()])
         .assert()
@@ -297,21 +214,9 @@ fn a_closed_pipe_is_not_an_error() {
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("many.json");
-    std::fs::write(
-        &file,
-        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
-    )
-    .unwrap();
+    std::fs::write(&file, serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string()).unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-lbdoctor"))
-        .args([
-            "explain",
-            "svc",
-            "-A",
-            "-o",
-            "json",
-            "--from",
-            file.to_str().unwrap(),
-        ])
+        .args(["explain", "svc", "-A", "-o", "json", "--from", file.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -319,15 +224,6 @@ fn a_closed_pipe_is_not_an_error() {
     let mut first = [0u8; 16];
     child.stdout.take().unwrap().read_exact(&mut first).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }

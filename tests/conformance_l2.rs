@@ -11,9 +11,7 @@ use lbdoctor::k8s::ip::parse_go_ip;
 use lbdoctor::k8s::selector::Selector;
 use lbdoctor::k8s::{endpoint_can_serve, EXCLUDE_LB_LABEL};
 use lbdoctor::metallb::config::{self, ConfigInput, L2Ad};
-use lbdoctor::metallb::l2::{
-    self, AdNodes, EndpointInput, L2Context, Liveness, NodeFacts, NodeTable, ServiceInput,
-};
+use lbdoctor::metallb::l2::{self, AdNodes, EndpointInput, L2Context, Liveness, NodeFacts, NodeTable, ServiceInput};
 use lbdoctor::snapshot::crd::{IpAddressPool, L2Advertisement};
 use serde_json::{json, Value};
 
@@ -24,10 +22,7 @@ fn vectors_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    let msg = format!(
-        "conformance vectors not found at {} (set LBDOCTOR_VECTORS)",
-        dir.display()
-    );
+    let msg = format!("conformance vectors not found at {} (set LBDOCTOR_VECTORS)", dir.display());
     if std::env::var_os("CI").is_some() {
         panic!("{msg}");
     }
@@ -45,9 +40,7 @@ fn load(file: &str) -> Vec<Value> {
 }
 
 fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect())
-        .unwrap_or_default()
+    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
 }
 
 fn labels(v: &Value) -> BTreeMap<String, String> {
@@ -106,15 +99,8 @@ struct Scenario {
 
 fn scenario(v: &Value) -> Scenario {
     let nodes = v["nodes"].as_array().cloned().unwrap_or_default();
-    let alive = v["speakers_alive"]
-        .as_array()
-        .map(|_| strs(&v["speakers_alive"]));
-    let ads: Vec<L2Ad> = v["l2advertisements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(parsed_ad)
-        .collect();
+    let alive = v["speakers_alive"].as_array().map(|_| strs(&v["speakers_alive"]));
+    let ads: Vec<L2Ad> = v["l2advertisements"].as_array().unwrap().iter().map(parsed_ad).collect();
     let mut extra: Vec<String> = alive.clone().unwrap_or_default();
     extra.extend(ads.iter().flat_map(|a| a.nodes.iter().cloned()));
     let node_facts = nodes.iter().map(|n| {
@@ -139,22 +125,11 @@ fn scenario(v: &Value) -> Scenario {
         Some(names) => Liveness::Memberlist(table.set_of(names)),
         None => Liveness::Disabled,
     };
-    Scenario {
-        table,
-        liveness,
-        ads,
-        ignore_exclude_lb: v["ignore_exclude_lb"].as_bool().unwrap_or(false),
-    }
+    Scenario { table, liveness, ads, ignore_exclude_lb: v["ignore_exclude_lb"].as_bool().unwrap_or(false) }
 }
 
 /// Each listed node's `ShouldAnnounce` for one Service.
-fn should_announce(
-    sc: &Scenario,
-    svc: &Value,
-    eps: &Value,
-    head: bool,
-    nodes: &[String],
-) -> BTreeMap<String, String> {
+fn should_announce(sc: &Scenario, svc: &Value, eps: &Value, head: bool, nodes: &[String]) -> BTreeMap<String, String> {
     let ctx = L2Context {
         nodes: &sc.table,
         liveness: &sc.liveness,
@@ -192,21 +167,13 @@ fn check_should_announce(v: &Value, head: bool) {
     if let Some(among) = expected.get("exactly_one_winner_among") {
         let nodes = strs(among);
         let got = should_announce(&sc, &v["service"], &v["endpointslices"], head, &nodes);
-        let winners: Vec<&String> = got
-            .iter()
-            .filter(|(_, r)| r.is_empty())
-            .map(|(n, _)| n)
-            .collect();
+        let winners: Vec<&String> = got.iter().filter(|(_, r)| r.is_empty()).map(|(n, _)| n).collect();
         assert_eq!(winners.len(), 1, "{name}: {got:?}");
         if let Some(derived) = v["derived_winner_not_asserted_upstream"].as_str() {
             assert_eq!(winners[0], derived, "{name}");
         }
         // Each node's interface selection uses only the ads matching the Service and the node.
-        for (node, want) in v["expected_ipAdvertisementFor"]
-            .as_object()
-            .into_iter()
-            .flatten()
-        {
+        for (node, want) in v["expected_ipAdvertisementFor"].as_object().into_iter().flatten() {
             let svc_labels = labels(&v["service"]["labels"]);
             let refs: Vec<&L2Ad> = sc.ads.iter().collect();
             let mine: Vec<&L2Ad> = l2::ads_for_service(&refs, &svc_labels)
@@ -215,29 +182,15 @@ fn check_should_announce(v: &Value, head: bool) {
                 .filter(|a| a.nodes.contains(node))
                 .collect();
             let (all, ifaces) = l2::ip_advertisement_for(&mine);
-            assert_eq!(
-                all,
-                want["allInterfaces"].as_bool().unwrap(),
-                "{name} {node}"
-            );
-            assert_eq!(
-                ifaces,
-                strs(&want["interfaces"])
-                    .into_iter()
-                    .collect::<BTreeSet<_>>(),
-                "{name} {node}"
-            );
+            assert_eq!(all, want["allInterfaces"].as_bool().unwrap(), "{name} {node}");
+            assert_eq!(ifaces, strs(&want["interfaces"]).into_iter().collect::<BTreeSet<_>>(), "{name} {node}");
         }
         return;
     }
     if let Some(winner) = expected.get("winner") {
         let nodes = strs(&expected["evaluated_nodes"]);
         let got = should_announce(&sc, &v["service"], &v["endpointslices"], head, &nodes);
-        let winners: Vec<&String> = got
-            .iter()
-            .filter(|(_, r)| r.is_empty())
-            .map(|(n, _)| n)
-            .collect();
+        let winners: Vec<&String> = got.iter().filter(|(_, r)| r.is_empty()).map(|(n, _)| n).collect();
         assert_eq!(winners, vec![winner.as_str().unwrap()], "{name}: {got:?}");
         return;
     }
@@ -250,9 +203,7 @@ fn check_should_announce(v: &Value, head: bool) {
 fn check_property(v: &Value) {
     let sc = scenario(v);
     let mut wins: BTreeMap<String, usize> = BTreeMap::new();
-    let derived = v["derived_winners_not_asserted_upstream"]
-        .as_object()
-        .unwrap();
+    let derived = v["derived_winners_not_asserted_upstream"].as_object().unwrap();
     let nodes = vec!["iris1".to_string(), "iris2".to_string()];
     for i in 1..=255 {
         let ip = format!("10.20.30.{i}");
@@ -260,24 +211,11 @@ fn check_property(v: &Value) {
         for s in v["services"].as_array().unwrap() {
             let mut svc = s["service"].clone();
             svc["ingressIPs"] = json!([ip]);
-            results.push(should_announce(
-                &sc,
-                &svc,
-                &s["endpointslices"],
-                false,
-                &nodes,
-            ));
+            results.push(should_announce(&sc, &svc, &s["endpointslices"], false, &nodes));
         }
-        let winners: Vec<&String> = results[0]
-            .iter()
-            .filter(|(_, r)| r.is_empty())
-            .map(|(n, _)| n)
-            .collect();
+        let winners: Vec<&String> = results[0].iter().filter(|(_, r)| r.is_empty()).map(|(n, _)| n).collect();
         assert_eq!(winners.len(), 1, "{ip}: exactly one of iris1/iris2 wins");
-        assert_eq!(
-            results[0], results[1],
-            "{ip}: eTP Cluster ignores endpoint locality"
-        );
+        assert_eq!(results[0], results[1], "{ip}: eTP Cluster ignores endpoint locality");
         assert_eq!(winners[0], derived[&ip].as_str().unwrap(), "{ip}");
         *wins.entry(winners[0].clone()).or_default() += 1;
     }
@@ -299,60 +237,28 @@ fn run_common(v: &Value, head: bool) -> bool {
             }));
             let eps = endpoints(&v["endpointslices"], &table);
             let within = table.set_of(&names);
-            let got: Vec<String> = l2::nodes_with_endpoint(&eps, &within)
-                .ones()
-                .map(|i| table.name(i).to_string())
-                .collect();
+            let got: Vec<String> =
+                l2::nodes_with_endpoint(&eps, &within).ones().map(|i| table.name(i).to_string()).collect();
             assert_eq!(got, strs(&v["expected_nodes_sorted"]), "{name}");
         }
         "l2AdsForService" => {
-            let ads: Vec<L2Ad> = v["l2advertisements"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(parsed_ad)
-                .collect();
+            let ads: Vec<L2Ad> = v["l2advertisements"].as_array().unwrap().iter().map(parsed_ad).collect();
             let refs: Vec<&L2Ad> = ads.iter().collect();
-            let got: BTreeSet<String> =
-                l2::ads_for_service(&refs, &labels(&v["service"]["labels"]))
-                    .into_iter()
-                    .map(|i| ads[i].name.clone())
-                    .collect();
-            assert_eq!(
-                got,
-                strs(&v["expected_ad_names_as_set"]).into_iter().collect(),
-                "{name}"
-            );
+            let got: BTreeSet<String> = l2::ads_for_service(&refs, &labels(&v["service"]["labels"]))
+                .into_iter()
+                .map(|i| ads[i].name.clone())
+                .collect();
+            assert_eq!(got, strs(&v["expected_ad_names_as_set"]).into_iter().collect(), "{name}");
         }
         "ipAdvertisementFor" => {
             // Go's ParseIP must agree on which literals are IPs.
-            let parsed =
-                parse_go_ip(v["ip"].as_str().unwrap()).map(lbdoctor::k8s::ip::go_ip_string);
-            assert_eq!(
-                parsed.as_deref(),
-                v["ip_as_parsed_by_go"].as_str(),
-                "{name}"
-            );
-            let ads: Vec<L2Ad> = v["l2advertisements"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(parsed_ad)
-                .collect();
+            let parsed = parse_go_ip(v["ip"].as_str().unwrap()).map(lbdoctor::k8s::ip::go_ip_string);
+            assert_eq!(parsed.as_deref(), v["ip_as_parsed_by_go"].as_str(), "{name}");
+            let ads: Vec<L2Ad> = v["l2advertisements"].as_array().unwrap().iter().map(parsed_ad).collect();
             let refs: Vec<&L2Ad> = ads.iter().collect();
             let (all, ifaces) = l2::ip_advertisement_for(&refs);
-            assert_eq!(
-                all,
-                v["expected"]["allInterfaces"].as_bool().unwrap(),
-                "{name}"
-            );
-            assert_eq!(
-                ifaces,
-                strs(&v["expected"]["interfaces"])
-                    .into_iter()
-                    .collect::<BTreeSet<_>>(),
-                "{name}"
-            );
+            assert_eq!(all, v["expected"]["allInterfaces"].as_bool().unwrap(), "{name}");
+            assert_eq!(ifaces, strs(&v["expected"]["interfaces"]).into_iter().collect::<BTreeSet<_>>(), "{name}");
         }
         _ => return false,
     }
@@ -363,10 +269,7 @@ fn node_objects(v: &Value) -> Vec<Node> {
     v.as_array()
         .into_iter()
         .flatten()
-        .map(|n| {
-            serde_json::from_value(json!({"metadata": {"name": n["name"], "labels": n["labels"]}}))
-                .unwrap()
-        })
+        .map(|n| serde_json::from_value(json!({"metadata": {"name": n["name"], "labels": n["labels"]}})).unwrap())
         .collect()
 }
 
@@ -386,41 +289,21 @@ fn run_head(v: &Value) -> bool {
             // Rotated as upstream does: the order must not depend on the input order.
             let rotated = ids.iter().cycle().skip(1).take(ids.len()).copied();
             let order = l2::sort_candidates(&table, rotated, v["ip"].as_str().unwrap(), |n| {
-                sc.as_ref()
-                    .and_then(|s| s.get(table.name(n)))
-                    .copied()
-                    .unwrap_or(0)
+                sc.as_ref().and_then(|s| s.get(table.name(n))).copied().unwrap_or(0)
             });
-            let got: Vec<String> = order
-                .iter()
-                .map(|r| table.name(r.node).to_string())
-                .collect();
+            let got: Vec<String> = order.iter().map(|r| table.name(r.node).to_string()).collect();
             assert_eq!(got, strs(&v["expected_order"]), "{name}");
         }
         "preferredScoresFor" => {
-            let ads: Vec<L2Ad> = v["l2advertisements"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(parsed_ad)
-                .collect();
+            let ads: Vec<L2Ad> = v["l2advertisements"].as_array().unwrap().iter().map(parsed_ad).collect();
             let refs: Vec<&L2Ad> = ads.iter().collect();
-            assert_eq!(
-                l2::preferred_scores(&refs),
-                scores(&v["expected_scores"]),
-                "{name}"
-            );
+            assert_eq!(l2::preferred_scores(&refs), scores(&v["expected_scores"]), "{name}");
         }
         "preferredNodeScores" => {
             let nodes = node_objects(&v["nodes"]);
             let labelled: Vec<(&str, &BTreeMap<String, String>)> = nodes
                 .iter()
-                .map(|n| {
-                    (
-                        n.metadata.name.as_deref().unwrap(),
-                        n.metadata.labels.as_ref().unwrap(),
-                    )
-                })
+                .map(|n| (n.metadata.name.as_deref().unwrap(), n.metadata.labels.as_ref().unwrap()))
                 .collect();
             let eligible: BTreeSet<String> = strs(&v["eligible"]).into_iter().collect();
             let preferred: Vec<lbdoctor::snapshot::crd::PreferredNodeSelector> =
@@ -441,36 +324,15 @@ fn run_head(v: &Value) -> bool {
             .unwrap();
             let ad = config::l2_ad_from_cr(&cr, &nodes, true).unwrap();
             let want = &v["expected"];
-            assert_eq!(
-                ad.nodes,
-                strs(&want["resolvedNodes"])
-                    .into_iter()
-                    .collect::<BTreeSet<_>>(),
-                "{name}"
-            );
-            assert_eq!(
-                ad.preferred,
-                scores(&want["resolvedPreferredNodes"]),
-                "{name}"
-            );
-            let sel: Vec<String> = ad
-                .service_selectors
-                .iter()
-                .map(|s| s.to_kube_string())
-                .collect();
+            assert_eq!(ad.nodes, strs(&want["resolvedNodes"]).into_iter().collect::<BTreeSet<_>>(), "{name}");
+            assert_eq!(ad.preferred, scores(&want["resolvedPreferredNodes"]), "{name}");
+            let sel: Vec<String> = ad.service_selectors.iter().map(|s| s.to_kube_string()).collect();
             assert_eq!(sel, strs(&want["serviceSelectorStrings"]), "{name}");
         }
         "containsAdvertisement" => {
-            let existing: Vec<L2Ad> = v["existing"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(parsed_ad)
-                .collect();
+            let existing: Vec<L2Ad> = v["existing"].as_array().unwrap().iter().map(parsed_ad).collect();
             let candidate = parsed_ad(&v["candidate"]);
-            let got = existing
-                .iter()
-                .any(|e| config::is_duplicate(e, &candidate, true));
+            let got = existing.iter().any(|e| config::is_duplicate(e, &candidate, true));
             assert_eq!(got, v["expected_is_duplicate"].as_bool().unwrap(), "{name}");
         }
         "setL2AdvertisementsToPools" => {
@@ -509,20 +371,10 @@ fn run_head(v: &Value) -> bool {
             };
             let cfg = config::parse(&input, true).unwrap();
             let pool = cfg.pools.iter().find(|p| p.name == "pool-a").unwrap();
-            let mut got: Vec<BTreeMap<String, i64>> = pool
-                .l2
-                .iter()
-                .map(|pa| {
-                    cfg.l2_advertisements[pa.ad]
-                        .preferred
-                        .clone()
-                        .unwrap_or_default()
-                })
-                .collect();
-            let mut want: Vec<BTreeMap<String, i64>> = serde_json::from_value(
-                v["expected_pool_a_resolvedPreferredNodes_multiset"].clone(),
-            )
-            .unwrap();
+            let mut got: Vec<BTreeMap<String, i64>> =
+                pool.l2.iter().map(|pa| cfg.l2_advertisements[pa.ad].preferred.clone().unwrap_or_default()).collect();
+            let mut want: Vec<BTreeMap<String, i64>> =
+                serde_json::from_value(v["expected_pool_a_resolvedPreferredNodes_multiset"].clone()).unwrap();
             got.sort();
             want.sort();
             assert_eq!(got, want, "{name}");
@@ -536,11 +388,7 @@ fn run_head(v: &Value) -> bool {
 fn metallb_l2_v0_16_1_vectors() {
     let vectors = load("metallb-l2-v0.16.1.json");
     for v in &vectors {
-        assert!(
-            run_common(v, false),
-            "unhandled vector kind in {}",
-            v["name"]
-        );
+        assert!(run_common(v, false), "unhandled vector kind in {}", v["name"]);
     }
     if !vectors.is_empty() {
         assert_eq!(vectors.len(), 50);
@@ -550,10 +398,7 @@ fn metallb_l2_v0_16_1_vectors() {
 #[test]
 fn metallb_l2_v0_16_1_vectors_hold_under_newer_rules() {
     // Spec §12: every v0.16.1 shouldAnnounce vector gives the same answers under newer rules.
-    for v in load("metallb-l2-v0.16.1.json")
-        .iter()
-        .filter(|v| v["kind"] == "shouldAnnounce")
-    {
+    for v in load("metallb-l2-v0.16.1.json").iter().filter(|v| v["kind"] == "shouldAnnounce") {
         check_should_announce(v, true);
     }
 }

@@ -9,8 +9,7 @@ fn load(paths: &[&str]) -> Result<lbdoctor::snapshot::Snapshot, LoadError> {
     load_paths(&paths, &mut std::io::empty())
 }
 
-const NODE_YAML: &str =
-    "apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-a\n  labels:\n    answer: yes\n";
+const NODE_YAML: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-a\n  labels:\n    answer: yes\n";
 
 #[test]
 fn multi_document_yaml_with_list_and_unknown_kinds() {
@@ -23,10 +22,7 @@ fn multi_document_yaml_with_list_and_unknown_kinds() {
     let snap = load(&[file.to_str().unwrap()]).unwrap();
     assert_eq!(snap.nodes.len(), 1);
     // An unquoted `yes` stays a string: labels keep the text kubectl would show.
-    assert_eq!(
-        snap.nodes[0].metadata.labels.as_ref().unwrap()["answer"],
-        "yes"
-    );
+    assert_eq!(snap.nodes[0].metadata.labels.as_ref().unwrap()["answer"], "yes");
     assert_eq!(snap.services.len(), 1);
     assert_eq!(snap.ignored_kinds["Widget (example.com/v1)"], 1);
     assert_eq!(snap.ignored_kinds["Secret (v1, never stored)"], 1);
@@ -42,23 +38,11 @@ fn json_object_array_and_list_and_directories() {
         r#"{"items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}}],"kind":"List","apiVersion":"v1"}"#,
     )
     .unwrap();
-    fs::write(
-        sub.join("array.json"),
-        r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"b"}}]"#,
-    )
-    .unwrap();
-    fs::write(
-        sub.join("one.yml"),
-        "apiVersion: v1\nkind: Node\nmetadata:\n  name: c\n",
-    )
-    .unwrap();
+    fs::write(sub.join("array.json"), r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"b"}}]"#).unwrap();
+    fs::write(sub.join("one.yml"), "apiVersion: v1\nkind: Node\nmetadata:\n  name: c\n").unwrap();
     fs::write(sub.join("notes.txt"), "not a snapshot").unwrap();
     let snap = load(&[dir.path().to_str().unwrap()]).unwrap();
-    let mut names: Vec<String> = snap
-        .nodes
-        .iter()
-        .map(|n| n.metadata.name.clone().unwrap())
-        .collect();
+    let mut names: Vec<String> = snap.nodes.iter().map(|n| n.metadata.name.clone().unwrap()).collect();
     names.sort();
     assert_eq!(names, ["a", "b", "c"]);
 }
@@ -69,11 +53,7 @@ fn stdin_and_repeated_inputs_merge() {
     let file = dir.path().join("n.yaml");
     fs::write(&file, NODE_YAML).unwrap();
     let mut stdin = "apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-b\n".as_bytes();
-    let snap = load_paths(
-        &[file.to_str().unwrap().to_string(), "-".to_string()],
-        &mut stdin,
-    )
-    .unwrap();
+    let snap = load_paths(&[file.to_str().unwrap().to_string(), "-".to_string()], &mut stdin).unwrap();
     assert_eq!(snap.nodes.len(), 2);
 }
 
@@ -84,31 +64,19 @@ fn duplicates_name_both_sources() {
     let b = dir.path().join("b.yaml");
     fs::write(&a, NODE_YAML).unwrap();
     fs::write(&b, format!("---\n{NODE_YAML}")).unwrap();
-    let err = load(&[a.to_str().unwrap(), b.to_str().unwrap()])
-        .unwrap_err()
-        .to_string();
+    let err = load(&[a.to_str().unwrap(), b.to_str().unwrap()]).unwrap_err().to_string();
     assert!(err.starts_with("Node worker-a is defined twice"), "{err}");
-    assert!(
-        err.contains("a.yaml:1:1") && err.contains("b.yaml:2:1"),
-        "{err}"
-    );
+    assert!(err.contains("a.yaml:1:1") && err.contains("b.yaml:2:1"), "{err}");
 }
 
 #[test]
 fn malformed_yaml_names_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bad.yaml");
-    fs::write(
-        &file,
-        "apiVersion: v1\nkind: Node\nmetadata:\n  name: [unclosed\n",
-    )
-    .unwrap();
+    fs::write(&file, "apiVersion: v1\nkind: Node\nmetadata:\n  name: [unclosed\n").unwrap();
     let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
     assert!(err.contains("bad.yaml:"), "{err}");
-    assert!(matches!(
-        load(&[file.to_str().unwrap()]),
-        Err(LoadError::Malformed { .. })
-    ));
+    assert!(matches!(load(&[file.to_str().unwrap()]), Err(LoadError::Malformed { .. })));
 }
 
 #[test]
@@ -130,28 +98,16 @@ fn objects_without_kind_and_scalars_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("x.yaml");
     fs::write(&file, "- just\n- a list\n").unwrap();
-    assert!(load(&[file.to_str().unwrap()])
-        .unwrap_err()
-        .to_string()
-        .contains("not a Kubernetes object"));
+    assert!(load(&[file.to_str().unwrap()]).unwrap_err().to_string().contains("not a Kubernetes object"));
     fs::write(&file, "metadata:\n  name: x\n").unwrap();
-    assert!(load(&[file.to_str().unwrap()])
-        .unwrap_err()
-        .to_string()
-        .contains("no apiVersion or kind"));
+    assert!(load(&[file.to_str().unwrap()]).unwrap_err().to_string().contains("no apiVersion or kind"));
 }
 
 #[test]
 fn missing_paths_and_empty_directories_are_errors() {
-    assert!(matches!(
-        load(&["/nonexistent/snapshot.yaml"]),
-        Err(LoadError::Io { .. })
-    ));
+    assert!(matches!(load(&["/nonexistent/snapshot.yaml"]), Err(LoadError::Io { .. })));
     let dir = tempfile::tempdir().unwrap();
-    assert!(matches!(
-        load(&[dir.path().to_str().unwrap()]),
-        Err(LoadError::EmptyDirectory { .. })
-    ));
+    assert!(matches!(load(&[dir.path().to_str().unwrap()]), Err(LoadError::EmptyDirectory { .. })));
 }
 
 #[test]
@@ -161,14 +117,8 @@ fn snapshot_info_is_read_once() {
     let info = "apiVersion: lbdoctor/v1alpha1\nkind: SnapshotInfo\nspec:\n  capturedAt: \"2026-11-29T00:00:00Z\"\n  metallb:\n    memberlist: disabled\n    ignoreExcludeLB: true\n";
     fs::write(&file, info).unwrap();
     let snap = load(&[file.to_str().unwrap()]).unwrap();
-    assert_eq!(
-        snap.info.metallb.memberlist,
-        Some(lbdoctor::snapshot::Memberlist::Disabled)
-    );
+    assert_eq!(snap.info.metallb.memberlist, Some(lbdoctor::snapshot::Memberlist::Disabled));
     assert_eq!(snap.info.metallb.ignore_exclude_lb, Some(true));
     fs::write(&file, format!("{info}---\n{info}")).unwrap();
-    assert!(matches!(
-        load(&[file.to_str().unwrap()]),
-        Err(LoadError::Duplicate { .. })
-    ));
+    assert!(matches!(load(&[file.to_str().unwrap()]), Err(LoadError::Duplicate { .. })));
 }

@@ -29,12 +29,7 @@ fn node_strategy() -> impl Strategy<Value = NodeSpec> {
         prop::bool::weighted(0.1),
         prop::option::weighted(0.9, prop::bool::weighted(0.85)),
     )
-        .prop_map(|(zone_a, excluded, unavailable, speaker)| NodeSpec {
-            zone_a,
-            excluded,
-            unavailable,
-            speaker,
-        })
+        .prop_map(|(zone_a, excluded, unavailable, speaker)| NodeSpec { zone_a, excluded, unavailable, speaker })
 }
 
 fn svc_strategy() -> impl Strategy<Value = SvcSpec> {
@@ -42,28 +37,14 @@ fn svc_strategy() -> impl Strategy<Value = SvcSpec> {
         1u8..250,
         any::<bool>(),
         any::<bool>(),
-        prop::collection::vec(
-            (
-                0usize..8,
-                prop::option::of(any::<bool>()),
-                prop::option::of(any::<bool>()),
-            ),
-            0..4,
-        ),
+        prop::collection::vec((0usize..8, prop::option::of(any::<bool>()), prop::option::of(any::<bool>())), 0..4),
     )
-        .prop_map(|(ip, local, app_web, endpoints)| SvcSpec {
-            ip,
-            local,
-            app_web,
-            endpoints,
-        })
+        .prop_map(|(ip, local, app_web, endpoints)| SvcSpec { ip, local, app_web, endpoints })
 }
 
 fn objects(nodes: &[NodeSpec], ads: &[u8], svcs: &[SvcSpec]) -> Vec<Value> {
-    let mut out = vec![
-        json!({"apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool",
-        "metadata": {"name": "pool", "namespace": "metallb-system"}, "spec": {"addresses": ["198.51.100.0/24"]}}),
-    ];
+    let mut out = vec![json!({"apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool",
+        "metadata": {"name": "pool", "namespace": "metallb-system"}, "spec": {"addresses": ["198.51.100.0/24"]}})];
     for (i, n) in nodes.iter().enumerate() {
         let mut labels = json!({"zone": if n.zone_a { "a" } else { "b" }});
         if n.excluded {
@@ -89,10 +70,8 @@ fn objects(nodes: &[NodeSpec], ads: &[u8], svcs: &[SvcSpec]) -> Vec<Value> {
                 json!({"nodeSelectors": [{"matchExpressions": [{"key": "node.kubernetes.io/exclude-from-external-load-balancers", "operator": "Exists"}]}]})
             }
         };
-        out.push(
-            json!({"apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement",
-            "metadata": {"name": format!("ad-{i}"), "namespace": "metallb-system"}, "spec": spec}),
-        );
+        out.push(json!({"apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement",
+            "metadata": {"name": format!("ad-{i}"), "namespace": "metallb-system"}, "spec": spec}));
     }
     for (i, s) in svcs.iter().enumerate() {
         out.push(json!({"apiVersion": "v1", "kind": "Service",
@@ -102,8 +81,10 @@ fn objects(nodes: &[NodeSpec], ads: &[u8], svcs: &[SvcSpec]) -> Vec<Value> {
         let eps: Vec<Value> = s
             .endpoints
             .iter()
-            .map(|(node, ready, serving)| json!({"addresses": ["10.244.0.1"], "nodeName": format!("node-{}", node % nodes.len().max(1)),
-                "conditions": {"ready": ready, "serving": serving}}))
+            .map(|(node, ready, serving)| {
+                json!({"addresses": ["10.244.0.1"], "nodeName": format!("node-{}", node % nodes.len().max(1)),
+                "conditions": {"ready": ready, "serving": serving}})
+            })
             .collect();
         out.push(json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {"name": format!("svc-{i}-x"), "namespace": "default", "labels": {"kubernetes.io/service-name": format!("svc-{i}")}},
@@ -117,16 +98,11 @@ fn snapshot_of(objects: &[Value]) -> Snapshot {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.json");
     std::fs::write(&file, list).unwrap();
-    lbdoctor::snapshot::load_paths(&[file.to_str().unwrap().to_string()], &mut std::io::empty())
-        .unwrap()
+    lbdoctor::snapshot::load_paths(&[file.to_str().unwrap().to_string()], &mut std::io::empty()).unwrap()
 }
 
 fn report(snap: &Snapshot, detail: bool) -> Value {
-    let opts = Options {
-        scope: Scope::All,
-        detail,
-        overrides: Overrides::default(),
-    };
+    let opts = Options { scope: Scope::All, detail, overrides: Overrides::default() };
     serde_json::to_value(diagnose(snap, &opts).unwrap()).unwrap()
 }
 

@@ -9,30 +9,13 @@ use crate::metallb::l2::{Exclusion, NodeId};
 use crate::metallb::service::Withdraw;
 use crate::report::{Finding, Severity};
 
-fn finding(
-    code: &'static str,
-    severity: Severity,
-    message: String,
-    hint: String,
-    objects: Vec<String>,
-) -> Finding {
-    Finding {
-        code,
-        severity,
-        message,
-        hint,
-        objects,
-    }
+fn finding(code: &'static str, severity: Severity, message: String, hint: String, objects: Vec<String>) -> Finding {
+    Finding { code, severity, message, hint, objects }
 }
 
 fn names(world: &World, set: impl IntoIterator<Item = NodeId>, limit: usize) -> String {
     let all: Vec<&str> = set.into_iter().map(|n| world.table.name(n)).collect();
-    let mut text = all
-        .iter()
-        .take(limit)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ");
+    let mut text = all.iter().take(limit).copied().collect::<Vec<_>>().join(", ");
     if all.len() > limit {
         text.push_str(&format!(" and {} more", all.len() - limit));
     }
@@ -75,14 +58,7 @@ pub(super) fn service_findings(
     let pool = &config.pools[e.pool.expect("pool set with layer2")];
     let pool_obj = format!("IPAddressPool {ns}/{}", pool.name);
     let ad_objs = |idx: &[usize]| -> Vec<String> {
-        idx.iter()
-            .map(|&i| {
-                format!(
-                    "L2Advertisement {ns}/{}",
-                    config.l2_advertisements[l2.pool_ads[i]].name
-                )
-            })
-            .collect()
+        idx.iter().map(|&i| format!("L2Advertisement {ns}/{}", config.l2_advertisements[l2.pool_ads[i]].name)).collect()
     };
     let svc_ads = ad_objs(&el.ads_for_service);
     let ctx_ignore = world.setup.ignore_exclude_lb;
@@ -93,24 +69,14 @@ pub(super) fn service_findings(
         .into_iter()
         .flatten()
         .filter(|(other, _)| !(other.namespace == e.namespace && other.name == e.name))
-        .map(|(other, node)| {
-            format!(
-                "{} for {}/{}",
-                world.table.name(*node),
-                other.namespace,
-                other.name
-            )
-        })
+        .map(|(other, node)| format!("{} for {}/{}", world.table.name(*node), other.namespace, other.name))
         .collect();
 
     if !el.active_endpoint {
         let also = if shared_by.is_empty() {
             String::new()
         } else {
-            format!(
-                " (the shared IP {ip} is still answered by {})",
-                shared_by.join(", ")
-            )
+            format!(" (the shared IP {ip} is still answered by {})", shared_by.join(", "))
         };
         out.push(finding(
             "LBD104",
@@ -128,19 +94,12 @@ pub(super) fn service_findings(
         let ctx_filter = el.emptied_by(&world.l2_context(world.setup.head(), false));
         let (cause, hint, mut objects) = if !has_l2 {
             (
-                format!(
-                    "pool {} has no L2Advertisement or BGPAdvertisement",
-                    pool.name
-                ),
+                format!("pool {} has no L2Advertisement or BGPAdvertisement", pool.name),
                 "create an L2Advertisement for the pool (spec.ipAddressPools)".to_string(),
                 vec![pool_obj.clone()],
             )
         } else if !el.active_endpoint {
-            (
-                "the Service has no serving endpoint".to_string(),
-                "see LBD104".to_string(),
-                vec![],
-            )
+            ("the Service has no serving endpoint".to_string(), "see LBD104".to_string(), vec![])
         } else if el.shared_ip_refusal {
             (
                 "newer MetalLB refuses a Service with allow-shared-ip when an L2Advertisement with serviceSelectors applies (sharedIPWithServiceSelector)".to_string(),
@@ -155,45 +114,36 @@ pub(super) fn service_findings(
             )
         } else if let Some(winner) = el.expected_announcer() {
             (
-                format!("the election picks {}, which runs no live speaker (memberlist is disabled, so nobody takes over)", world.table.name(winner)),
-                "run a speaker on every node that can win, or enable memberlist so a dead speaker drops out".to_string(),
+                format!(
+                    "the election picks {}, which runs no live speaker (memberlist is disabled, so nobody takes over)",
+                    world.table.name(winner)
+                ),
+                "run a speaker on every node that can win, or enable memberlist so a dead speaker drops out"
+                    .to_string(),
                 vec![format!("Node {}", world.table.name(winner))],
             )
         } else {
             let filter = ctx_filter.unwrap_or(Exclusion::NotSelected);
             let text = match filter {
-                Exclusion::NoSpeaker => {
-                    "no node the advertisements select runs a live speaker".to_string()
-                }
+                Exclusion::NoSpeaker => "no node the advertisements select runs a live speaker".to_string(),
                 Exclusion::NetworkUnavailable => {
-                    "every selected node with a live speaker has NetworkUnavailable=True"
-                        .to_string()
+                    "every selected node with a live speaker has NetworkUnavailable=True".to_string()
                 }
                 Exclusion::ExcludeLabel => {
                     format!("every node the advertisements select carries {EXCLUDE_LB_LABEL}")
                 }
-                Exclusion::NotSelected => {
-                    "the advertisements matching the Service select no existing node".to_string()
-                }
-                _ => {
-                    "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint"
-                        .to_string()
-                }
+                Exclusion::NotSelected => "the advertisements matching the Service select no existing node".to_string(),
+                _ => "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint".to_string(),
             };
             (
                 format!("{text} (filter {})", filter.code()),
-                "see the per-node table (kubectl lbdoctor explain svc NAME -n NS) for which filter removed each node".to_string(),
+                "see the per-node table (kubectl lbdoctor explain svc NAME -n NS) for which filter removed each node"
+                    .to_string(),
                 svc_ads.clone(),
             )
         };
         objects.insert(0, svc_obj.clone());
-        out.push(finding(
-            "LBD101",
-            Severity::Error,
-            format!("no node announces {ip}: {cause}"),
-            hint,
-            objects,
-        ));
+        out.push(finding("LBD101", Severity::Error, format!("no node announces {ip}: {cause}"), hint, objects));
     }
 
     // LBD102: the advertisement's nodes exist but every one of them carries the exclude label.
@@ -209,16 +159,10 @@ pub(super) fn service_findings(
                 .copied()
                 .filter(|&i| config.l2_advertisements[l2.pool_ads[i]].has_node_selectors)
                 .collect();
-            let empty_values = reachable
-                .ones()
-                .all(|n| world.exclude_values[n].as_deref() == Some(""));
+            let empty_values = reachable.ones().all(|n| world.exclude_values[n].as_deref() == Some(""));
             let mut objects = vec![svc_obj.clone()];
             objects.extend(ad_objs(&trapped));
-            objects.extend(
-                reachable
-                    .ones()
-                    .map(|n| format!("Node {}", world.table.name(n))),
-            );
+            objects.extend(reachable.ones().map(|n| format!("Node {}", world.table.name(n))));
             out.push(finding(
                 "LBD102",
                 Severity::Error,
@@ -236,11 +180,7 @@ pub(super) fn service_findings(
     }
 
     // LBD103: eTP Local and no candidate hosts a serving endpoint.
-    if el.local_endpoints.is_some()
-        && el.active_endpoint
-        && !el.candidates.is_clear()
-        && el.available.is_clear()
-    {
+    if el.local_endpoints.is_some() && el.active_endpoint && !el.candidates.is_clear() && el.available.is_clear() {
         let with_eps: BTreeSet<NodeId> = world
             .endpoints
             .get(&(e.namespace.clone(), e.name.clone()))
@@ -268,11 +208,7 @@ pub(super) fn service_findings(
         let expected: BTreeSet<&str> = answering.map(|n| world.table.name(n)).into_iter().collect();
         let actual: BTreeSet<&str> = observed.nodes.iter().map(String::as_str).collect();
         if expected != actual {
-            let source = if observed.source == "events" {
-                "the latest nodeAssigned Event"
-            } else {
-                "ServiceL2Status"
-            };
+            let source = if observed.source == "events" { "the latest nodeAssigned Event" } else { "ServiceL2Status" };
             let said = if actual.is_empty() {
                 "no node".to_string()
             } else {
@@ -313,19 +249,16 @@ pub(super) fn service_findings(
     }
 
     // LBD107: the answer depends on the MetalLB version.
-    if let Some(old) = l2.legacy_expected {
-        let name = |n: Option<NodeId>| {
-            n.map(|n| world.table.name(n).to_string())
-                .unwrap_or_else(|| "nobody".into())
-        };
+    if let Some(other) = l2.alternate_expected {
+        let name = |n: Option<NodeId>| n.map(|n| world.table.name(n).to_string()).unwrap_or_else(|| "nobody".into());
+        let (used, alt) = if world.setup.head() { ("main", "v0.16.1") } else { ("v0.16.1", "main") };
         out.push(finding(
             "LBD107",
             Severity::Info,
             format!(
-                "MetalLB {} elects {}; v0.16.1 would elect {} ({})",
-                "main",
+                "MetalLB {used} rules elect {}, {alt} rules would elect {}; this report uses {used} ({})",
                 name(el.expected_announcer()),
-                name(old),
+                name(other),
                 world.setup.behaviour_reason
             ),
             "pass --metallb-version v0.16.1 or main to match the speakers you run".into(),
@@ -350,7 +283,7 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
                 Severity::Error,
                 format!("MetalLB rejects the whole configuration: {}", err.message),
                 "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check ConfigurationState objects)".into(),
-                vec![err.object.clone()],
+                err.objects.clone(),
             ));
             return out;
         }
@@ -360,7 +293,10 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
             out.push(finding(
                 "LBD202",
                 Severity::Warning,
-                format!("pool {} has no L2Advertisement or BGPAdvertisement: its IPs are allocated but never announced", pool.name),
+                format!(
+                    "pool {} has no L2Advertisement or BGPAdvertisement: its IPs are allocated but never announced",
+                    pool.name
+                ),
                 "create an L2Advertisement (or BGPAdvertisement) that lists the pool in spec.ipAddressPools".into(),
                 vec![format!("IPAddressPool {ns}/{}", pool.name)],
             ));
@@ -401,26 +337,10 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
         .ip_address_pools
         .iter()
         .map(|o| ("IPAddressPool", (o.namespace(), o.name())))
-        .chain(
-            m.l2_advertisements
-                .iter()
-                .map(|o| ("L2Advertisement", (o.namespace(), o.name()))),
-        )
-        .chain(
-            m.bgp_advertisements
-                .iter()
-                .map(|o| ("BGPAdvertisement", (o.namespace(), o.name()))),
-        )
-        .chain(
-            m.bgp_peers
-                .iter()
-                .map(|o| ("BGPPeer", (o.namespace(), o.name()))),
-        )
-        .chain(
-            m.communities
-                .iter()
-                .map(|o| ("Community", (o.namespace(), o.name()))),
-        )
+        .chain(m.l2_advertisements.iter().map(|o| ("L2Advertisement", (o.namespace(), o.name()))))
+        .chain(m.bgp_advertisements.iter().map(|o| ("BGPAdvertisement", (o.namespace(), o.name()))))
+        .chain(m.bgp_peers.iter().map(|o| ("BGPPeer", (o.namespace(), o.name()))))
+        .chain(m.communities.iter().map(|o| ("Community", (o.namespace(), o.name()))))
     {
         if ons.0 != ns {
             outside.push(format!("{kind} {}/{}", ons.0, ons.1));
@@ -431,7 +351,9 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
             "LBD205",
             Severity::Warning,
             format!("{} MetalLB object(s) outside MetalLB's namespace {ns} are ignored by MetalLB", outside.len()),
-            format!("move them to {ns}, or tell lbdoctor the namespace MetalLB runs in (SnapshotInfo metallb.namespace)"),
+            format!(
+                "move them to {ns}, or tell lbdoctor the namespace MetalLB runs in (SnapshotInfo metallb.namespace)"
+            ),
             outside,
         ));
     }

@@ -39,11 +39,7 @@ pub struct Options {
 #[derive(Debug, thiserror::Error)]
 pub enum DiagnoseError {
     #[error("Service {namespace}/{name} is not in the snapshot{hint}")]
-    ServiceNotFound {
-        namespace: String,
-        name: String,
-        hint: String,
-    },
+    ServiceNotFound { namespace: String, name: String, hint: String },
 }
 
 /// One Service as the speakers see it, before it becomes report rows.
@@ -63,60 +59,43 @@ pub(crate) struct L2Outcome {
     pub election: Election,
     /// Indices into `Config::l2_advertisements` of the pool's ads, in pool order.
     pub pool_ads: Vec<usize>,
-    /// The announcer under v0.16.1 rules, when newer rules are in force and differ.
-    pub legacy_expected: Option<Option<NodeId>>,
+    /// The announcer under the other MetalLB behaviour, when it differs.
+    pub alternate_expected: Option<Option<NodeId>>,
 }
 
 impl L2Outcome {
     /// The node whose speaker actually answers: the expected announcer when its speaker acts.
     pub fn answering(&self, world: &World) -> Option<NodeId> {
-        self.election
-            .expected_announcer()
-            .filter(|&n| world.speaker_acts(n))
+        self.election.expected_announcer().filter(|&n| world.speaker_acts(n))
     }
 }
 
 pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
     let world = World::build(snap, &opts.overrides);
-    let ad_sets = world
-        .config
-        .as_ref()
-        .map(|c| ad_node_sets(c, &world))
-        .unwrap_or_default();
-    let legacy_sets = world
-        .legacy_config
-        .as_ref()
-        .map(|c| ad_node_sets(c, &world))
-        .unwrap_or_default();
+    let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
+    let alternate_sets = world.alternate_config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
 
     // Services are independent; the election's hashing dominates, so spread it over the cores.
     let mut evals: Vec<Evaluation> = snap
         .services
         .par_iter()
         .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
-        .map(|svc| evaluate(&world, &ad_sets, &legacy_sets, svc, opts.detail))
+        .map(|svc| evaluate(&world, &ad_sets, &alternate_sets, svc, opts.detail))
         .collect();
     evals.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
     if let Scope::Service { namespace, name } = &opts.scope {
-        if !evals
-            .iter()
-            .any(|e| &e.namespace == namespace && &e.name == name)
-        {
+        if !evals.iter().any(|e| &e.namespace == namespace && &e.name == name) {
             let hint = match snap.services.iter().find(|s| {
-                s.metadata.namespace.as_deref() == Some(namespace)
-                    && s.metadata.name.as_deref() == Some(name)
+                s.metadata.namespace.as_deref() == Some(namespace) && s.metadata.name.as_deref() == Some(name)
             }) {
                 Some(s) => format!(
                     " as a LoadBalancer: it is of type {} and carries no load-balancer ingress",
                     service_type(s)
                 ),
                 None => {
-                    let elsewhere: Vec<String> = evals
-                        .iter()
-                        .filter(|e| &e.name == name)
-                        .map(|e| e.namespace.clone())
-                        .collect();
+                    let elsewhere: Vec<String> =
+                        evals.iter().filter(|e| &e.name == name).map(|e| e.namespace.clone()).collect();
                     if elsewhere.is_empty() {
                         String::new()
                     } else {
@@ -124,11 +103,7 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
                     }
                 }
             };
-            return Err(DiagnoseError::ServiceNotFound {
-                namespace: namespace.clone(),
-                name: name.clone(),
-                hint,
-            });
+            return Err(DiagnoseError::ServiceNotFound { namespace: namespace.clone(), name: name.clone(), hint });
         }
     }
 
@@ -147,11 +122,8 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
         Scope::Namespace(ns) => &e.namespace == ns,
         Scope::Service { namespace, name } => &e.namespace == namespace && &e.name == name,
     };
-    let services = evals
-        .iter()
-        .filter(|e| in_scope(e))
-        .map(|e| service_report(&world, e, &answered, opts.detail))
-        .collect();
+    let services =
+        evals.iter().filter(|e| in_scope(e)).map(|e| service_report(&world, e, &answered, opts.detail)).collect();
 
     Ok(Report {
         api_version: API_VERSION,
@@ -163,17 +135,13 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
 }
 
 fn ad_node_sets(config: &Config, world: &World) -> Vec<FixedBitSet> {
-    config
-        .l2_advertisements
-        .iter()
-        .map(|ad| world.table.set_of(&ad.nodes))
-        .collect()
+    config.l2_advertisements.iter().map(|ad| world.table.set_of(&ad.nodes)).collect()
 }
 
 fn evaluate<'w>(
     world: &'w World,
     ad_sets: &[FixedBitSet],
-    legacy_sets: &[FixedBitSet],
+    alternate_sets: &[FixedBitSet],
     svc: &'w Service,
     detail: bool,
 ) -> Evaluation<'w> {
@@ -181,26 +149,10 @@ fn evaluate<'w>(
     let name = svc.metadata.name.clone().unwrap_or_default();
     let handled = world.setup.installed && handles_class(svc, &world.setup.lb_class);
     let raw_ips = ingress_ips(svc);
-    let ips: Vec<String> = raw_ips
-        .iter()
-        .map(|s| {
-            crate::k8s::ip::parse_go_ip(s)
-                .map(go_ip_string)
-                .unwrap_or_else(|| s.clone())
-        })
-        .collect();
+    let ips: Vec<String> =
+        raw_ips.iter().map(|s| crate::k8s::ip::parse_go_ip(s).map(go_ip_string).unwrap_or_else(|| s.clone())).collect();
     let observed = world.actual.for_service(&namespace, &name);
-    let mut eval = Evaluation {
-        svc,
-        namespace,
-        name,
-        handled,
-        ips,
-        withdraw: None,
-        pool: None,
-        l2: None,
-        observed,
-    };
+    let mut eval = Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, observed };
     let Ok(config) = world.config.as_ref() else {
         return eval;
     };
@@ -217,53 +169,35 @@ fn evaluate<'w>(
     eval.pool = Some(pool);
 
     let key = (eval.namespace.clone(), eval.name.clone());
-    let endpoints = world
-        .endpoints
-        .get(&key)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let endpoints = world.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default();
     let labels = svc.metadata.labels.clone().unwrap_or_default();
     let annotations = svc.metadata.annotations.as_ref();
     let input = ServiceInput {
         labels: &labels,
         shared_ip_annotation: annotations.is_some_and(|a| {
-            a.contains_key("metallb.io/allow-shared-ip")
-                || a.contains_key("metallb.universe.tf/allow-shared-ip")
+            a.contains_key("metallb.io/allow-shared-ip") || a.contains_key("metallb.universe.tf/allow-shared-ip")
         }),
-        etp_local: svc
-            .spec
-            .as_ref()
-            .and_then(|s| s.external_traffic_policy.as_deref())
-            == Some("Local"),
+        etp_local: svc.spec.as_ref().and_then(|s| s.external_traffic_policy.as_deref()) == Some("Local"),
         ip: parsed[0],
         endpoints,
     };
     let run = |config: &Config, sets: &[FixedBitSet], head: bool| {
         let pool_ads: Vec<usize> = config.pools[pool].l2.iter().map(|pa| pa.ad).collect();
-        let ads: Vec<AdNodes> = pool_ads
-            .iter()
-            .map(|&i| AdNodes {
-                ad: &config.l2_advertisements[i],
-                nodes: sets[i].clone(),
-            })
-            .collect();
+        let ads: Vec<AdNodes> =
+            pool_ads.iter().map(|&i| AdNodes { ad: &config.l2_advertisements[i], nodes: sets[i].clone() }).collect();
         let ctx = world.l2_context(head, detail);
         (l2::elect(&ctx, &ads, &input), pool_ads)
     };
     let (election, pool_ads) = run(config, ad_sets, world.setup.head());
-    let legacy_expected = world.legacy_config.as_ref().and_then(|legacy| {
-        // Same CRs under v0.16.1 rules; the pool index is stable because pools are sorted by name.
+    let alternate_expected = world.alternate_config.as_ref().and_then(|other| {
+        // Same CRs under the other rules; pool indices agree because pools are sorted by name.
         let pool_name = &config.pools[pool].name;
-        legacy.pools.iter().position(|p| &p.name == pool_name)?;
-        let (old, _) = run(legacy, legacy_sets, false);
-        let old = old.expected_announcer();
-        (old != election.expected_announcer()).then_some(old)
+        other.pools.iter().position(|p| &p.name == pool_name)?;
+        let (theirs, _) = run(other, alternate_sets, !world.setup.head());
+        let theirs = theirs.expected_announcer();
+        (theirs != election.expected_announcer()).then_some(theirs)
     });
-    eval.l2 = Some(L2Outcome {
-        election,
-        pool_ads,
-        legacy_expected,
-    });
+    eval.l2 = Some(L2Outcome { election, pool_ads, alternate_expected });
     eval
 }
 
@@ -274,13 +208,12 @@ fn service_report(
     detail: bool,
 ) -> ServiceReport {
     let spec = e.svc.spec.as_ref();
-    let implementation = if e.handled {
-        Implementation::Metallb
-    } else {
-        Implementation::Unknown
-    };
+    let implementation = if e.handled { Implementation::Metallb } else { Implementation::Unknown };
     let config = world.config.as_ref().ok();
-    let metallb = (e.handled && config.is_some()).then(|| MetallbService {
+    let metallb = e.handled.then(|| MetallbService {
+        unknown_because: config.is_none().then(|| {
+            "MetalLB rejects the configuration in the snapshot (LBD201): the speakers keep their last good configuration, which the snapshot does not show".to_string()
+        }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw.map(|w| w.as_str().to_string()),
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail)),
@@ -290,10 +223,7 @@ fn service_report(
         namespace: e.namespace.clone(),
         name: e.name.clone(),
         type_: service_type(e.svc).to_string(),
-        external_traffic_policy: spec
-            .and_then(|s| s.external_traffic_policy.clone())
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| "Cluster".into()),
+        external_traffic_policy: spec.and_then(|s| s.external_traffic_policy.clone()).filter(|p| !p.is_empty()),
         load_balancer_class: spec.and_then(|s| s.load_balancer_class.clone()),
         implementation,
         ips: e.ips.clone(),
@@ -305,10 +235,7 @@ fn service_report(
 }
 
 fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) -> Layer2 {
-    let config = world
-        .config
-        .as_ref()
-        .expect("layer2 is only computed with a valid config");
+    let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
     let ctx = world.l2_context(world.setup.head(), detail);
     let pool = &config.pools[e.pool.expect("pool is set with layer2")];
@@ -316,28 +243,14 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
     for &i in &el.ads_for_service {
         let pa = &pool.l2[i];
         advertisements.push(config.l2_advertisements[pa.ad].name.clone());
-        advertisements.extend(
-            pa.merged
-                .iter()
-                .map(|&m| config.l2_advertisements[m].name.clone()),
-        );
+        advertisements.extend(pa.merged.iter().map(|&m| config.l2_advertisements[m].name.clone()));
     }
     advertisements.sort();
-    let nodes = if detail {
-        node_rows(world, e, el, &ctx)
-    } else {
-        Vec::new()
-    };
-    let verdict = if detail {
-        verdict::sentence(world, l2, &nodes)
-    } else {
-        String::new()
-    };
+    let nodes = if detail { node_rows(world, e, el, &ctx) } else { Vec::new() };
+    let verdict = if detail { verdict::sentence(world, l2, &nodes) } else { String::new() };
     Layer2 {
         ip: el.ip.clone(),
-        expected_announcer: el
-            .expected_announcer()
-            .map(|n| world.table.name(n).to_string()),
+        expected_announcer: el.expected_announcer().map(|n| world.table.name(n).to_string()),
         actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
         actual_source: e.observed.as_ref().map(|o| o.source.to_string()),
         advertisements,
@@ -352,46 +265,28 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
 fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> Vec<L2Node> {
     let key = (e.namespace.clone(), e.name.clone());
     let mut per_node = vec![0usize; world.table.len()];
-    for ep in world
-        .endpoints
-        .get(&key)
-        .into_iter()
-        .flatten()
-        .filter(|ep| ep.can_serve)
-    {
+    for ep in world.endpoints.get(&key).into_iter().flatten().filter(|ep| ep.can_serve) {
         if let Some(n) = ep.node {
             per_node[n] += 1;
         }
     }
     let mut order: Vec<NodeId> = el.order.iter().map(|r| r.node).collect();
-    let mut rest: Vec<NodeId> = (0..world.table.len())
-        .filter(|n| !el.available.contains(*n))
-        .collect();
-    rest.sort_by(|a, b| world.table.name(*a).cmp(world.table.name(*b)));
+    // Ranked nodes first, then the rest by name (the table is already sorted by name).
+    let ranks = el.ranks(world.table.len());
+    let rest: Vec<NodeId> = (0..world.table.len()).filter(|n| ranks[*n].is_none()).collect();
     order.extend(rest);
     order
         .into_iter()
         .map(|n| {
-            let rank = el.rank(n);
+            let rank = ranks[n];
             L2Node {
                 node: world.table.name(n).to_string(),
                 speaker: world.speaker_live(n),
-                reason: world
-                    .speaker_acts(n)
-                    .then(|| el.reason(n).as_str().to_string()),
+                reason: world.speaker_acts(n).then(|| el.reason(n).as_str().to_string()),
                 rank,
-                hash: rank.map(|r| {
-                    el.order[r - 1]
-                        .digest
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect()
-                }),
-                excluded_by: el
-                    .exclusions(n, ctx)
-                    .iter()
-                    .map(|x| x.code().to_string())
-                    .collect(),
+                hash: rank.map(|r| el.order[r - 1].digest.iter().map(|b| format!("{b:02x}")).collect()),
+                score: (ctx.head).then(|| rank.map(|r| el.order[r - 1].score).unwrap_or(0)),
+                excluded_by: el.exclusions(n, rank, ctx).iter().map(|x| x.code().to_string()).collect(),
                 exclude_label_value: world.exclude_values[n].clone(),
                 roles: world.node_roles[n].clone(),
                 endpoints: per_node[n],
@@ -405,8 +300,7 @@ fn source(world: &World) -> Source {
     let info = &world.snap.info;
     let mut assumptions = s.assumptions.clone();
     if world.snap.nodes.is_empty() {
-        assumptions
-            .push("the snapshot has no Node objects: node filters cannot be evaluated".into());
+        assumptions.push("the snapshot has no Node objects: node filters cannot be evaluated".into());
     }
     Source {
         mode: "snapshot",
@@ -423,10 +317,7 @@ fn source(world: &World) -> Source {
             memberlist_source: s.memberlist_source.clone(),
             ignore_exclude_lb: s.ignore_exclude_lb,
             lb_class: s.lb_class.clone(),
-            live_speakers: s
-                .speaker_pods
-                .as_ref()
-                .map(|p| p.iter().filter(|p| p.live).count()),
+            live_speakers: s.speaker_pods.as_ref().map(|p| p.iter().filter(|p| p.live).count()),
             speaker_pods: s.speaker_pods.as_ref().map(Vec::len),
             config_valid: world.config.is_ok(),
         }),

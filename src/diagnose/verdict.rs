@@ -12,10 +12,9 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
     let ip = &el.ip;
     let head = match (el.expected_announcer(), l2.answering(world)) {
         (Some(n), Some(_)) => format!("{} announces {ip}", world.table.name(n)),
-        (Some(n), None) => format!(
-            "nobody answers for {ip}: the election picks {}, which runs no live speaker",
-            world.table.name(n)
-        ),
+        (Some(n), None) => {
+            format!("nobody answers for {ip}: the election picks {}, which runs no live speaker", world.table.name(n))
+        }
         (None, _) if !el.active_endpoint => {
             format!("nobody announces {ip}: the Service has no serving endpoint")
         }
@@ -29,17 +28,14 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
             let ctx = world.l2_context(world.setup.head(), false);
             let why = match el.emptied_by(&ctx).map(|x| x.code()) {
                 Some("notSelected") => "its advertisements select no existing node".to_string(),
-                Some("noSpeaker") => {
-                    "no node its advertisements select runs a live speaker".to_string()
-                }
+                Some("noSpeaker") => "no node its advertisements select runs a live speaker".to_string(),
                 Some("networkUnavailable") => {
                     "every node its advertisements select has NetworkUnavailable=True".to_string()
                 }
                 Some("excludeLabel") => {
                     format!("every node its advertisements select carries {EXCLUDE_LB_LABEL}")
                 }
-                _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)"
-                    .to_string(),
+                _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)".to_string(),
             };
             format!("nobody announces {ip}: {why}")
         }
@@ -48,19 +44,14 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
     // Group the losers by the first filter that removed them.
     let mut groups: BTreeMap<&str, Vec<&L2Node>> = BTreeMap::new();
     for n in nodes {
-        if let Some(first) = n.excluded_by.first() {
+        let filters =
+            n.excluded_by.iter().filter(|c| !matches!(c.as_str(), "noServingEndpoint" | "sharedIPWithServiceSelector"));
+        if let Some(first) = filters.into_iter().next() {
             groups.entry(first.as_str()).or_default().push(n);
         }
     }
     let mut parts = vec![head];
-    for code in [
-        "noSpeaker",
-        "networkUnavailable",
-        "excludeLabel",
-        "notSelected",
-        "noLocalEndpoint",
-        "lostElection",
-    ] {
+    for code in ["noSpeaker", "networkUnavailable", "excludeLabel", "notSelected", "noLocalEndpoint", "lostElection"] {
         let Some(group) = groups.get(code) else {
             continue;
         };
@@ -68,20 +59,11 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
         let subject = describe(group);
         let verb = if count == 1 { "is" } else { "are" };
         let text = match code {
-            "noSpeaker" => format!(
-                "{subject} {} no live speaker",
-                if count == 1 { "runs" } else { "run" }
-            ),
+            "noSpeaker" => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
             "networkUnavailable" => format!("{subject} {verb} out: NetworkUnavailable=True"),
             "excludeLabel" => {
-                let empty = group
-                    .iter()
-                    .all(|n| n.exclude_label_value.as_deref() == Some(""));
-                let how = if empty {
-                    "present with an empty value"
-                } else {
-                    "the key alone counts"
-                };
+                let empty = group.iter().all(|n| n.exclude_label_value.as_deref() == Some(""));
+                let how = if empty { "present with an empty value" } else { "the key alone counts" };
                 format!("{subject} {verb} excluded by {EXCLUDE_LB_LABEL} ({how})")
             }
             "notSelected" => {
@@ -91,6 +73,9 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
                 "{subject} {} no serving endpoint (externalTrafficPolicy Local)",
                 if count == 1 { "hosts" } else { "host" }
             ),
+            _ if group.iter().copied().chain(nodes.first()).any(|n| n.score.is_some_and(|s| s > 0)) => {
+                format!("{subject} lost the election (preference score first, then hash)")
+            }
             _ => format!("{subject} lost the hash election"),
         };
         parts.push(text);
@@ -103,10 +88,7 @@ fn describe(group: &[&L2Node]) -> String {
     if group.len() == 1 {
         return group[0].node.clone();
     }
-    let role = group[0]
-        .roles
-        .first()
-        .filter(|r| group.iter().all(|n| n.roles.contains(r)));
+    let role = group[0].roles.first().filter(|r| group.iter().all(|n| n.roles.contains(r)));
     let names: Vec<&str> = group.iter().take(4).map(|n| n.node.as_str()).collect();
     let more = if group.len() > 4 { ", …" } else { "" };
     match role {

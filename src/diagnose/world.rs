@@ -15,8 +15,8 @@ pub struct World<'a> {
     pub snap: &'a Snapshot,
     pub setup: Setup,
     pub config: Result<Config, ConfigError>,
-    /// The v0.16.1 reading of the same CRs, when newer behaviour is in force (for LBD107).
-    pub legacy_config: Option<Config>,
+    /// The same CRs read under the other MetalLB behaviour, when it could change an answer (LBD107).
+    pub alternate_config: Option<Config>,
     pub table: NodeTable,
     pub liveness: Liveness,
     /// Nodes running a live speaker Pod; `None` when speakers are assumed everywhere.
@@ -33,45 +33,25 @@ impl<'a> World<'a> {
         let ns = setup.namespace.as_str();
         let in_ns = |o: &str| o == ns;
         let input = ConfigInput {
-            pools: snap
-                .metallb
-                .ip_address_pools
-                .iter()
-                .filter(|o| in_ns(o.namespace()))
-                .collect(),
-            l2_advertisements: snap
-                .metallb
-                .l2_advertisements
-                .iter()
-                .filter(|o| in_ns(o.namespace()))
-                .collect(),
-            bgp_advertisements: snap
-                .metallb
-                .bgp_advertisements
-                .iter()
-                .filter(|o| in_ns(o.namespace()))
-                .collect(),
-            communities: snap
-                .metallb
-                .communities
-                .iter()
-                .filter(|o| in_ns(o.namespace()))
-                .collect(),
+            pools: snap.metallb.ip_address_pools.iter().filter(|o| in_ns(o.namespace())).collect(),
+            l2_advertisements: snap.metallb.l2_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
+            bgp_advertisements: snap.metallb.bgp_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
+            communities: snap.metallb.communities.iter().filter(|o| in_ns(o.namespace())).collect(),
             nodes: &snap.nodes,
         };
         let config = config::parse(&input, setup.head());
-        let legacy_config = if setup.head() {
-            config::parse(&input, false).ok()
-        } else {
-            None
-        };
+        // Newer rules differ only through preferredNodeSelectors and allow-shared-ip (spec §12).
+        let version_sensitive = setup.head()
+            || input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
+            || snap.services.iter().any(|s| {
+                s.metadata.annotations.as_ref().is_some_and(|a| {
+                    a.contains_key("metallb.io/allow-shared-ip")
+                        || a.contains_key("metallb.universe.tf/allow-shared-ip")
+                })
+            });
+        let alternate_config = if version_sensitive { config::parse(&input, !setup.head()).ok() } else { None };
 
-        let speaker_nodes: Vec<String> = setup
-            .speaker_pods
-            .iter()
-            .flatten()
-            .filter_map(|p| p.node.clone())
-            .collect();
+        let speaker_nodes: Vec<String> = setup.speaker_pods.iter().flatten().filter_map(|p| p.node.clone()).collect();
         let facts = snap
             .nodes
             .iter()
@@ -90,11 +70,7 @@ impl<'a> World<'a> {
         let table = NodeTable::new(facts);
 
         let live_speakers = setup.speaker_pods.as_ref().map(|pods| {
-            let live: Vec<String> = pods
-                .iter()
-                .filter(|p| p.live)
-                .filter_map(|p| p.node.clone())
-                .collect();
+            let live: Vec<String> = pods.iter().filter(|p| p.live).filter_map(|p| p.node.clone()).collect();
             table.set_of(&live)
         });
         let liveness = match (&live_speakers, setup.memberlist) {
@@ -104,18 +80,10 @@ impl<'a> World<'a> {
 
         let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
         for slice in &snap.endpoint_slices {
-            let Some(svc) = slice
-                .metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get("kubernetes.io/service-name"))
-            else {
+            let Some(svc) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
                 continue;
             };
-            let key = (
-                slice.metadata.namespace.clone().unwrap_or_default(),
-                svc.clone(),
-            );
+            let key = (slice.metadata.namespace.clone().unwrap_or_default(), svc.clone());
             let list = endpoints.entry(key).or_default();
             for ep in &slice.endpoints {
                 list.push(EndpointInput {
@@ -141,7 +109,7 @@ impl<'a> World<'a> {
             snap,
             setup,
             config,
-            legacy_config,
+            alternate_config,
             table,
             liveness,
             live_speakers,
@@ -169,8 +137,7 @@ impl<'a> World<'a> {
 
     /// Would a live (or assumed) speaker act on this node?
     pub fn speaker_acts(&self, node: usize) -> bool {
-        self.speaker_live(node)
-            .unwrap_or(self.table.has_object.contains(node))
+        self.speaker_live(node).unwrap_or(self.table.has_object.contains(node))
     }
 }
 

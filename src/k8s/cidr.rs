@@ -9,9 +9,7 @@ use super::ip::{from_u128_like, parse_go_ip, to16};
 /// Parses one `spec.addresses` entry; the error is MetalLB's own text.
 pub fn parse_pool_address(entry: &str) -> Result<Vec<IpNet>, String> {
     let Some((start_text, end_text)) = entry.split_once('-') else {
-        return parse_go_cidr(entry)
-            .map(|n| vec![n])
-            .ok_or_else(|| format!("invalid CIDR {entry:?}"));
+        return parse_go_cidr(entry).map(|n| vec![n]).ok_or_else(|| format!("invalid CIDR {entry:?}"));
     };
     let start = parse_go_ip(start_text.trim())
         .ok_or_else(|| format!("invalid IP range {entry:?}: invalid start IP {start_text:?}"))?;
@@ -68,17 +66,11 @@ fn summarize(start: IpAddr, end: IpAddr) -> Vec<IpNet> {
     let mut out = Vec::new();
     loop {
         // The largest block aligned at `lo` that ends at or before `hi`.
-        let mut k = if lo == 0 {
-            bits
-        } else {
-            lo.trailing_zeros().min(bits)
-        };
+        let mut k = if lo == 0 { bits } else { lo.trailing_zeros().min(bits) };
         while k > 0 && (lo | mask(k)) > hi {
             k -= 1;
         }
-        out.push(
-            IpNet::new(from_u128_like(start, lo), (bits - k) as u8).expect("prefix within family"),
-        );
+        out.push(IpNet::new(from_u128_like(start, lo), (bits - k) as u8).expect("prefix within family"));
         let last = lo | mask(k);
         if last >= hi {
             return out;
@@ -102,18 +94,9 @@ mod tests {
 
     #[test]
     fn cidr_rules() {
-        assert_eq!(
-            strs(parse_pool_address("10.0.0.5/24").unwrap()),
-            ["10.0.0.0/24"]
-        );
-        assert_eq!(
-            strs(parse_pool_address("::ffff:10.0.0.0/120").unwrap()),
-            ["10.0.0.0/24"]
-        );
-        assert_eq!(
-            parse_pool_address(" 10.0.0.0/8").unwrap_err(),
-            r#"invalid CIDR " 10.0.0.0/8""#
-        );
+        assert_eq!(strs(parse_pool_address("10.0.0.5/24").unwrap()), ["10.0.0.0/24"]);
+        assert_eq!(strs(parse_pool_address("::ffff:10.0.0.0/120").unwrap()), ["10.0.0.0/24"]);
+        assert_eq!(parse_pool_address(" 10.0.0.0/8").unwrap_err(), r#"invalid CIDR " 10.0.0.0/8""#);
         assert!(parse_pool_address("1.2.3.4").is_err());
         assert!(parse_pool_address("010.0.0.0/8").is_err());
         assert!(parse_pool_address("10.0.0.0/33").is_err());
@@ -121,22 +104,13 @@ mod tests {
 
     #[test]
     fn range_rules() {
-        assert_eq!(
-            strs(parse_pool_address("192.0.2.1-192.0.2.1").unwrap()),
-            ["192.0.2.1/32"]
-        );
+        assert_eq!(strs(parse_pool_address("192.0.2.1-192.0.2.1").unwrap()), ["192.0.2.1/32"]);
         assert_eq!(
             strs(parse_pool_address("192.0.2.10 - 192.0.2.17").unwrap()),
             ["192.0.2.10/31", "192.0.2.12/30", "192.0.2.16/31"]
         );
-        assert_eq!(
-            strs(parse_pool_address("0.0.0.0-255.255.255.255").unwrap()),
-            ["0.0.0.0/0"]
-        );
-        assert_eq!(
-            strs(parse_pool_address("2001:db8::-2001:db8::ff").unwrap()),
-            ["2001:db8::/120"]
-        );
+        assert_eq!(strs(parse_pool_address("0.0.0.0-255.255.255.255").unwrap()), ["0.0.0.0/0"]);
+        assert_eq!(strs(parse_pool_address("2001:db8::-2001:db8::ff").unwrap()), ["2001:db8::/120"]);
         assert!(parse_pool_address("10.0.0.1-fd00::1").unwrap().is_empty());
         assert_eq!(
             parse_pool_address("fd00::1-10.0.0.1").unwrap_err(),

@@ -111,15 +111,7 @@ mod tests {
 
     #[test]
     fn invalid_ips_are_rejected() {
-        for bad in [
-            "",
-            "10.0.0",
-            " 10.0.0.1",
-            "fe80::1%eth0",
-            "2000:12",
-            "host.example",
-            "010.0.0.1",
-        ] {
+        for bad in ["", "10.0.0", " 10.0.0.1", "fe80::1%eth0", "2000:12", "host.example", "010.0.0.1"] {
             assert!(parse_go_ip(bad).is_none(), "{bad:?}");
         }
     }

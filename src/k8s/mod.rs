@@ -19,10 +19,7 @@ pub fn is_network_unavailable(node: &Node) -> bool {
 
 /// MetalLB `IsNodeExcludedFromBalancers`: the label key alone counts, whatever its value.
 pub fn has_exclude_label(node: &Node) -> bool {
-    node.metadata
-        .labels
-        .as_ref()
-        .is_some_and(|l| l.contains_key(EXCLUDE_LB_LABEL))
+    node.metadata.labels.as_ref().is_some_and(|l| l.contains_key(EXCLUDE_LB_LABEL))
 }
 
 /// MetalLB `EndpointCanServe`: ready unset or true, or serving true. `terminating` is never read.
@@ -37,45 +34,17 @@ pub fn endpoint_can_serve(conditions: Option<&EndpointConditions>) -> bool {
 mod tests {
     use super::*;
 
-    fn cond(
-        ready: Option<bool>,
-        serving: Option<bool>,
-        terminating: Option<bool>,
-    ) -> EndpointConditions {
-        EndpointConditions {
-            ready,
-            serving,
-            terminating,
-        }
+    fn cond(ready: Option<bool>, serving: Option<bool>, terminating: Option<bool>) -> EndpointConditions {
+        EndpointConditions { ready, serving, terminating }
     }
 
     #[test]
     fn endpoint_serving_table_from_spec_4_1() {
         assert!(endpoint_can_serve(None));
-        assert!(endpoint_can_serve(Some(&cond(
-            None,
-            Some(false),
-            Some(true)
-        ))));
-        assert!(endpoint_can_serve(Some(&cond(
-            Some(true),
-            Some(false),
-            None
-        ))));
-        assert!(endpoint_can_serve(Some(&cond(
-            Some(false),
-            Some(true),
-            Some(true)
-        ))));
-        assert!(!endpoint_can_serve(Some(&cond(
-            Some(false),
-            Some(false),
-            None
-        ))));
-        assert!(!endpoint_can_serve(Some(&cond(
-            Some(false),
-            None,
-            Some(false)
-        ))));
+        assert!(endpoint_can_serve(Some(&cond(None, Some(false), Some(true)))));
+        assert!(endpoint_can_serve(Some(&cond(Some(true), Some(false), None))));
+        assert!(endpoint_can_serve(Some(&cond(Some(false), Some(true), Some(true)))));
+        assert!(!endpoint_can_serve(Some(&cond(Some(false), Some(false), None))));
+        assert!(!endpoint_can_serve(Some(&cond(Some(false), None, Some(false)))));
     }
 }

@@ -38,11 +38,7 @@ impl Selector {
         for (k, v) in sel.match_labels.iter().flatten() {
             validate_key(k)?;
             validate_value(v)?;
-            requirements.push(Requirement {
-                key: k.clone(),
-                op: Op::In,
-                values: vec![v.clone()],
-            });
+            requirements.push(Requirement { key: k.clone(), op: Op::In, values: vec![v.clone()] });
         }
         for expr in sel.match_expressions.iter().flatten() {
             let op = match expr.operator.as_str() {
@@ -75,11 +71,7 @@ impl Selector {
             let mut values = values;
             values.sort();
             values.dedup();
-            requirements.push(Requirement {
-                key: expr.key.clone(),
-                op,
-                values,
-            });
+            requirements.push(Requirement { key: expr.key.clone(), op, values });
         }
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(Selector { requirements })
@@ -125,9 +117,7 @@ fn validate_key(key: &str) -> Result<(), String> {
     };
     let name_ok = !name.is_empty()
         && name.len() <= 63
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
         && name.starts_with(|c: char| c.is_ascii_alphanumeric())
         && name.ends_with(|c: char| c.is_ascii_alphanumeric());
     let prefix_ok = prefix.is_none_or(|p| {
@@ -135,9 +125,7 @@ fn validate_key(key: &str) -> Result<(), String> {
             && p.len() <= 253
             && p.split('.').all(|part| {
                 !part.is_empty()
-                    && part
-                        .chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
                     && !part.starts_with('-')
                     && !part.ends_with('-')
             })
@@ -152,9 +140,7 @@ fn validate_key(key: &str) -> Result<(), String> {
 fn validate_value(value: &str) -> Result<(), String> {
     let ok = value.is_empty()
         || (value.len() <= 63
-            && value
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
             && value.starts_with(|c: char| c.is_ascii_alphanumeric())
             && value.ends_with(|c: char| c.is_ascii_alphanumeric()));
     if ok {
@@ -176,53 +162,26 @@ fn go_string_slice(values: &[String]) -> String {
 
 /// Go's `%v` of a `metav1.LabelSelector` value, as MetalLB prints it in errors: `{map[k:v] [{key In [a b]}]}`.
 pub fn go_selector_v(sel: &LabelSelector) -> String {
-    let labels: Vec<String> = sel
-        .match_labels
-        .iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}:{v}"))
-        .collect();
+    let labels: Vec<String> = sel.match_labels.iter().flatten().map(|(k, v)| format!("{k}:{v}")).collect();
     let exprs: Vec<String> = sel
         .match_expressions
         .iter()
         .flatten()
-        .map(|r| {
-            format!(
-                "{{{} {} [{}]}}",
-                r.key,
-                r.operator,
-                r.values.clone().unwrap_or_default().join(" ")
-            )
-        })
+        .map(|r| format!("{{{} {} [{}]}}", r.key, r.operator, r.values.clone().unwrap_or_default().join(" ")))
         .collect();
     format!("{{map[{}] [{}]}}", labels.join(" "), exprs.join(" "))
 }
 
 /// Go's `%q` of a `metav1.LabelSelector` value: every string quoted.
 pub fn go_selector_q(sel: &LabelSelector) -> String {
-    let labels: Vec<String> = sel
-        .match_labels
-        .iter()
-        .flatten()
-        .map(|(k, v)| format!("{k:?}:{v:?}"))
-        .collect();
-    let exprs: Vec<String> = sel
-        .match_expressions
-        .iter()
-        .flatten()
-        .map(go_requirement_q)
-        .collect();
+    let labels: Vec<String> = sel.match_labels.iter().flatten().map(|(k, v)| format!("{k:?}:{v:?}")).collect();
+    let exprs: Vec<String> = sel.match_expressions.iter().flatten().map(go_requirement_q).collect();
     format!("{{map[{}] [{}]}}", labels.join(" "), exprs.join(" "))
 }
 
 /// Go's `%q` of a `metav1.LabelSelectorRequirement` value.
 pub fn go_requirement_q(r: &LabelSelectorRequirement) -> String {
-    let values: Vec<String> = r
-        .values
-        .iter()
-        .flatten()
-        .map(|v| format!("{v:?}"))
-        .collect();
+    let values: Vec<String> = r.values.iter().flatten().map(|v| format!("{v:?}")).collect();
     format!("{{{:?} {:?} [{}]}}", r.key, r.operator, values.join(" "))
 }
 
@@ -231,10 +190,7 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     fn sel(yaml: &str) -> Selector {
@@ -271,10 +227,7 @@ mod tests {
     fn empty_value_label_matches_exists_and_empty_match_label() {
         let key = "node.kubernetes.io/exclude-from-external-load-balancers";
         let l = labels(&[(key, "")]);
-        assert!(sel(&format!(
-            r#"{{"matchExpressions":[{{"key":"{key}","operator":"Exists"}}]}}"#
-        ))
-        .matches(&l));
+        assert!(sel(&format!(r#"{{"matchExpressions":[{{"key":"{key}","operator":"Exists"}}]}}"#)).matches(&l));
         assert!(sel(&format!(r#"{{"matchLabels":{{"{key}":""}}}}"#)).matches(&l));
     }
 
@@ -293,9 +246,6 @@ mod tests {
 
     #[test]
     fn kube_string_is_sorted_by_key() {
-        assert_eq!(
-            sel(r#"{"matchLabels":{"b":"2","a":"1"}}"#).to_kube_string(),
-            "a=1,b=2"
-        );
+        assert_eq!(sel(r#"{"matchLabels":{"b":"2","a":"1"}}"#).to_kube_string(), "a=1,b=2");
     }
 }

@@ -27,12 +27,8 @@ const SVC_NS_LABEL: &str = "metallb.io/service-namespace";
 impl ActualIndex {
     pub fn new(snap: &Snapshot, metallb_namespace: &str) -> ActualIndex {
         let mut statuses: HashMap<(String, String), BTreeSet<String>> = HashMap::new();
-        let relevant: Vec<_> = snap
-            .metallb
-            .service_l2_statuses
-            .iter()
-            .filter(|s| s.namespace() == metallb_namespace)
-            .collect();
+        let relevant: Vec<_> =
+            snap.metallb.service_l2_statuses.iter().filter(|s| s.namespace() == metallb_namespace).collect();
         for s in &relevant {
             let labels = s.labels();
             let status = s.status.as_ref();
@@ -50,8 +46,7 @@ impl ActualIndex {
                 statuses.entry((ns, name)).or_default().insert(node);
             }
         }
-        let mut events: HashMap<(String, String), (Option<Timestamp>, BTreeSet<String>)> =
-            HashMap::new();
+        let mut events: HashMap<(String, String), (Option<Timestamp>, BTreeSet<String>)> = HashMap::new();
         for e in &snap.events {
             let Some(node) = layer2_node_of(e) else {
                 continue;
@@ -60,10 +55,7 @@ impl ActualIndex {
             if obj.kind.as_deref() != Some("Service") {
                 continue;
             }
-            let key = (
-                obj.namespace.clone().unwrap_or_default(),
-                obj.name.clone().unwrap_or_default(),
-            );
+            let key = (obj.namespace.clone().unwrap_or_default(), obj.name.clone().unwrap_or_default());
             let when = event_time(e);
             let entry = events.entry(key).or_insert_with(|| (when, BTreeSet::new()));
             // Keep only the newest events: an older nodeAssigned is history, not the present.
@@ -73,33 +65,20 @@ impl ActualIndex {
                 entry.1.insert(node);
             }
         }
-        ActualIndex {
-            statuses,
-            events,
-            statuses_present: !relevant.is_empty(),
-        }
+        ActualIndex { statuses, events, statuses_present: !relevant.is_empty() }
     }
 
     /// `None` when nothing in the snapshot says who announces.
     pub fn for_service(&self, namespace: &str, name: &str) -> Option<Observed> {
         let key = (namespace.to_string(), name.to_string());
         if let Some(nodes) = self.statuses.get(&key) {
-            return Some(Observed {
-                nodes: nodes.iter().cloned().collect(),
-                source: "serviceL2Status",
-            });
+            return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "serviceL2Status" });
         }
         if let Some((_, nodes)) = self.events.get(&key) {
-            return Some(Observed {
-                nodes: nodes.iter().cloned().collect(),
-                source: "events",
-            });
+            return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "events" });
         }
         // Statuses were collected and none names this Service: nobody holds it.
-        self.statuses_present.then(|| Observed {
-            nodes: Vec::new(),
-            source: "serviceL2Status",
-        })
+        self.statuses_present.then(|| Observed { nodes: Vec::new(), source: "serviceL2Status" })
     }
 }
 

@@ -66,7 +66,8 @@ pub struct L2Ad {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigError {
     pub message: String,
-    pub object: String,
+    /// The object MetalLB's message is about, then any other object involved.
+    pub objects: Vec<String>,
 }
 
 pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
@@ -82,16 +83,16 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
         let object = format!("IPAddressPool {}", ns_of(cr.namespace(), cr.name()));
         let pool = pool_from_cr(cr).map_err(|e| ConfigError {
             message: format!("parsing address pool {}: {e}", cr.name()),
-            object: object.clone(),
+            objects: vec![object.clone()],
         })?;
         if pools.iter().any(|p| p.name == pool.name) {
             return Err(ConfigError {
                 message: format!("duplicate definition of pool {:?}", pool.name),
-                object,
+                objects: vec![object],
             });
         }
         for cidr in &pool.cidrs {
-            if let Some((existing, _)) = all_cidrs.iter().find(|(c, _)| overlaps(c, cidr)) {
+            if let Some((existing, other)) = all_cidrs.iter().find(|(c, _)| overlaps(c, cidr)) {
                 return Err(ConfigError {
                     message: format!(
                         "CIDR {:?} in pool {:?} overlaps with already defined CIDR {:?}",
@@ -99,7 +100,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
                         pool.name,
                         existing.to_string()
                     ),
-                    object,
+                    objects: vec![object, format!("IPAddressPool {}", ns_of(cr.namespace(), other))],
                 });
             }
             all_cidrs.push((*cidr, pool.name.clone()));
@@ -112,29 +113,16 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     let mut l2_advertisements = Vec::new();
     for cr in &ads_sorted {
         let object = format!("L2Advertisement {}", ns_of(cr.namespace(), cr.name()));
-        let mut ad = l2_ad_from_cr(cr, input.nodes, head).map_err(|message| ConfigError {
-            message,
-            object: object.clone(),
-        })?;
-        let targets = attached_pools(
-            &cr.spec.ip_address_pools,
-            &cr.spec.ip_address_pool_selectors,
-            &pools_sorted,
-        )
-        .map_err(|message| ConfigError { message, object })?;
+        let mut ad = l2_ad_from_cr(cr, input.nodes, head)
+            .map_err(|message| ConfigError { message, objects: vec![object.clone()] })?;
+        let targets = attached_pools(&cr.spec.ip_address_pools, &cr.spec.ip_address_pool_selectors, &pools_sorted)
+            .map_err(|message| ConfigError { message, objects: vec![object] })?;
         ad.pools = targets.iter().cloned().collect();
         let index = l2_advertisements.len();
         for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
-            match pool
-                .l2
-                .iter_mut()
-                .find(|existing| is_duplicate(&l2_advertisements[existing.ad], &ad, head))
-            {
+            match pool.l2.iter_mut().find(|existing| is_duplicate(&l2_advertisements[existing.ad], &ad, head)) {
                 Some(existing) => existing.merged.push(index),
-                None => pool.l2.push(PoolAd {
-                    ad: index,
-                    merged: Vec::new(),
-                }),
+                None => pool.l2.push(PoolAd { ad: index, merged: Vec::new() }),
             }
         }
         l2_advertisements.push(ad);
@@ -144,21 +132,14 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     bgp_sorted.sort_by(|a, b| a.name().cmp(b.name()));
     for cr in &bgp_sorted {
         let object = format!("BGPAdvertisement {}", ns_of(cr.namespace(), cr.name()));
-        let targets = attached_pools(
-            &cr.spec.ip_address_pools,
-            &cr.spec.ip_address_pool_selectors,
-            &pools_sorted,
-        )
-        .map_err(|message| ConfigError { message, object })?;
+        let targets = attached_pools(&cr.spec.ip_address_pools, &cr.spec.ip_address_pool_selectors, &pools_sorted)
+            .map_err(|message| ConfigError { message, objects: vec![object] })?;
         for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
             pool.bgp.push(cr.name().to_string());
         }
     }
 
-    Ok(Config {
-        pools,
-        l2_advertisements,
-    })
+    Ok(Config { pools, l2_advertisements })
 }
 
 fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
@@ -170,8 +151,8 @@ fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
     }
     let mut cidrs = Vec::new();
     for entry in &cr.spec.addresses {
-        let parsed = parse_pool_address(entry)
-            .map_err(|e| format!("invalid CIDR {entry:?} in pool {:?}: {e}", cr.name()))?;
+        let parsed =
+            parse_pool_address(entry).map_err(|e| format!("invalid CIDR {entry:?} in pool {:?}: {e}", cr.name()))?;
         cidrs.extend(parsed);
     }
     if let Some(alloc) = &cr.spec.service_allocation {
@@ -181,30 +162,16 @@ fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
         validate_selector_duplicates(&alloc.service_selectors, "serviceSelectors")?;
         for sel in &alloc.namespace_selectors {
             Selector::compile(sel).map_err(|e| {
-                format!(
-                    "{e}\ninvalid namespace label selector {} in ip pool {}",
-                    go_selector_v(sel),
-                    cr.name()
-                )
+                format!("{e}\ninvalid namespace label selector {} in ip pool {}", go_selector_v(sel), cr.name())
             })?;
         }
         for sel in &alloc.service_selectors {
             Selector::compile(sel).map_err(|e| {
-                format!(
-                    "{e}\ninvalid service label selector {} in ip pool {}",
-                    go_selector_v(sel),
-                    cr.name()
-                )
+                format!("{e}\ninvalid service label selector {} in ip pool {}", go_selector_v(sel), cr.name())
             })?;
         }
     }
-    Ok(Pool {
-        name: cr.name().to_string(),
-        labels: cr.labels().clone(),
-        cidrs,
-        l2: Vec::new(),
-        bgp: Vec::new(),
-    })
+    Ok(Pool { name: cr.name().to_string(), labels: cr.labels().clone(), cidrs, l2: Vec::new(), bgp: Vec::new() })
 }
 
 /// `l2AdvertisementFromCR` (spec §5.2), in MetalLB's order of checks.
@@ -214,10 +181,8 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result
     validate_selector_duplicates(&spec.ip_address_pool_selectors, "ipAddressPoolSelectors")?;
     validate_selector_duplicates(&spec.node_selectors, "nodeSelectors")?;
     validate_selector_duplicates(&spec.service_selectors, "serviceSelectors")?;
-    let node_labels: Vec<(&str, &Labels)> = nodes
-        .iter()
-        .map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n)))
-        .collect();
+    let node_labels: Vec<(&str, &Labels)> =
+        nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
     let selected = select_names(&node_labels, &spec.node_selectors)
         .map_err(|e| format!("{e}\nfailed to parse node selector for {}", cr.name()))?;
     let mut service_selectors = Vec::new();
@@ -233,14 +198,8 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result
     }
     service_selectors.sort_by_key(|s| s.to_kube_string());
     let preferred = if head {
-        preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors).map_err(
-            |e| {
-                format!(
-                    "{e}\nfailed to parse preferred node selectors for {}",
-                    cr.name()
-                )
-            },
-        )?
+        preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors)
+            .map_err(|e| format!("{e}\nfailed to parse preferred node selectors for {}", cr.name()))?
     } else {
         None
     };
@@ -262,10 +221,7 @@ fn node_labels(n: &Node) -> &Labels {
 }
 
 /// Names matched by any selector; an empty selector list selects every name.
-fn select_names(
-    objects: &[(&str, &Labels)],
-    selectors: &[LabelSelector],
-) -> Result<BTreeSet<String>, String> {
+fn select_names(objects: &[(&str, &Labels)], selectors: &[LabelSelector]) -> Result<BTreeSet<String>, String> {
     if selectors.is_empty() {
         return Ok(objects.iter().map(|(n, _)| n.to_string()).collect());
     }
@@ -280,10 +236,7 @@ fn select_names(
 fn compile_all(selectors: &[LabelSelector]) -> Result<Vec<Selector>, String> {
     selectors
         .iter()
-        .map(|s| {
-            Selector::compile(s)
-                .map_err(|e| format!("{e}\ninvalid label selector {}", go_selector_v(s)))
-        })
+        .map(|s| Selector::compile(s).map_err(|e| format!("{e}\ninvalid label selector {}", go_selector_v(s))))
         .collect()
 }
 
@@ -298,30 +251,18 @@ pub fn preferred_node_scores(
     }
     let mut compiled = Vec::new();
     for p in preferred {
-        let sel = Selector::compile(&p.preference).map_err(|e| {
-            format!(
-                "{e}\ninvalid preferred node selector {}",
-                go_selector_v(&p.preference)
-            )
-        })?;
+        let sel = Selector::compile(&p.preference)
+            .map_err(|e| format!("{e}\ninvalid preferred node selector {}", go_selector_v(&p.preference)))?;
         compiled.push((sel, i64::from(p.weight)));
     }
     let mut scores = BTreeMap::new();
     for (name, labels) in nodes.iter().filter(|(n, _)| eligible.contains(*n)) {
-        let total: i64 = compiled
-            .iter()
-            .filter(|(s, _)| s.matches(labels))
-            .map(|(_, w)| w)
-            .sum();
+        let total: i64 = compiled.iter().filter(|(s, _)| s.matches(labels)).map(|(_, w)| w).sum();
         if total > 0 {
             scores.insert(name.to_string(), total);
         }
     }
-    Ok(if scores.is_empty() {
-        None
-    } else {
-        Some(scores)
-    })
+    Ok(if scores.is_empty() { None } else { Some(scores) })
 }
 
 /// The pools an advertisement reaches: every pool when it names none and selects none; otherwise
@@ -339,12 +280,7 @@ fn attached_pools(
         let labelled: Vec<(&str, &Labels)> = pools.iter().map(|p| (p.name(), p.labels())).collect();
         out.extend(select_names(&labelled, selectors)?);
     }
-    out.extend(
-        names
-            .iter()
-            .filter(|n| pools.iter().any(|p| p.name() == n.as_str()))
-            .cloned(),
-    );
+    out.extend(names.iter().filter(|n| pools.iter().any(|p| p.name() == n.as_str())).cloned());
     Ok(out)
 }
 
@@ -388,20 +324,11 @@ fn validate_selector_duplicates(selectors: &[LabelSelector], what: &str) -> Resu
                 "match expression value in label selector",
             )?;
             if exprs[j + 1..].contains(expr) {
-                return Err(format!(
-                    "duplicate definition of match expressions {:?}",
-                    go_requirement_q(expr)
-                ));
+                return Err(format!("duplicate definition of match expressions {:?}", go_requirement_q(expr)));
             }
         }
-        if sorted[i + 1..]
-            .iter()
-            .any(|other| go_selector_q(other) == go_selector_q(sel))
-        {
-            return Err(format!(
-                "duplicate definition of {what} {:?}",
-                go_selector_q(sel)
-            ));
+        if sorted[i + 1..].iter().any(|other| go_selector_q(other) == go_selector_q(sel)) {
+            return Err(format!("duplicate definition of {what} {:?}", go_selector_q(sel)));
         }
     }
     Ok(())
@@ -416,13 +343,13 @@ fn validate_communities(crs: &[&Community]) -> Result<(), ConfigError> {
             if !seen.insert(alias.name.clone()) {
                 return Err(ConfigError {
                     message: format!("duplicate definition of community {:?}", alias.name),
-                    object,
+                    objects: vec![object],
                 });
             }
             if let Err(e) = parse_community(&alias.value) {
                 return Err(ConfigError {
                     message: format!("parsing community {:?}: {e}", alias.name),
-                    object,
+                    objects: vec![object],
                 });
             }
         }
@@ -488,21 +415,10 @@ mod tests {
 
     #[test]
     fn overlapping_pools_reject_everything_with_metallbs_text() {
-        let err = parse_with(
-            &[
-                pool("a", &["192.0.2.0/28"]),
-                pool("b", &["192.0.2.8-192.0.2.20"]),
-            ],
-            &[],
-            &[],
-            false,
-        )
-        .unwrap_err();
-        assert_eq!(
-            err.message,
-            r#"CIDR "192.0.2.8/29" in pool "b" overlaps with already defined CIDR "192.0.2.0/28""#
-        );
-        assert_eq!(err.object, "IPAddressPool metallb-system/b");
+        let err = parse_with(&[pool("a", &["192.0.2.0/28"]), pool("b", &["192.0.2.8-192.0.2.20"])], &[], &[], false)
+            .unwrap_err();
+        assert_eq!(err.message, r#"CIDR "192.0.2.8/29" in pool "b" overlaps with already defined CIDR "192.0.2.0/28""#);
+        assert_eq!(err.objects, ["IPAddressPool metallb-system/b", "IPAddressPool metallb-system/a"]);
     }
 
     #[test]
@@ -513,91 +429,47 @@ mod tests {
             r#"parsing address pool a: invalid CIDR " 192.0.2.0/24" in pool "a": invalid CIDR " 192.0.2.0/24""#
         );
         let err = parse_with(&[pool("a", &[])], &[], &[], false).unwrap_err();
-        assert_eq!(
-            err.message,
-            "parsing address pool a: pool has no prefixes defined"
-        );
+        assert_eq!(err.message, "parsing address pool a: pool has no prefixes defined");
     }
 
     #[test]
     fn duplicate_node_selectors_are_rejected() {
         let sel = json!({"matchLabels": {"role": "worker"}});
-        let err = parse_with(
-            &[pool("a", &["192.0.2.0/24"])],
-            &[ad("l2", json!({"nodeSelectors": [sel, sel]}))],
-            &[],
-            false,
-        )
-        .unwrap_err();
-        assert_eq!(
-            err.message,
-            r#"duplicate definition of nodeSelectors "{map[\"role\":\"worker\"] []}""#
-        );
+        let err =
+            parse_with(&[pool("a", &["192.0.2.0/24"])], &[ad("l2", json!({"nodeSelectors": [sel, sel]}))], &[], false)
+                .unwrap_err();
+        assert_eq!(err.message, r#"duplicate definition of nodeSelectors "{map[\"role\":\"worker\"] []}""#);
     }
 
     #[test]
     fn bad_operator_names_the_advertisement() {
-        let sel =
-            json!({"matchExpressions": [{"key": "role", "operator": "Equals", "values": ["x"]}]});
-        let err = parse_with(
-            &[pool("a", &["192.0.2.0/24"])],
-            &[ad("l2", json!({"nodeSelectors": [sel]}))],
-            &[],
-            false,
-        )
-        .unwrap_err();
-        assert!(
-            err.message
-                .ends_with("failed to parse node selector for l2"),
-            "{}",
-            err.message
-        );
-        assert!(
-            err.message
-                .starts_with(r#""Equals" is not a valid label selector operator"#),
-            "{}",
-            err.message
-        );
+        let sel = json!({"matchExpressions": [{"key": "role", "operator": "Equals", "values": ["x"]}]});
+        let err = parse_with(&[pool("a", &["192.0.2.0/24"])], &[ad("l2", json!({"nodeSelectors": [sel]}))], &[], false)
+            .unwrap_err();
+        assert!(err.message.ends_with("failed to parse node selector for l2"), "{}", err.message);
+        assert!(err.message.starts_with(r#""Equals" is not a valid label selector operator"#), "{}", err.message);
     }
 
     #[test]
     fn empty_node_selectors_select_every_node_and_selectors_select_some() {
-        let nodes = [
-            node("cp-1", json!({"role": "cp"})),
-            node("w-1", json!({"role": "worker"})),
-        ];
+        let nodes = [node("cp-1", json!({"role": "cp"})), node("w-1", json!({"role": "worker"}))];
         let cfg = parse_with(
             &[pool("a", &["192.0.2.0/24"])],
-            &[
-                ad("all", json!({})),
-                ad(
-                    "workers",
-                    json!({"nodeSelectors": [{"matchLabels": {"role": "worker"}}]}),
-                ),
-            ],
+            &[ad("all", json!({})), ad("workers", json!({"nodeSelectors": [{"matchLabels": {"role": "worker"}}]}))],
             &nodes,
             false,
         )
         .unwrap();
         let by_name = |n: &str| cfg.l2_advertisements.iter().find(|a| a.name == n).unwrap();
-        assert_eq!(
-            by_name("all").nodes,
-            BTreeSet::from(["cp-1".to_string(), "w-1".to_string()])
-        );
-        assert_eq!(
-            by_name("workers").nodes,
-            BTreeSet::from(["w-1".to_string()])
-        );
+        assert_eq!(by_name("all").nodes, BTreeSet::from(["cp-1".to_string(), "w-1".to_string()]));
+        assert_eq!(by_name("workers").nodes, BTreeSet::from(["w-1".to_string()]));
     }
 
     #[test]
     fn pool_selector_matching_nothing_attaches_to_no_pool() {
         let cfg = parse_with(
             &[pool("a", &["192.0.2.0/24"])],
-            &[ad(
-                "l2",
-                json!({"ipAddressPoolSelectors": [{"matchLabels": {"tier": "gold"}}]}),
-            )],
+            &[ad("l2", json!({"ipAddressPoolSelectors": [{"matchLabels": {"tier": "gold"}}]}))],
             &[],
             false,
         )
@@ -610,10 +482,7 @@ mod tests {
     fn no_pool_fields_means_every_pool_and_unknown_names_are_ignored() {
         let cfg = parse_with(
             &[pool("a", &["192.0.2.0/25"]), pool("b", &["192.0.2.128/25"])],
-            &[
-                ad("all", json!({})),
-                ad("named", json!({"ipAddressPools": ["b", "nope"]})),
-            ],
+            &[ad("all", json!({})), ad("named", json!({"ipAddressPools": ["b", "nope"]}))],
             &[],
             false,
         )
@@ -634,10 +503,6 @@ mod tests {
         let cfg = parse_with(&[pool("a", &["192.0.2.0/24"])], &pref, &nodes, true).unwrap();
         assert_eq!(cfg.pools[0].l2.len(), 2);
         let cfg = parse_with(&[pool("a", &["192.0.2.0/24"])], &pref, &nodes, false).unwrap();
-        assert_eq!(
-            cfg.pools[0].l2.len(),
-            1,
-            "v0.16.1 has no preferences, so the two ads are identical"
-        );
+        assert_eq!(cfg.pools[0].l2.len(), 1, "v0.16.1 has no preferences, so the two ads are identical");
     }
 }

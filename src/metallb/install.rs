@@ -81,11 +81,7 @@ fn is_metallb_labelled(labels: Option<&BTreeMap<String, String>>) -> bool {
 }
 
 fn runs_metallb_image(spec: Option<&PodSpec>) -> bool {
-    spec.is_some_and(|s| {
-        s.containers
-            .iter()
-            .any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/")))
-    })
+    spec.is_some_and(|s| s.containers.iter().any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/"))))
 }
 
 fn pod_is_live(pod: &Pod) -> bool {
@@ -93,36 +89,20 @@ fn pod_is_live(pod: &Pod) -> bool {
         return false;
     };
     status.phase.as_deref() == Some("Running")
-        && status
-            .conditions
-            .iter()
-            .flatten()
-            .any(|c| c.type_ == "Ready" && c.status == "True")
+        && status.conditions.iter().flatten().any(|c| c.type_ == "Ready" && c.status == "True")
 }
 
 pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
     let info = &snap.info.metallb;
     let mut assumptions = Vec::new();
     let speaker_ds = snap.daemon_sets.iter().find(|ds| {
-        let tmpl = ds
-            .spec
-            .as_ref()
-            .and_then(|s| s.template.metadata.as_ref())
-            .and_then(|m| m.labels.as_ref());
+        let tmpl = ds.spec.as_ref().and_then(|s| s.template.metadata.as_ref()).and_then(|m| m.labels.as_ref());
         (is_speaker_labelled(tmpl)
             && (is_metallb_labelled(tmpl)
                 || runs_metallb_image(ds.spec.as_ref().and_then(|s| s.template.spec.as_ref()))))
-            || ds
-                .spec
-                .as_ref()
-                .and_then(|s| s.template.spec.as_ref())
-                .is_some_and(|s| {
-                    s.containers.iter().any(|c| {
-                        c.image
-                            .as_deref()
-                            .is_some_and(|i| i.contains("metallb/speaker"))
-                    })
-                })
+            || ds.spec.as_ref().and_then(|s| s.template.spec.as_ref()).is_some_and(|s| {
+                s.containers.iter().any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/speaker")))
+            })
     });
     let metallb_namespaces = snap.metallb.namespaces();
 
@@ -135,22 +115,15 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         .iter()
         .find(|p| {
             is_speaker_labelled(p.metadata.labels.as_ref())
-                && (is_metallb_labelled(p.metadata.labels.as_ref())
-                    || runs_metallb_image(p.spec.as_ref()))
+                && (is_metallb_labelled(p.metadata.labels.as_ref()) || runs_metallb_image(p.spec.as_ref()))
         })
         .and_then(|p| p.metadata.namespace.clone())
     {
         (ns, "speaker Pods".to_string())
     } else if metallb_namespaces.iter().any(|n| n == DEFAULT_NAMESPACE) {
-        (
-            DEFAULT_NAMESPACE.to_string(),
-            "metallb.io objects".to_string(),
-        )
+        (DEFAULT_NAMESPACE.to_string(), "metallb.io objects".to_string())
     } else if metallb_namespaces.len() == 1 {
-        (
-            metallb_namespaces[0].clone(),
-            "metallb.io objects".to_string(),
-        )
+        (metallb_namespaces[0].clone(), "metallb.io objects".to_string())
     } else {
         (DEFAULT_NAMESPACE.to_string(), "default".to_string())
     };
@@ -171,13 +144,11 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
 
     let installed = !snap.metallb.is_empty()
         || speaker_ds.is_some()
-        || snap.pods.iter().any(|p| {
-            is_metallb_labelled(p.metadata.labels.as_ref()) || runs_metallb_image(p.spec.as_ref())
-        })
         || snap
-            .daemon_sets
+            .pods
             .iter()
-            .any(|d| is_metallb_labelled(d.metadata.labels.as_ref()))
+            .any(|p| is_metallb_labelled(p.metadata.labels.as_ref()) || runs_metallb_image(p.spec.as_ref()))
+        || snap.daemon_sets.iter().any(|d| is_metallb_labelled(d.metadata.labels.as_ref()))
         || snap.deployments.iter().any(|d| {
             is_metallb_labelled(d.metadata.labels.as_ref())
                 || runs_metallb_image(d.spec.as_ref().and_then(|s| s.template.spec.as_ref()))
@@ -196,12 +167,7 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
                 })
                 .and_then(|p| p.spec.as_ref())
         })
-        .and_then(|spec| {
-            spec.containers
-                .iter()
-                .find(|c| c.name == "speaker")
-                .or(spec.containers.first())
-        });
+        .and_then(|spec| spec.containers.iter().find(|c| c.name == "speaker").or(spec.containers.first()));
     let flags = container.map(SpeakerFlags::from_container);
 
     let speakers_observed = !speaker_pods.is_empty();
@@ -209,23 +175,17 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         (m, "--memberlist".to_string())
     } else if let Some(m) = info.memberlist {
         (m, "SnapshotInfo".to_string())
-    } else if let Some(f) = flags.as_ref().filter(|_| speakers_observed) {
-        let m = if f.ml_enabled {
-            Memberlist::Enabled
-        } else {
-            Memberlist::Disabled
-        };
+    } else if let Some(enabled) = flags.as_ref().and_then(|f| f.ml_enabled).filter(|_| speakers_observed) {
+        let m = if enabled { Memberlist::Enabled } else { Memberlist::Disabled };
         (m, "speaker --ml-bindaddr/--ml-labels".to_string())
     } else if speakers_observed {
-        (
-            Memberlist::Enabled,
-            "default (speaker Pods present)".to_string(),
-        )
+        assumptions.push(
+            "the speakers' memberlist settings are not visible in the snapshot: assumed enabled, as MetalLB's manifests set them"
+                .to_string(),
+        );
+        (Memberlist::Enabled, "assumed (speaker Pods present, settings not visible)".to_string())
     } else {
-        (
-            Memberlist::Disabled,
-            "assumed: no speaker Pods in the snapshot".to_string(),
-        )
+        (Memberlist::Disabled, "assumed: no speaker Pods in the snapshot".to_string())
     };
     if !speakers_observed && installed {
         assumptions.push(
@@ -244,10 +204,7 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         .or(info.lb_class.clone())
         .or(flags.as_ref().and_then(|f| f.lb_class.clone()))
         .unwrap_or_default();
-    let version = info
-        .version
-        .clone()
-        .or(container.and_then(|c| image_tag(c.image.as_deref()?)));
+    let version = info.version.clone().or(container.and_then(|c| image_tag(c.image.as_deref()?)));
 
     let preferred_ad = snap
         .metallb
@@ -255,24 +212,15 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         .iter()
         .find(|a| a.namespace() == namespace && !a.spec.preferred_node_selectors.is_empty());
     let (behaviour, behaviour_reason) = match overrides.version {
-        Some(VersionChoice::V0_16_1) => {
-            (Behaviour::V0_16_1, "--metallb-version v0.16.1".to_string())
-        }
+        Some(VersionChoice::V0_16_1) => (Behaviour::V0_16_1, "--metallb-version v0.16.1".to_string()),
         Some(VersionChoice::Main) => (Behaviour::Main, "--metallb-version main".to_string()),
         None => match (preferred_ad, version.as_deref()) {
-            (Some(ad), _) => (
-                Behaviour::Main,
-                format!("L2Advertisement {} uses preferredNodeSelectors", ad.name()),
-            ),
-            (None, Some(v)) if newer_than_0_16_1(v) => (
-                Behaviour::Main,
-                format!("speaker version {v} is newer than v0.16.1"),
-            ),
+            (Some(ad), _) => (Behaviour::Main, format!("L2Advertisement {} uses preferredNodeSelectors", ad.name())),
+            (None, Some(v)) if newer_than_0_16_1(v) => {
+                (Behaviour::Main, format!("speaker version {v} is newer than v0.16.1"))
+            }
             (None, Some(v)) => (Behaviour::V0_16_1, format!("speaker version {v}")),
-            (None, None) => (
-                Behaviour::V0_16_1,
-                "default (speaker version unknown)".to_string(),
-            ),
+            (None, None) => (Behaviour::V0_16_1, "default (speaker version unknown)".to_string()),
         },
     };
 
@@ -295,7 +243,8 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
 /// The speaker flags that change the election (spec §2), from args and the env they default to.
 #[derive(Debug, Default)]
 struct SpeakerFlags {
-    ml_enabled: bool,
+    /// `None` when the container shows neither memberlist setting (e.g. they come from `envFrom`).
+    ml_enabled: Option<bool>,
     ignore_exclude_lb: bool,
     lb_class: Option<String>,
 }
@@ -304,21 +253,13 @@ impl SpeakerFlags {
     fn from_container(c: &Container) -> SpeakerFlags {
         // An env var filled from a field reference (status.podIP) is non-empty at run time.
         let env = |name: &str| -> Option<String> {
-            c.env.iter().flatten().find(|e| e.name == name).map(|e| {
-                match (&e.value, &e.value_from) {
-                    (Some(v), _) => v.clone(),
-                    (None, Some(_)) => "<from field>".to_string(),
-                    (None, None) => String::new(),
-                }
+            c.env.iter().flatten().find(|e| e.name == name).map(|e| match (&e.value, &e.value_from) {
+                (Some(v), _) => v.clone(),
+                (None, Some(_)) => "<from field>".to_string(),
+                (None, None) => String::new(),
             })
         };
-        let args: Vec<&str> = c
-            .command
-            .iter()
-            .flatten()
-            .chain(c.args.iter().flatten())
-            .map(String::as_str)
-            .collect();
+        let args: Vec<&str> = c.command.iter().flatten().chain(c.args.iter().flatten()).map(String::as_str).collect();
         let arg = |name: &str| -> Option<String> {
             let long = format!("--{name}");
             let short = format!("-{name}");
@@ -329,9 +270,7 @@ impl SpeakerFlags {
                             return Some(v.to_string());
                         }
                         if v.is_empty() {
-                            return Some(
-                                args.get(i + 1).map(|s| s.to_string()).unwrap_or_default(),
-                            );
+                            return Some(args.get(i + 1).map(|s| s.to_string()).unwrap_or_default());
                         }
                     }
                 }
@@ -350,14 +289,14 @@ impl SpeakerFlags {
                 }
             })
         };
-        let bind = arg("ml-bindaddr")
-            .or_else(|| env("METALLB_ML_BIND_ADDR"))
-            .unwrap_or_default();
-        let labels = arg("ml-labels")
-            .or_else(|| env("METALLB_ML_LABELS"))
-            .unwrap_or_default();
+        let bind = arg("ml-bindaddr").or_else(|| env("METALLB_ML_BIND_ADDR"));
+        let labels = arg("ml-labels").or_else(|| env("METALLB_ML_LABELS"));
+        let ml_enabled = match (bind, labels) {
+            (None, None) => None,
+            (b, l) => Some(!b.unwrap_or_default().is_empty() && !l.unwrap_or_default().is_empty()),
+        };
         SpeakerFlags {
-            ml_enabled: !bind.is_empty() && !labels.is_empty(),
+            ml_enabled,
             ignore_exclude_lb: bool_arg("ignore-exclude-lb").unwrap_or(false),
             lb_class: arg("lb-class"),
         }
@@ -396,10 +335,7 @@ mod tests {
         assert!(newer_than_0_16_1("v0.16.2"));
         assert!(newer_than_0_16_1("v0.17.0-rc1"));
         assert!(newer_than_0_16_1("main"));
-        assert_eq!(
-            image_tag("quay.io/metallb/speaker:v0.16.1").as_deref(),
-            Some("v0.16.1")
-        );
+        assert_eq!(image_tag("quay.io/metallb/speaker:v0.16.1").as_deref(), Some("v0.16.1"));
         assert_eq!(image_tag("registry:5000/metallb/speaker").as_deref(), None);
     }
 }

@@ -112,10 +112,7 @@ pub struct AdNodes<'a> {
 
 impl<'a> AdNodes<'a> {
     pub fn new(ad: &'a L2Ad, table: &NodeTable) -> AdNodes<'a> {
-        AdNodes {
-            ad,
-            nodes: table.set_of(&ad.nodes),
-        }
+        AdNodes { ad, nodes: table.set_of(&ad.nodes) }
     }
 }
 
@@ -164,6 +161,10 @@ impl L2Reason {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Exclusion {
+    /// Step 1: no endpoint of the Service can serve, so nobody holds an election.
+    NoServingEndpoint,
+    /// Newer MetalLB, step 3: allow-shared-ip with an advertisement that has serviceSelectors.
+    SharedIpRefused,
     NoSpeaker,
     NetworkUnavailable,
     ExcludeLabel,
@@ -175,6 +176,8 @@ pub enum Exclusion {
 impl Exclusion {
     pub fn code(self) -> &'static str {
         match self {
+            Exclusion::NoServingEndpoint => "noServingEndpoint",
+            Exclusion::SharedIpRefused => "sharedIPWithServiceSelector",
             Exclusion::NoSpeaker => "noSpeaker",
             Exclusion::NetworkUnavailable => "networkUnavailable",
             Exclusion::ExcludeLabel => "excludeLabel",
@@ -221,10 +224,7 @@ pub struct Election {
 pub fn ads_for_service(ads: &[&L2Ad], labels: &Labels) -> Vec<usize> {
     ads.iter()
         .enumerate()
-        .filter(|(_, ad)| {
-            ad.service_selectors.is_empty()
-                || ad.service_selectors.iter().any(|s| s.matches(labels))
-        })
+        .filter(|(_, ad)| ad.service_selectors.is_empty() || ad.service_selectors.iter().any(|s| s.matches(labels)))
         .map(|(i, _)| i)
         .collect()
 }
@@ -232,11 +232,7 @@ pub fn ads_for_service(ads: &[&L2Ad], labels: &Labels) -> Vec<usize> {
 /// `nodesWithEndpoint`: nodes of `within` hosting an endpoint that can serve.
 pub fn nodes_with_endpoint(endpoints: &[EndpointInput], within: &FixedBitSet) -> FixedBitSet {
     let mut out = FixedBitSet::with_capacity(within.len());
-    for node in endpoints
-        .iter()
-        .filter(|e| e.can_serve)
-        .filter_map(|e| e.node)
-    {
+    for node in endpoints.iter().filter(|e| e.can_serve).filter_map(|e| e.node) {
         if within.contains(node) {
             out.insert(node);
         }
@@ -279,9 +275,8 @@ pub fn election_digest(node: &str, ip: &str) -> [u8; 32] {
     out
 }
 
-const SHA256_IV: [u32; 8] = [
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
+const SHA256_IV: [u32; 8] =
+    [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 /// Sorts candidates by (score descending, digest ascending); each digest is computed once.
 pub fn sort_candidates(
@@ -291,11 +286,7 @@ pub fn sort_candidates(
     score: impl Fn(NodeId) -> i64,
 ) -> Vec<Ranked> {
     let mut ranked: Vec<Ranked> = candidates
-        .map(|node| Ranked {
-            node,
-            score: score(node),
-            digest: election_digest(table.name(node), ip),
-        })
+        .map(|node| Ranked { node, score: score(node), digest: election_digest(table.name(node), ip) })
         .collect();
     ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)));
     ranked
@@ -309,11 +300,7 @@ pub fn first_candidate(
     score: impl Fn(NodeId) -> i64,
 ) -> Option<Ranked> {
     candidates
-        .map(|node| Ranked {
-            node,
-            score: score(node),
-            digest: election_digest(table.name(node), ip),
-        })
+        .map(|node| Ranked { node, score: score(node), digest: election_digest(table.name(node), ip) })
         .min_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)))
 }
 
@@ -323,11 +310,8 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     let active_endpoint = svc.endpoints.iter().any(|e| e.can_serve);
     let ads: Vec<&L2Ad> = pool_ads.iter().map(|a| a.ad).collect();
     let ads_for_service = ads_for_service(&ads, svc.labels);
-    let shared_ip_refusal = ctx.head
-        && svc.shared_ip_annotation
-        && ads_for_service
-            .iter()
-            .any(|&i| !ads[i].service_selectors.is_empty());
+    let shared_ip_refusal =
+        ctx.head && svc.shared_ip_annotation && ads_for_service.iter().any(|&i| !ads[i].service_selectors.is_empty());
 
     let mut advertised = FixedBitSet::with_capacity(n);
     for &i in &ads_for_service {
@@ -361,19 +345,14 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     } else {
         None
     };
-    let score = |node: NodeId| {
-        scores
-            .as_ref()
-            .and_then(|s| s.get(ctx.nodes.name(node)))
-            .copied()
-            .unwrap_or(0)
-    };
-    let order = if ctx.full_order {
+    let score = |node: NodeId| scores.as_ref().and_then(|s| s.get(ctx.nodes.name(node))).copied().unwrap_or(0);
+    // Steps 1 and 3 return before any candidate is ranked: there is no order to report.
+    let order = if !active_endpoint || shared_ip_refusal {
+        Vec::new()
+    } else if ctx.full_order {
         sort_candidates(ctx.nodes, available.ones(), &ip, score)
     } else {
-        first_candidate(ctx.nodes, available.ones(), &ip, score)
-            .into_iter()
-            .collect()
+        first_candidate(ctx.nodes, available.ones(), &ip, score).into_iter().collect()
     };
 
     Election {
@@ -418,16 +397,24 @@ impl Election {
         self.order.first().map(|r| r.node)
     }
 
-    pub fn rank(&self, node: NodeId) -> Option<usize> {
-        self.order
-            .iter()
-            .position(|r| r.node == node)
-            .map(|i| i + 1)
+    /// 1-based rank of every node in the order (`None` when not ranked), indexed by node.
+    pub fn ranks(&self, n_nodes: usize) -> Vec<Option<usize>> {
+        let mut ranks = vec![None; n_nodes];
+        for (i, r) in self.order.iter().enumerate() {
+            ranks[r.node] = Some(i + 1);
+        }
+        ranks
     }
 
     /// Every filter that keeps `node` from announcing, in filter order.
-    pub fn exclusions(&self, node: NodeId, ctx: &L2Context) -> Vec<Exclusion> {
+    pub fn exclusions(&self, node: NodeId, rank: Option<usize>, ctx: &L2Context) -> Vec<Exclusion> {
         let mut out = Vec::new();
+        if !self.active_endpoint {
+            out.push(Exclusion::NoServingEndpoint);
+        }
+        if self.shared_ip_refusal {
+            out.push(Exclusion::SharedIpRefused);
+        }
         if matches!(ctx.liveness, Liveness::Memberlist(_)) && !self.eligible.contains(node) {
             out.push(Exclusion::NoSpeaker);
         }
@@ -445,7 +432,7 @@ impl Election {
                 out.push(Exclusion::NoLocalEndpoint);
             }
         }
-        if self.rank(node).is_some_and(|r| r > 1) {
+        if rank.is_some_and(|r| r > 1) {
             out.push(Exclusion::LostElection);
         }
         out
@@ -485,12 +472,7 @@ pub fn ip_advertisement_for(ads: &[&L2Ad]) -> (bool, BTreeSet<String>) {
     if ads.iter().any(|a| a.all_interfaces) {
         return (true, BTreeSet::new());
     }
-    (
-        false,
-        ads.iter()
-            .flat_map(|a| a.interfaces.iter().cloned())
-            .collect(),
-    )
+    (false, ads.iter().flat_map(|a| a.interfaces.iter().cloned()).collect())
 }
 
 #[cfg(test)]
@@ -503,11 +485,9 @@ mod tests {
 
     #[test]
     fn one_block_fast_path_equals_the_plain_hasher() {
-        for (node, ip) in [
-            ("a", "10.0.0.1"),
-            ("worker-a", "2001:db8::1"),
-            (&"n".repeat(40)[..], "2001:db8:1:2:3:4:5:6"),
-        ] {
+        for (node, ip) in
+            [("a", "10.0.0.1"), ("worker-a", "2001:db8::1"), (&"n".repeat(40)[..], "2001:db8:1:2:3:4:5:6")]
+        {
             let mut h = Sha256::new();
             h.update(format!("{node}#{ip}"));
             let plain: [u8; 32] = h.finalize().into();

@@ -29,21 +29,14 @@ impl Withdraw {
 
 /// `filterByLoadBalancerClass` (spec §3.1): does MetalLB with `--lb-class=lb_class` process it?
 pub fn handles_class(svc: &Service, lb_class: &str) -> bool {
-    match svc
-        .spec
-        .as_ref()
-        .and_then(|s| s.load_balancer_class.as_deref())
-    {
+    match svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref()) {
         None => lb_class.is_empty(),
         Some(class) => class == lb_class,
     }
 }
 
 pub fn service_type(svc: &Service) -> &str {
-    svc.spec
-        .as_ref()
-        .and_then(|s| s.type_.as_deref())
-        .unwrap_or("ClusterIP")
+    svc.spec.as_ref().and_then(|s| s.type_.as_deref()).unwrap_or("ClusterIP")
 }
 
 /// The raw `status.loadBalancer.ingress[].ip` values, `""` for hostname-only entries.
@@ -65,20 +58,11 @@ pub fn service_level(svc: &Service, config: &Config) -> Result<(usize, Vec<IpAdd
     if raw.is_empty() {
         return Err(Withdraw::NoIpAllocated);
     }
-    let ips: Vec<IpAddr> = raw
-        .iter()
-        .map(|s| parse_go_ip(s))
-        .collect::<Option<_>>()
-        .ok_or(Withdraw::InvalidIp)?;
-    pool_for(config, &ips)
-        .map(|p| (p, ips))
-        .ok_or(Withdraw::IpNotAllowed)
+    let ips: Vec<IpAddr> = raw.iter().map(|s| parse_go_ip(s)).collect::<Option<_>>().ok_or(Withdraw::InvalidIp)?;
+    pool_for(config, &ips).map(|p| (p, ips)).ok_or(Withdraw::IpNotAllowed)
 }
 
 /// `poolFor`: the pool whose CIDRs hold every IP.
 pub fn pool_for(config: &Config, ips: &[IpAddr]) -> Option<usize> {
-    config
-        .pools
-        .iter()
-        .position(|p| ips.iter().all(|ip| p.cidrs.iter().any(|c| c.contains(ip))))
+    config.pools.iter().position(|p| ips.iter().all(|ip| p.cidrs.iter().any(|c| c.contains(ip))))
 }

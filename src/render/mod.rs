@@ -25,13 +25,7 @@ pub enum View {
     Check,
 }
 
-pub fn render(
-    out: &mut dyn Write,
-    report: &Report,
-    format: Format,
-    view: View,
-    color: bool,
-) -> std::io::Result<()> {
+pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, color: bool) -> std::io::Result<()> {
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, report)?;

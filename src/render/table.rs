@@ -49,8 +49,7 @@ impl Paint {
 
 fn new_table(paint: Paint, header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_preset(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
+    t.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
     if paint.color {
         t.enforce_styling();
     } else {
@@ -100,6 +99,8 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
             "excludeLabel" => "exclude-lb label",
             "notSelected" => "not selected",
             "noLocalEndpoint" => "no local endpoint",
+            "noServingEndpoint" => "no serving endpoint",
+            "sharedIPWithServiceSelector" => "shared IP refused",
             other => other,
         })
         .collect();
@@ -107,34 +108,31 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
         return format!("excluded: {}", reasons.join(", "));
     }
     match (&l2.expected_announcer, n.rank) {
+        (Some(w), Some(_))
+            if n.score.is_some_and(|s| s > 0) || l2.nodes.first().and_then(|f| f.score).is_some_and(|s| s > 0) =>
+        {
+            format!("lost the election to {w} (preference score, then hash)")
+        }
         (Some(w), Some(_)) => format!("lost the election to {w}"),
         _ => "does not announce".into(),
     }
 }
 
-pub fn service(
-    out: &mut dyn Write,
-    report: &Report,
-    wide: bool,
-    paint: Paint,
-) -> std::io::Result<()> {
+pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -> std::io::Result<()> {
     for svc in &report.services {
         header(out, report, svc, paint)?;
+        if let Some(why) = svc.metallb.as_ref().and_then(|m| m.unknown_because.as_ref()) {
+            writeln!(out, "Unknown: {why}.")?;
+            findings(out, &svc.findings, paint)?;
+            continue;
+        }
         let Some(m) = &svc.metallb else {
-            writeln!(
-                out,
-                "MetalLB does not handle this Service{}.",
-                not_handled_why(report, svc)
-            )?;
+            writeln!(out, "MetalLB does not handle this Service{}.", not_handled_why(report, svc))?;
             findings(out, &svc.findings, paint)?;
             continue;
         };
         if let Some(w) = &m.withdraw_reason {
-            writeln!(
-                out,
-                "Every speaker withdraws this Service before any election: {}",
-                paint.bad(w)
-            )?;
+            writeln!(out, "Every speaker withdraws this Service before any election: {}", paint.bad(w))?;
         }
         if let Some(l2) = &m.layer2 {
             writeln!(
@@ -142,22 +140,11 @@ pub fn service(
                 "IP {}   pool {}   advertisements: {}",
                 paint.bold(&l2.ip),
                 m.pool.as_deref().unwrap_or("-"),
-                if l2.advertisements.is_empty() {
-                    "none matching".to_string()
-                } else {
-                    l2.advertisements.join(", ")
-                }
+                if l2.advertisements.is_empty() { "none matching".to_string() } else { l2.advertisements.join(", ") }
             )?;
             writeln!(out)?;
-            let mut head = vec![
-                "RANK",
-                "NODE",
-                "SPEAKER",
-                "NETWORK",
-                "EXCLUDE-LB",
-                "SELECTED",
-            ];
-            let local = svc.external_traffic_policy == "Local";
+            let mut head = vec!["RANK", "NODE", "SPEAKER", "NETWORK", "EXCLUDE-LB", "SELECTED"];
+            let local = svc.external_traffic_policy.as_deref() == Some("Local");
             if local {
                 head.push("LOCAL-EP");
             }
@@ -177,15 +164,8 @@ pub fn service(
                     mark(!has(n, "networkUnavailable")),
                     if has(n, "excludeLabel") || n.exclude_label_value.is_some() {
                         let v = n.exclude_label_value.as_deref().unwrap_or("");
-                        let text = format!(
-                            "{} (={v:?})",
-                            if has(n, "excludeLabel") { "✗" } else { "✓" }
-                        );
-                        Cell::new(text).fg(if has(n, "excludeLabel") {
-                            Color::Red
-                        } else {
-                            Color::Green
-                        })
+                        let text = format!("{} (={v:?})", if has(n, "excludeLabel") { "✗" } else { "✓" });
+                        Cell::new(text).fg(if has(n, "excludeLabel") { Color::Red } else { Color::Green })
                     } else {
                         mark(true)
                     },
@@ -194,13 +174,7 @@ pub fn service(
                 if local {
                     row.push(mark(!has(n, "noLocalEndpoint")));
                 }
-                let hash = n.hash.as_deref().map(|h| {
-                    if wide {
-                        h.to_string()
-                    } else {
-                        h[..12].to_string()
-                    }
-                });
+                let hash = n.hash.as_deref().map(|h| if wide { h.to_string() } else { h[..12].to_string() });
                 row.push(Cell::new(hash.unwrap_or_else(|| "-".into())));
                 row.push(Cell::new(match &n.reason {
                     Some(r) => format!("{r:?}"),
@@ -208,18 +182,10 @@ pub fn service(
                 }));
                 let verdict = node_verdict(n, l2);
                 let cell = Cell::new(&verdict);
-                row.push(if n.reason.as_deref() == Some("") {
-                    cell.fg(Color::Green)
-                } else {
-                    cell
-                });
+                row.push(if n.reason.as_deref() == Some("") { cell.fg(Color::Green) } else { cell });
                 if wide {
                     row.push(Cell::new(n.endpoints));
-                    row.push(Cell::new(if n.roles.is_empty() {
-                        "-".into()
-                    } else {
-                        n.roles.join(",")
-                    }));
+                    row.push(Cell::new(if n.roles.is_empty() { "-".into() } else { n.roles.join(",") }));
                 }
                 t.add_row(row);
             }
@@ -236,7 +202,9 @@ pub fn service(
 fn not_handled_why(report: &Report, svc: &ServiceReport) -> String {
     match &report.source.metallb {
         None => ": no MetalLB installation in the snapshot".into(),
-        Some(m) if !m.config_valid => ": MetalLB's configuration is rejected (see LBD201), so what the speakers run is unknown".into(),
+        Some(m) if !m.config_valid => {
+            ": MetalLB's configuration is rejected (see LBD201), so what the speakers run is unknown".into()
+        }
         Some(m) => format!(
             ": its loadBalancerClass is {} and the speakers run with --lb-class={:?}",
             svc.load_balancer_class.as_deref().map(|c| format!("{c:?}")).unwrap_or_else(|| "unset".into()),
@@ -245,41 +213,28 @@ fn not_handled_why(report: &Report, svc: &ServiceReport) -> String {
     }
 }
 
-fn header(
-    out: &mut dyn Write,
-    report: &Report,
-    svc: &ServiceReport,
-    paint: Paint,
-) -> std::io::Result<()> {
+fn header(out: &mut dyn Write, report: &Report, svc: &ServiceReport, paint: Paint) -> std::io::Result<()> {
     writeln!(
         out,
         "{}   {}   externalTrafficPolicy={}   implementation={}",
         paint.bold(&format!("Service {}/{}", svc.namespace, svc.name)),
         svc.type_,
-        svc.external_traffic_policy,
-        serde_json::to_value(svc.implementation)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default()
+        svc.external_traffic_policy.as_deref().unwrap_or("Cluster (unset)"),
+        serde_json::to_value(svc.implementation).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
     )?;
     if let Some(m) = &report.source.metallb {
         let speakers = match (m.live_speakers, m.speaker_pods) {
             (Some(l), Some(t)) => format!("{l}/{t} speakers live"),
             _ => "speakers assumed on every node".into(),
         };
-        let memberlist = serde_json::to_value(m.memberlist)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
+        let memberlist =
+            serde_json::to_value(m.memberlist).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
         writeln!(
             out,
             "MetalLB {} in {} ({} rules: {})   memberlist {memberlist}   {speakers}",
             m.version.as_deref().unwrap_or("(version unknown)"),
             m.namespace,
-            serde_json::to_value(m.behaviour)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default(),
+            serde_json::to_value(m.behaviour).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
             m.behaviour_reason,
         )?;
     }
@@ -291,26 +246,16 @@ fn header(
 
 fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Result<()> {
     let Some(actual) = &l2.actual_announcers else {
-        return writeln!(
-            out,
-            "Observed: unknown (no ServiceL2Status or nodeAssigned Event in the snapshot)"
-        );
+        return writeln!(out, "Observed: unknown (no ServiceL2Status or nodeAssigned Event in the snapshot)");
     };
     let source = l2.actual_source.as_deref().unwrap_or("?");
-    let said = if actual.is_empty() {
-        "nobody".to_string()
-    } else {
-        actual.join(", ")
-    };
+    let said = if actual.is_empty() { "nobody".to_string() } else { actual.join(", ") };
     let agrees = match &l2.expected_announcer {
         Some(e) => actual.len() == 1 && &actual[0] == e,
         None => actual.is_empty(),
     };
-    let tail = if agrees {
-        paint.good("agrees with the election")
-    } else {
-        paint.bad("differs from the election (LBD105)")
-    };
+    let tail =
+        if agrees { paint.good("agrees with the election") } else { paint.bad("differs from the election (LBD105)") };
     writeln!(out, "Observed ({source}): {said}, {tail}")
 }
 
@@ -320,13 +265,7 @@ fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> std::io::Res
     }
     writeln!(out)?;
     for f in list {
-        writeln!(
-            out,
-            "{} {}: {}",
-            paint.severity(f.severity),
-            paint.bold(f.code),
-            f.message
-        )?;
+        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code), f.message)?;
         writeln!(out, "    hint: {}", f.hint)?;
     }
     writeln!(out)
@@ -338,13 +277,7 @@ fn cluster_findings(out: &mut dyn Write, report: &Report, paint: Paint) -> std::
     }
     writeln!(out, "{}", paint.bold("Cluster findings:"))?;
     for f in &report.findings {
-        writeln!(
-            out,
-            "{} {}: {}",
-            paint.severity(f.severity),
-            paint.bold(f.code),
-            f.message
-        )?;
+        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code), f.message)?;
         writeln!(out, "    objects: {}", f.objects.join(", "))?;
         writeln!(out, "    hint: {}", f.hint)?;
     }
@@ -355,6 +288,9 @@ fn status(svc: &ServiceReport) -> &'static str {
     let Some(m) = &svc.metallb else {
         return "not-metallb";
     };
+    if m.unknown_because.is_some() {
+        return "unknown";
+    }
     if m.withdraw_reason.is_some() {
         return "withdrawn";
     }
@@ -370,22 +306,8 @@ fn status(svc: &ServiceReport) -> &'static str {
     "ok"
 }
 
-pub fn services(
-    out: &mut dyn Write,
-    report: &Report,
-    wide: bool,
-    paint: Paint,
-    check: bool,
-) -> std::io::Result<()> {
-    let mut head = vec![
-        "NAMESPACE",
-        "NAME",
-        "IP",
-        "ANNOUNCER",
-        "OBSERVED",
-        "STATUS",
-        "FINDINGS",
-    ];
+pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {
+    let mut head = vec!["NAMESPACE", "NAME", "IP", "ANNOUNCER", "OBSERVED", "STATUS", "FINDINGS"];
     if wide {
         head.extend(["POOL", "POLICY", "CANDIDATES", "ADVERTISEMENTS", "REASON"]);
     }
@@ -393,22 +315,11 @@ pub fn services(
     for svc in &report.services {
         let m = svc.metallb.as_ref();
         let l2 = m.and_then(|m| m.layer2.as_ref());
-        let announcer = l2
-            .map(|l| {
-                l.expected_announcer
-                    .clone()
-                    .unwrap_or_else(|| "<none>".into())
-            })
-            .unwrap_or_else(|| "-".into());
+        let announcer =
+            l2.map(|l| l.expected_announcer.clone().unwrap_or_else(|| "<none>".into())).unwrap_or_else(|| "-".into());
         let observed = l2
             .and_then(|l| l.actual_announcers.as_ref())
-            .map(|a| {
-                if a.is_empty() {
-                    "<none>".into()
-                } else {
-                    a.join(",")
-                }
-            })
+            .map(|a| if a.is_empty() { "<none>".into() } else { a.join(",") })
             .unwrap_or_else(|| "?".into());
         let st = status(svc);
         let st_cell = match st {
@@ -421,33 +332,18 @@ pub fn services(
         let mut row = vec![
             Cell::new(&svc.namespace),
             Cell::new(&svc.name),
-            Cell::new(if svc.ips.is_empty() {
-                "<pending>".into()
-            } else {
-                svc.ips.join(",")
-            }),
+            Cell::new(if svc.ips.is_empty() { "<pending>".into() } else { svc.ips.join(",") }),
             Cell::new(announcer),
             Cell::new(observed),
             st_cell,
-            Cell::new(if codes.is_empty() {
-                "-".into()
-            } else {
-                codes.join(",")
-            }),
+            Cell::new(if codes.is_empty() { "-".into() } else { codes.join(",") }),
         ];
         if wide {
+            row.push(Cell::new(m.and_then(|m| m.pool.clone()).unwrap_or_else(|| "-".into())));
+            row.push(Cell::new(svc.external_traffic_policy.as_deref().unwrap_or("-")));
+            row.push(Cell::new(l2.map(|l| l.candidates.to_string()).unwrap_or_else(|| "-".into())));
             row.push(Cell::new(
-                m.and_then(|m| m.pool.clone()).unwrap_or_else(|| "-".into()),
-            ));
-            row.push(Cell::new(&svc.external_traffic_policy));
-            row.push(Cell::new(
-                l2.map(|l| l.candidates.to_string())
-                    .unwrap_or_else(|| "-".into()),
-            ));
-            row.push(Cell::new(
-                l2.map(|l| l.advertisements.join(","))
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| "-".into()),
+                l2.map(|l| l.advertisements.join(",")).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into()),
             ));
             row.push(Cell::new(
                 m.and_then(|m| m.withdraw_reason.clone())
@@ -467,12 +363,7 @@ pub fn services(
             .findings
             .iter()
             .map(|f| ("", f))
-            .chain(
-                report
-                    .services
-                    .iter()
-                    .flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f))),
-            )
+            .chain(report.services.iter().flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f))))
             .collect();
         if !all.is_empty() {
             writeln!(out)?;

@@ -7,10 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A namespaced custom object with a typed spec and status.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(
-    rename_all = "camelCase",
-    bound(deserialize = "Spec: Deserialize<'de> + Default, Status: Deserialize<'de>")
-)]
+#[serde(rename_all = "camelCase", bound(deserialize = "Spec: Deserialize<'de> + Default, Status: Deserialize<'de>"))]
 pub struct CustomObject<Spec, Status = serde_json::Value> {
     pub api_version: String,
     pub kind: String,
@@ -50,11 +47,7 @@ pub struct IpAddressPoolSpec {
     pub addresses: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_assign: Option<bool>,
-    #[serde(
-        default,
-        rename = "avoidBuggyIPs",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "avoidBuggyIPs", skip_serializing_if = "Option::is_none")]
     pub avoid_buggy_ips: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_allocation: Option<ServiceAllocation>,

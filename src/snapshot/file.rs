@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -20,20 +21,13 @@ use super::{crd, Snapshot, SnapshotInfo};
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("{path}: no *.yaml, *.yml or *.json files in this directory")]
     EmptyDirectory { path: String },
     #[error("{origin}: {message}")]
     Malformed { origin: String, message: String },
     #[error("{object} is defined twice: at {first} and at {second}")]
-    Duplicate {
-        object: String,
-        first: String,
-        second: String,
-    },
+    Duplicate { object: String, first: String, second: String },
 }
 
 /// Where an object came from, for error messages.
@@ -67,30 +61,17 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
     for input in inputs {
         if input == "-" {
             let mut text = String::new();
-            stdin
-                .read_to_string(&mut text)
-                .map_err(|source| LoadError::Io {
-                    path: "<stdin>".into(),
-                    source,
-                })?;
+            stdin.read_to_string(&mut text).map_err(|source| LoadError::Io { path: "<stdin>".into(), source })?;
             texts.push(("<stdin>".into(), text));
             continue;
         }
         let path = Path::new(input);
-        let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
-            path: input.clone(),
-            source,
-        })?;
+        let meta = std::fs::metadata(path).map_err(|source| LoadError::Io { path: input.clone(), source })?;
         let files = if meta.is_dir() {
             let mut files = Vec::new();
-            walk(path, &mut files).map_err(|source| LoadError::Io {
-                path: input.clone(),
-                source,
-            })?;
+            walk(path, &mut files).map_err(|source| LoadError::Io { path: input.clone(), source })?;
             if files.is_empty() {
-                return Err(LoadError::EmptyDirectory {
-                    path: input.clone(),
-                });
+                return Err(LoadError::EmptyDirectory { path: input.clone() });
             }
             files
         } else {
@@ -98,10 +79,7 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         };
         for file in files {
             let name = file.display().to_string();
-            let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io {
-                path: name.clone(),
-                source,
-            })?;
+            let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io { path: name.clone(), source })?;
             texts.push((name.into(), text));
         }
     }
@@ -111,8 +89,7 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         split_text(file, text, lines, &mut pending)?;
     }
     // Typed decoding is the expensive part and each object is independent.
-    let parsed: Vec<Result<Vec<Parsed>, LoadError>> =
-        pending.into_par_iter().map(Split::decode).collect();
+    let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending.into_par_iter().map(Split::decode).collect();
     let mut collector = Collector::default();
     for items in parsed {
         for item in items? {
@@ -123,17 +100,12 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
     entries.sort();
     for path in entries {
         if path.is_dir() {
             walk(&path, out)?;
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml" | "json")
-        ) {
+        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
             out.push(path);
         }
     }
@@ -174,18 +146,12 @@ struct LineIndex {
 
 impl LineIndex {
     fn new(text: &str) -> LineIndex {
-        LineIndex {
-            newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect(),
-        }
+        LineIndex { newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect() }
     }
     /// 1-based line and column of a byte offset.
     fn position(&self, offset: usize) -> (u64, u64) {
         let line = self.newlines.partition_point(|&n| n < offset);
-        let start = if line == 0 {
-            0
-        } else {
-            self.newlines[line - 1] + 1
-        };
+        let start = if line == 0 { 0 } else { self.newlines[line - 1] + 1 };
         (line as u64 + 1, (offset - start) as u64 + 1)
     }
 }
@@ -200,11 +166,7 @@ impl Doc<'_> {
                 if e.line() > 0 {
                     let (obj_line, obj_col) = lines.position(offset);
                     at.line = Some(obj_line + e.line() as u64 - 1);
-                    at.column = Some(if e.line() == 1 {
-                        obj_col + e.column() as u64 - 1
-                    } else {
-                        e.column() as u64
-                    });
+                    at.column = Some(if e.line() == 1 { obj_col + e.column() as u64 - 1 } else { e.column() as u64 });
                 }
                 (at, strip_position(e.to_string()))
             }),
@@ -224,8 +186,8 @@ struct Pending<'a> {
     origin: Origin,
     api_version: String,
     kind: String,
-    namespace: String,
-    name: String,
+    /// `None` when only the head was sniffed: the decoded object's metadata tells.
+    meta: Option<(String, String)>,
     doc: Doc<'a>,
 }
 
@@ -248,14 +210,7 @@ impl<'a> Split<'a> {
             Split::Ready(p) => Ok(vec![p.decode()?]),
             Split::Raw(item) => {
                 let mut found = Vec::new();
-                split_raw(
-                    &item.origin.file,
-                    item.origin.item,
-                    item.raw,
-                    item.offset,
-                    item.lines,
-                    &mut found,
-                )?;
+                split_raw(&item.origin.file, item.origin.item, item.raw, item.offset, item.lines, &mut found)?;
                 found
                     .into_iter()
                     .map(|s| s.decode())
@@ -297,30 +252,28 @@ struct Parsed {
 
 impl Pending<'_> {
     fn decode(self) -> Result<Parsed, LoadError> {
-        let Pending {
-            origin,
-            api_version,
-            kind,
-            namespace,
-            name,
-            doc,
-        } = self;
-        let display = if namespace.is_empty() {
-            format!("{kind} {name}")
-        } else {
-            format!("{kind} {namespace}/{name}")
+        let Pending { origin, api_version, kind, meta, doc } = self;
+        // Only an error message needs the name before decoding; read it then.
+        let known_meta = meta.clone();
+        let raw_text = match &doc {
+            Doc::Raw(raw, ..) => Some(raw.get()),
+            Doc::Value(_) => None,
         };
-        let group = api_version
-            .rsplit_once('/')
-            .map(|(g, _)| g)
-            .unwrap_or("")
-            .to_string();
+        let display = |kind: &str| {
+            let (namespace, name) = known_meta.clone().unwrap_or_else(|| {
+                raw_text
+                    .and_then(|t| serde_json::from_str::<Head>(t).ok())
+                    .and_then(|h| h.metadata)
+                    .map(|m| (m.namespace.unwrap_or_default(), m.name.unwrap_or_default()))
+                    .unwrap_or_default()
+            });
+            object_label(kind, &namespace, &name)
+        };
+        let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
         let core = api_version == "v1";
         macro_rules! typed {
             ($variant:ident) => {
-                Object::$variant(Box::new(
-                    doc.parse(&origin).map_err(|e| malformed(e, &display))?,
-                ))
+                Object::$variant(Box::new(doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?))
             };
         }
         let object = match (group.as_str(), kind.as_str()) {
@@ -330,7 +283,7 @@ impl Pending<'_> {
                     #[serde(default)]
                     spec: SnapshotInfo,
                 }
-                let info: InfoDoc = doc.parse(&origin).map_err(|e| malformed(e, &display))?;
+                let info: InfoDoc = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
                 Object::Info(Box::new(info.spec))
             }
             // Never keep a Secret, not even in memory.
@@ -354,12 +307,75 @@ impl Pending<'_> {
             ("metallb.io", "ServiceL2Status") => typed!(ServiceL2Status),
             _ => Object::Ignored(format!("{kind} ({api_version})")),
         };
-        Ok(Parsed {
-            origin,
-            key: (group, kind, namespace, name),
-            display,
-            object,
+        let (namespace, name) = meta.unwrap_or_else(|| object.meta().map(crate::snapshot::key_of).unwrap_or_default());
+        let display = object_label(&kind, &namespace, &name);
+        Ok(Parsed { origin, key: (group, kind, namespace, name), display, object })
+    }
+}
+
+fn object_label(kind: &str, namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {namespace}/{name}")
+    }
+}
+
+impl Object {
+    fn meta(&self) -> Option<&ObjectMeta> {
+        Some(match self {
+            Object::Node(o) => &o.metadata,
+            Object::Service(o) => &o.metadata,
+            Object::Namespace(o) => &o.metadata,
+            Object::Pod(o) => &o.metadata,
+            Object::Event(o) => &o.metadata,
+            Object::ConfigMap(o) => &o.metadata,
+            Object::EndpointSlice(o) => &o.metadata,
+            Object::DaemonSet(o) => &o.metadata,
+            Object::Deployment(o) => &o.metadata,
+            Object::IpAddressPool(o) => &o.metadata,
+            Object::L2Advertisement(o) => &o.metadata,
+            Object::BgpAdvertisement(o) => &o.metadata,
+            Object::BgpPeer(o) => &o.metadata,
+            Object::Community(o) => &o.metadata,
+            Object::ServiceL2Status(o) => &o.metadata,
+            Object::Info(_) | Object::Ignored(_) => return None,
         })
+    }
+}
+
+/// `apiVersion` and `kind` without reading the rest of the object (kubectl writes them first).
+fn sniff(text: &str) -> Result<(Option<String>, Option<String>), serde_json::Error> {
+    use serde::de::{Deserializer as _, Error as _, IgnoredAny, MapAccess, Visitor};
+    const DONE: &str = "\u{0}lbdoctor-sniffed";
+    struct Sniff<'s>(&'s mut (Option<String>, Option<String>));
+    impl<'de> Visitor<'de> for Sniff<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a Kubernetes object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "apiVersion" => self.0 .0 = map.next_value()?,
+                    "kind" => self.0 .1 = map.next_value()?,
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                if self.0 .0.is_some() && self.0 .1.is_some() {
+                    return Err(A::Error::custom(DONE));
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut found = (None, None);
+    let result = serde_json::Deserializer::from_str(text).deserialize_map(Sniff(&mut found));
+    match result {
+        Err(e) if e.to_string().starts_with(DONE) => Ok(found),
+        Err(e) => Err(e),
+        Ok(()) => Ok(found),
     }
 }
 
@@ -384,39 +400,21 @@ fn split_json<'a>(
     lines: &'a LineIndex,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
-    let whole = Origin {
-        file: file.clone(),
-        line: None,
-        column: None,
-        item: None,
-    };
+    let whole = Origin { file: file.clone(), line: None, column: None, item: None };
     let malformed_json = |e: serde_json::Error| {
         let mut at = whole.clone();
         if e.line() > 0 {
             at.line = Some(e.line() as u64);
             at.column = Some(e.column() as u64);
         }
-        LoadError::Malformed {
-            origin: at.to_string(),
-            message: strip_position(e.to_string()),
-        }
+        LoadError::Malformed { origin: at.to_string(), message: strip_position(e.to_string()) }
     };
     let offset_of = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     if text.trim_start().starts_with('[') {
         let items: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed_json)?;
         for (i, raw) in items.into_iter().enumerate() {
-            let origin = Origin {
-                file: file.clone(),
-                line: None,
-                column: None,
-                item: Some(i),
-            };
-            out.push(Split::Raw(RawItem {
-                origin,
-                raw,
-                offset: offset_of(raw),
-                lines,
-            }));
+            let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
+            out.push(Split::Raw(RawItem { origin, raw, offset: offset_of(raw), lines }));
         }
         return Ok(());
     }
@@ -428,28 +426,20 @@ fn split_json<'a>(
         #[serde(default, borrow)]
         items: Option<Vec<&'a RawValue>>,
     }
-    let raw: &RawValue = serde_json::from_str(text).map_err(malformed_json)?;
-    let head: ListHead = serde_json::from_str(raw.get()).map_err(malformed_json)?;
+    let head: ListHead = serde_json::from_str(text).map_err(malformed_json)?;
     match head.items.filter(|_| is_list(head.kind.as_deref())) {
         Some(items) => {
             for (i, item) in items.into_iter().enumerate() {
                 let offset = offset_of(item);
-                let origin = Origin {
-                    file: file.clone(),
-                    line: None,
-                    column: None,
-                    item: Some(i),
-                };
-                out.push(Split::Raw(RawItem {
-                    origin,
-                    raw: item,
-                    offset,
-                    lines,
-                }));
+                let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
+                out.push(Split::Raw(RawItem { origin, raw: item, offset, lines }));
             }
             Ok(())
         }
-        None => split_raw(file, None, raw, offset_of(raw), lines, out),
+        None => {
+            let raw: &RawValue = serde_json::from_str(text).map_err(malformed_json)?;
+            split_raw(file, None, raw, offset_of(raw), lines, out)
+        }
     }
 }
 
@@ -462,56 +452,40 @@ fn split_raw<'a>(
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     let (line, column) = lines.position(offset);
-    let origin = Origin {
-        file: file.clone(),
-        line: Some(line),
-        column: Some(column),
-        item,
-    };
-    let head: Head = serde_json::from_str(raw.get()).map_err(|e| LoadError::Malformed {
+    let origin = Origin { file: file.clone(), line: Some(line), column: Some(column), item };
+    let not_an_object = |e: serde_json::Error| LoadError::Malformed {
         origin: origin.to_string(),
         message: format!("not a Kubernetes object: {}", strip_position(e.to_string())),
-    })?;
-    if let Some(items) = head
-        .items
-        .as_ref()
-        .filter(|_| is_list(head.kind.as_deref()))
-    {
+    };
+    let (api_version, kind) = sniff(raw.get()).map_err(not_an_object)?;
+    if !is_list(kind.as_deref()) {
+        let (Some(api_version), Some(kind)) = (api_version, kind) else {
+            return Err(LoadError::Malformed {
+                origin: origin.to_string(),
+                message: "object has no apiVersion or kind".into(),
+            });
+        };
+        out.push(Split::Ready(Pending { origin, api_version, kind, meta: None, doc: Doc::Raw(raw, offset, lines) }));
+        return Ok(());
+    }
+    let head: Head = serde_json::from_str(raw.get()).map_err(not_an_object)?;
+    if let Some(items) = head.items.as_ref().filter(|_| is_list(head.kind.as_deref())) {
         for (i, raw_item) in items.iter().enumerate() {
             let off = raw_item.get().as_ptr() as usize - raw.get().as_ptr() as usize + offset;
             split_raw(file, Some(i), raw_item, off, lines, out)?;
         }
         return Ok(());
     }
-    out.push(Split::Ready(pending(
-        origin,
-        head,
-        Doc::Raw(raw, offset, lines),
-    )?));
+    out.push(Split::Ready(pending(origin, head, Doc::Raw(raw, offset, lines))?));
     Ok(())
 }
 
-fn split_yaml<'a>(
-    file: &Arc<str>,
-    text: &'a str,
-    out: &mut Vec<Split<'a>>,
-) -> Result<(), LoadError> {
+fn split_yaml<'a>(file: &Arc<str>, text: &'a str, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
     let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
         serde_saphyr::from_multiple_with_options(text, yaml_options()).map_err(|e| {
-            let (line, column) = e
-                .location()
-                .map(|l| (Some(l.line()), Some(l.column())))
-                .unwrap_or((None, None));
-            let origin = Origin {
-                file: file.clone(),
-                line,
-                column,
-                item: None,
-            };
-            LoadError::Malformed {
-                origin: origin.to_string(),
-                message: yaml_message(&e),
-            }
+            let (line, column) = e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
+            let origin = Origin { file: file.clone(), line, column, item: None };
+            LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
         })?;
     for doc in docs {
         let origin = Origin {
@@ -525,11 +499,7 @@ fn split_yaml<'a>(
     Ok(())
 }
 
-fn split_value<'a>(
-    origin: Origin,
-    value: serde_json::Value,
-    out: &mut Vec<Split<'a>>,
-) -> Result<(), LoadError> {
+fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
     if value.is_null() {
         return Ok(());
     }
@@ -543,10 +513,9 @@ fn split_value<'a>(
     let head = Head {
         api_version: text(value.get("apiVersion")),
         kind: text(value.get("kind")),
-        metadata: value.get("metadata").map(|m| HeadMeta {
-            name: text(m.get("name")),
-            namespace: text(m.get("namespace")),
-        }),
+        metadata: value
+            .get("metadata")
+            .map(|m| HeadMeta { name: text(m.get("name")), namespace: text(m.get("namespace")) }),
         items: None,
     };
     if is_list(head.kind.as_deref()) {
@@ -575,8 +544,7 @@ fn pending<'a>(origin: Origin, head: Head, doc: Doc<'a>) -> Result<Pending<'a>, 
         origin,
         api_version,
         kind,
-        namespace: meta.namespace.unwrap_or_default(),
-        name: meta.name.unwrap_or_default(),
+        meta: Some((meta.namespace.unwrap_or_default(), meta.name.unwrap_or_default())),
         doc,
     })
 }
@@ -606,12 +574,7 @@ struct Collector {
 
 impl Collector {
     fn add(&mut self, parsed: Parsed) -> Result<(), LoadError> {
-        let Parsed {
-            origin,
-            key,
-            display,
-            object,
-        } = parsed;
+        let Parsed { origin, key, display, object } = parsed;
         let s = &mut self.snap;
         let m = &mut s.metallb;
         match object {
@@ -648,11 +611,7 @@ impl Collector {
             Object::ServiceL2Status(o) => m.service_l2_statuses.push(*o),
         }
         if let Some(first) = self.seen.insert(key, origin.clone()) {
-            return Err(LoadError::Duplicate {
-                object: display,
-                first: first.to_string(),
-                second: origin.to_string(),
-            });
+            return Err(LoadError::Duplicate { object: display, first: first.to_string(), second: origin.to_string() });
         }
         Ok(())
     }
@@ -663,18 +622,15 @@ fn is_list(kind: Option<&str>) -> bool {
 }
 
 fn malformed((origin, message): (Origin, String), object: &str) -> LoadError {
-    LoadError::Malformed {
-        origin: origin.to_string(),
-        message: format!("{object}: {message}"),
-    }
+    LoadError::Malformed { origin: origin.to_string(), message: format!("{object}: {message}") }
 }
 
 fn yaml_message(e: &serde_saphyr::Error) -> String {
-    // The location is already in the prefix; keep the first line of the message only.
+    // The location is already in the prefix; keep the first line without a second position.
     let text = e.to_string();
-    text.lines()
-        .next()
-        .unwrap_or("invalid YAML")
-        .trim()
-        .to_string()
+    let first = text.lines().next().unwrap_or("invalid YAML").trim();
+    match first.rfind(" at line ") {
+        Some(i) => first[..i].to_string(),
+        None => first.to_string(),
+    }
 }

@@ -88,14 +88,7 @@ pub struct SnapshotInfo {
 }
 
 /// Resources without which no layer-2 answer can be given (lower-case plural, as in RBAC errors).
-const REQUIRED: &[&str] = &[
-    "nodes",
-    "services",
-    "endpointslices",
-    "pods",
-    "ipaddresspools",
-    "l2advertisements",
-];
+const REQUIRED: &[&str] = &["nodes", "services", "endpointslices", "pods", "ipaddresspools", "l2advertisements"];
 
 impl SnapshotInfo {
     /// The `unreadable` entries (`"l2advertisements.metallb.io: forbidden"`) that name a required resource.
@@ -104,11 +97,7 @@ impl SnapshotInfo {
             .iter()
             .filter(|entry| {
                 let resource = entry.split(':').next().unwrap_or("").trim();
-                let plural = resource
-                    .split('.')
-                    .next()
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
+                let plural = resource.split('.').next().unwrap_or("").to_ascii_lowercase();
                 REQUIRED.contains(&plural.as_str())
             })
             .cloned()
@@ -123,11 +112,7 @@ pub struct MetallbInfo {
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
-    #[serde(
-        default,
-        rename = "ignoreExcludeLB",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "ignoreExcludeLB", skip_serializing_if = "Option::is_none")]
     pub ignore_exclude_lb: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lb_class: Option<String>,
@@ -158,11 +143,6 @@ pub enum BgpType {
 }
 
 /// `namespace/name` of any object with metadata.
-pub fn key_of(
-    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-) -> (String, String) {
-    (
-        meta.namespace.clone().unwrap_or_default(),
-        meta.name.clone().unwrap_or_default(),
-    )
+pub fn key_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> (String, String) {
+    (meta.namespace.clone().unwrap_or_default(), meta.name.clone().unwrap_or_default())
 }
