@@ -8,9 +8,9 @@ use std::net::IpAddr;
 
 use fixedbitset::FixedBitSet;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::config::L2Ad;
+use super::digest::{election_digests, Digest32};
 use crate::k8s::ip::go_ip_string;
 use crate::k8s::selector::Labels;
 
@@ -192,7 +192,7 @@ impl Exclusion {
 pub struct Ranked {
     pub node: NodeId,
     pub score: i64,
-    pub digest: [u8; 32],
+    pub digest: Digest32,
 }
 
 /// Every step of the election for one Service, as sets.
@@ -249,35 +249,6 @@ pub fn preferred_scores(ads: &[&L2Ad]) -> Option<BTreeMap<String, i64>> {
     (!scores.is_empty()).then_some(scores)
 }
 
-/// `sha256(node + "#" + ip)`.
-pub fn election_digest(node: &str, ip: &str) -> [u8; 32] {
-    let len = node.len() + 1 + ip.len();
-    if len > 55 {
-        let mut h = Sha256::new();
-        h.update(node.as_bytes());
-        h.update(b"#");
-        h.update(ip.as_bytes());
-        return h.finalize().into();
-    }
-    // Almost every name fits one padded block: compress it directly, without the hasher's buffering.
-    let mut block = [0u8; 64];
-    block[..node.len()].copy_from_slice(node.as_bytes());
-    block[node.len()] = b'#';
-    block[node.len() + 1..len].copy_from_slice(ip.as_bytes());
-    block[len] = 0x80;
-    block[56..].copy_from_slice(&((len as u64) * 8).to_be_bytes());
-    let mut state = SHA256_IV;
-    sha2::compress256(&mut state, &[block.into()]);
-    let mut out = [0u8; 32];
-    for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
-        chunk.copy_from_slice(&word.to_be_bytes());
-    }
-    out
-}
-
-const SHA256_IV: [u32; 8] =
-    [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
-
 /// Sorts candidates by (score descending, digest ascending); each digest is computed once.
 pub fn sort_candidates(
     table: &NodeTable,
@@ -285,9 +256,10 @@ pub fn sort_candidates(
     ip: &str,
     score: impl Fn(NodeId) -> i64,
 ) -> Vec<Ranked> {
-    let mut ranked: Vec<Ranked> = candidates
-        .map(|node| Ranked { node, score: score(node), digest: election_digest(table.name(node), ip) })
-        .collect();
+    let nodes: Vec<NodeId> = candidates.collect();
+    let digests = election_digests(nodes.iter().map(|&n| table.name(n)), ip);
+    let mut ranked: Vec<Ranked> =
+        nodes.into_iter().zip(digests).map(|(node, digest)| Ranked { node, score: score(node), digest }).collect();
     ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)));
     ranked
 }
@@ -299,8 +271,12 @@ pub fn first_candidate(
     ip: &str,
     score: impl Fn(NodeId) -> i64,
 ) -> Option<Ranked> {
-    candidates
-        .map(|node| Ranked { node, score: score(node), digest: election_digest(table.name(node), ip) })
+    let nodes: Vec<NodeId> = candidates.collect();
+    let digests = election_digests(nodes.iter().map(|&n| table.name(n)), ip);
+    nodes
+        .into_iter()
+        .zip(digests)
+        .map(|(node, digest)| Ranked { node, score: score(node), digest })
         .min_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)))
 }
 
@@ -473,34 +449,4 @@ pub fn ip_advertisement_for(ads: &[&L2Ad]) -> (bool, BTreeSet<String>) {
         return (true, BTreeSet::new());
     }
     (false, ads.iter().flat_map(|a| a.interfaces.iter().cloned()).collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn hex(d: &[u8; 32]) -> String {
-        d.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    #[test]
-    fn one_block_fast_path_equals_the_plain_hasher() {
-        for (node, ip) in
-            [("a", "10.0.0.1"), ("worker-a", "2001:db8::1"), (&"n".repeat(40)[..], "2001:db8:1:2:3:4:5:6")]
-        {
-            let mut h = Sha256::new();
-            h.update(format!("{node}#{ip}"));
-            let plain: [u8; 32] = h.finalize().into();
-            assert_eq!(election_digest(node, ip), plain, "{node}#{ip}");
-        }
-    }
-
-    #[test]
-    fn reference_digests_from_spec_4_3() {
-        assert!(hex(&election_digest("iris1", "10.20.30.1")).starts_with("e42ad61a4159fa2d"));
-        assert!(hex(&election_digest("iris2", "10.20.30.1")).starts_with("af6cb4e7605814d2"));
-        assert!(hex(&election_digest("iris1", "10.20.30.2")).starts_with("610c5b6d22f60ca5"));
-        assert!(hex(&election_digest("node-a", "fd00::1")).starts_with("f636056279a4112b"));
-        assert!(hex(&election_digest("node-b", "fd00::1")).starts_with("b319cdafa92203a7"));
-    }
 }

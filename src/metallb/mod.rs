@@ -3,6 +3,7 @@
 
 pub mod actual;
 pub mod config;
+pub mod digest;
 pub mod install;
 pub mod l2;
 pub mod service;
