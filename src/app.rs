@@ -74,7 +74,7 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
             let view = if name.is_some() { View::Service } else { View::Services };
             let report = build_report(g, env.stdin, scope, detail(g.output, view))?;
             render::render(out, &report, g.output, view, color)?;
-            Ok(fails(&report, g))
+            Ok(fails(&report, g, true))
         }
         Command::Check { ignore } => {
             let scope = match (&g.namespace, g.all_namespaces) {
@@ -88,7 +88,7 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
                 s.findings.retain(|f| !ignored(f.code));
             }
             render::render(out, &report, g.output, View::Check, color)?;
-            Ok(fails(&report, g))
+            Ok(fails(&report, g, false))
         }
     }
 }
@@ -98,11 +98,16 @@ fn detail(format: Format, view: View) -> bool {
     matches!(format, Format::Json | Format::Yaml) || view == View::Service
 }
 
-fn fails(report: &Report, g: &GlobalArgs) -> bool {
+/// `check` counts every finding; `explain` only those of the Services it explains (DESIGN §3).
+fn fails(report: &Report, g: &GlobalArgs, services_only: bool) -> bool {
     let Some(threshold) = g.fail_on.threshold() else {
         return false;
     };
-    report.all_findings().any(|f| f.severity >= threshold)
+    if services_only {
+        report.services.iter().flat_map(|s| &s.findings).any(|f| f.severity >= threshold)
+    } else {
+        report.all_findings().any(|f| f.severity >= threshold)
+    }
 }
 
 fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool) -> Result<Report, AppError> {
@@ -128,6 +133,7 @@ fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool
             ignore_exclude_lb: g.ignore_exclude_lb,
             lb_class: g.lb_class.clone(),
             memberlist: g.memberlist,
+            bgp_type: g.bgp_type,
             version: g.metallb_version,
         },
     };

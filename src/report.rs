@@ -41,6 +41,7 @@ pub struct MetallbSource {
     #[serde(rename = "ignoreExcludeLB")]
     pub ignore_exclude_lb: bool,
     pub lb_class: String,
+    pub bgp_type: crate::snapshot::BgpType,
     /// Live speakers / speaker Pods seen; `null` when the snapshot has no speaker Pods.
     pub live_speakers: Option<usize>,
     pub speaker_pods: Option<usize>,

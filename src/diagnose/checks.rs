@@ -230,7 +230,7 @@ pub(super) fn service_findings(
                 "LBD105",
                 Severity::Warning,
                 format!("{source} says {said} announces {ip}, the election says {want}; {why}"),
-                "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `kubectl lbdoctor arping IP` shows who answers on the wire".into(),
+                "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `arping -I <interface> <IP>` from a host on the segment shows who answers on the wire".into(),
                 std::iter::once(svc_obj.clone()).chain(actual.iter().map(|n| format!("Node {n}"))).collect(),
             ));
         }
@@ -271,10 +271,10 @@ pub(super) fn service_findings(
 pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
     let mut out = Vec::new();
     let ns = &world.setup.namespace;
-    let snap = world.snap;
     if !world.setup.installed {
         return out;
     }
+    out.extend(outside_namespace(world));
     let config = match &world.config {
         Ok(c) => c,
         Err(err) => {
@@ -331,6 +331,13 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
             ));
         }
     }
+    out
+}
+
+/// LBD205: MetalLB reads its CRs from its own namespace only.
+fn outside_namespace(world: &World) -> Option<Finding> {
+    let ns = &world.setup.namespace;
+    let snap = world.snap;
     let mut outside: Vec<String> = Vec::new();
     let m = &snap.metallb;
     for (kind, ons) in m
@@ -346,8 +353,8 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
             outside.push(format!("{kind} {}/{}", ons.0, ons.1));
         }
     }
-    if !outside.is_empty() {
-        out.push(finding(
+    (!outside.is_empty()).then(|| {
+        finding(
             "LBD205",
             Severity::Warning,
             format!("{} MetalLB object(s) outside MetalLB's namespace {ns} are ignored by MetalLB", outside.len()),
@@ -355,7 +362,6 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
                 "move them to {ns}, or tell lbdoctor the namespace MetalLB runs in (SnapshotInfo metallb.namespace)"
             ),
             outside,
-        ));
-    }
-    out
+        )
+    })
 }

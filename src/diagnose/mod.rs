@@ -247,7 +247,7 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
     }
     advertisements.sort();
     let nodes = if detail { node_rows(world, e, el, &ctx) } else { Vec::new() };
-    let verdict = if detail { verdict::sentence(world, l2, &nodes) } else { String::new() };
+    let verdict = if detail { verdict::sentence(world, pool, l2, &nodes) } else { String::new() };
     Layer2 {
         ip: el.ip.clone(),
         expected_announcer: el.expected_announcer().map(|n| world.table.name(n).to_string()),
@@ -285,7 +285,9 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
                 reason: world.speaker_acts(n).then(|| el.reason(n).as_str().to_string()),
                 rank,
                 hash: rank.map(|r| el.order[r - 1].digest.iter().map(|b| format!("{b:02x}")).collect()),
-                score: (ctx.head).then(|| rank.map(|r| el.order[r - 1].score).unwrap_or(0)),
+                score: ctx
+                    .head
+                    .then(|| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0)),
                 excluded_by: el.exclusions(n, rank, ctx).iter().map(|x| x.code().to_string()).collect(),
                 exclude_label_value: world.exclude_values[n].clone(),
                 roles: world.node_roles[n].clone(),
@@ -317,6 +319,7 @@ fn source(world: &World) -> Source {
             memberlist_source: s.memberlist_source.clone(),
             ignore_exclude_lb: s.ignore_exclude_lb,
             lb_class: s.lb_class.clone(),
+            bgp_type: s.bgp_type,
             live_speakers: s.speaker_pods.as_ref().map(|p| p.iter().filter(|p| p.live).count()),
             speaker_pods: s.speaker_pods.as_ref().map(Vec::len),
             config_valid: world.config.is_ok(),

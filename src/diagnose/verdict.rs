@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use super::world::World;
 use super::L2Outcome;
 use crate::k8s::EXCLUDE_LB_LABEL;
+use crate::metallb::config::Pool;
 use crate::report::L2Node;
 
-pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> String {
+pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2Node]) -> String {
     let el = &l2.election;
     let ip = &el.ip;
     let head = match (el.expected_announcer(), l2.answering(world)) {
@@ -21,8 +22,14 @@ pub(super) fn sentence(world: &World, l2: &L2Outcome, nodes: &[L2Node]) -> Strin
         (None, _) if el.shared_ip_refusal => {
             format!("nobody announces {ip}: newer MetalLB refuses allow-shared-ip Services on L2Advertisements with serviceSelectors")
         }
+        (None, _) if pool.l2.is_empty() && !pool.bgp.is_empty() => format!(
+            "no layer-2 announcement for {ip}: pool {} has only BGPAdvertisements ({}), which this build does not analyse",
+            pool.name,
+            pool.bgp.join(", ")
+        ),
+        (None, _) if pool.l2.is_empty() => format!("nobody announces {ip}: pool {} has no advertisement", pool.name),
         (None, _) if el.ads_for_service.is_empty() => {
-            format!("nobody announces {ip}: no L2Advertisement of its pool matches the Service")
+            format!("nobody announces {ip}: no L2Advertisement of pool {} matches the Service", pool.name)
         }
         (None, _) => {
             let ctx = world.l2_context(world.setup.head(), false);

@@ -100,7 +100,14 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
                         pool.name,
                         existing.to_string()
                     ),
-                    objects: vec![object, format!("IPAddressPool {}", ns_of(cr.namespace(), other))],
+                    objects: {
+                        let other = format!("IPAddressPool {}", ns_of(cr.namespace(), other));
+                        if other == object {
+                            vec![object]
+                        } else {
+                            vec![object, other]
+                        }
+                    },
                 });
             }
             all_cidrs.push((*cidr, pool.name.clone()));

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use serde::Serialize;
 
-use crate::snapshot::{Memberlist, Snapshot};
+use crate::snapshot::{BgpType, Memberlist, Snapshot};
 
 pub const DEFAULT_NAMESPACE: &str = "metallb-system";
 
@@ -16,6 +16,7 @@ pub struct Overrides {
     pub ignore_exclude_lb: Option<bool>,
     pub lb_class: Option<String>,
     pub memberlist: Option<Memberlist>,
+    pub bgp_type: Option<BgpType>,
     pub version: Option<VersionChoice>,
 }
 
@@ -54,6 +55,8 @@ pub struct Setup {
     pub memberlist_source: String,
     pub ignore_exclude_lb: bool,
     pub lb_class: String,
+    /// METALLB_BGP_TYPE; read for the BGP engine, reported now.
+    pub bgp_type: BgpType,
     pub version: Option<String>,
     pub behaviour: Behaviour,
     pub behaviour_reason: String,
@@ -171,7 +174,10 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
     let flags = container.map(SpeakerFlags::from_container);
 
     let speakers_observed = !speaker_pods.is_empty();
-    let (memberlist, memberlist_source) = if let Some(m) = overrides.memberlist {
+    let (memberlist, memberlist_source) = if !speakers_observed {
+        // DESIGN §5: without speaker Pods a speaker is assumed on every Node, memberlist disabled.
+        (Memberlist::Disabled, "assumed: no speaker Pods in the snapshot".to_string())
+    } else if let Some(m) = overrides.memberlist {
         (m, "--memberlist".to_string())
     } else if let Some(m) = info.memberlist {
         (m, "SnapshotInfo".to_string())
@@ -193,6 +199,8 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         );
     }
 
+    let bgp_type =
+        overrides.bgp_type.or(info.bgp_type).or(flags.as_ref().and_then(|f| f.bgp_type)).unwrap_or(BgpType::Native);
     let ignore_exclude_lb = overrides
         .ignore_exclude_lb
         .or(info.ignore_exclude_lb)
@@ -233,6 +241,7 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         memberlist_source,
         ignore_exclude_lb,
         lb_class,
+        bgp_type,
         version,
         behaviour,
         behaviour_reason,
@@ -247,6 +256,7 @@ struct SpeakerFlags {
     ml_enabled: Option<bool>,
     ignore_exclude_lb: bool,
     lb_class: Option<String>,
+    bgp_type: Option<BgpType>,
 }
 
 impl SpeakerFlags {
@@ -299,6 +309,12 @@ impl SpeakerFlags {
             ml_enabled,
             ignore_exclude_lb: bool_arg("ignore-exclude-lb").unwrap_or(false),
             lb_class: arg("lb-class"),
+            bgp_type: env("METALLB_BGP_TYPE").and_then(|v| match v.as_str() {
+                "native" | "" => Some(BgpType::Native),
+                "frr" => Some(BgpType::Frr),
+                "frr-k8s" => Some(BgpType::FrrK8s),
+                _ => None,
+            }),
         }
     }
 }

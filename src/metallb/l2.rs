@@ -218,6 +218,8 @@ pub struct Election {
     pub order: Vec<Ranked>,
     /// Go's text of the hashed IP.
     pub ip: String,
+    /// Newer MetalLB: summed preference per node name over the Service-matching ads.
+    pub scores: Option<BTreeMap<String, i64>>,
 }
 
 /// `l2AdsForService`: ads with no service selectors, or with one that matches.
@@ -344,6 +346,7 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
         available,
         order,
         ip,
+        scores,
     }
 }
 

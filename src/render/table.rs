@@ -202,9 +202,6 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
 fn not_handled_why(report: &Report, svc: &ServiceReport) -> String {
     match &report.source.metallb {
         None => ": no MetalLB installation in the snapshot".into(),
-        Some(m) if !m.config_valid => {
-            ": MetalLB's configuration is rejected (see LBD201), so what the speakers run is unknown".into()
-        }
         Some(m) => format!(
             ": its loadBalancerClass is {} and the speakers run with --lb-class={:?}",
             svc.load_balancer_class.as_deref().map(|c| format!("{c:?}")).unwrap_or_else(|| "unset".into()),
@@ -250,7 +247,12 @@ fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Res
     };
     let source = l2.actual_source.as_deref().unwrap_or("?");
     let said = if actual.is_empty() { "nobody".to_string() } else { actual.join(", ") };
-    let agrees = match &l2.expected_announcer {
+    // A winner without a live speaker answers nothing: compare with who really answers (as LBD105 does).
+    let answering = l2
+        .expected_announcer
+        .as_ref()
+        .filter(|e| l2.nodes.iter().find(|n| &n.node == *e).is_none_or(|n| n.speaker != Some(false)));
+    let agrees = match answering {
         Some(e) => actual.len() == 1 && &actual[0] == e,
         None => actual.is_empty(),
     };

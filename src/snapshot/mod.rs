@@ -96,7 +96,8 @@ impl SnapshotInfo {
         self.unreadable
             .iter()
             .filter(|entry| {
-                let resource = entry.split(':').next().unwrap_or("").trim();
+                // "nodes: forbidden" as lbdoctor writes it, or kubectl's "nodes is forbidden: …".
+                let resource = entry.trim().split([':', ' ']).next().unwrap_or("");
                 let plural = resource.split('.').next().unwrap_or("").to_ascii_lowercase();
                 REQUIRED.contains(&plural.as_str())
             })
