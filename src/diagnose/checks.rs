@@ -76,12 +76,12 @@ pub(super) fn service_findings(
         let also = if shared_by.is_empty() {
             String::new()
         } else {
-            format!(" (the shared IP {ip} is still answered by {})", shared_by.join(", "))
+            format!("; the shared IP {ip} is still answered by {}", shared_by.join(", "))
         };
         out.push(finding(
             "LBD104",
             Severity::Error,
-            format!("the Service has no serving endpoint, so no speaker announces it for this Service (every node returns notOwner){also}"),
+            format!("the Service has no serving endpoint, so every speaker returns notOwner for it{also}"),
             "check the Pods behind the Service's selector (kubectl get endpointslices -l kubernetes.io/service-name=NAME); MetalLB counts ready or serving endpoints, under any traffic policy".into(),
             vec![svc_obj.clone()],
         ));
@@ -167,9 +167,19 @@ pub(super) fn service_findings(
                 "LBD102",
                 Severity::Error,
                 format!(
-                    "the nodes selected for {ip} ({}) all carry {EXCLUDE_LB_LABEL}{}; MetalLB checks the key only, so none of them may announce",
-                    names(world, reachable.ones(), 6),
+                    "{} select{} only nodes that carry {EXCLUDE_LB_LABEL}{} ({}); MetalLB checks the key only, so none of them may announce {ip}",
+                    if trapped.is_empty() {
+                        "the advertisements matching the Service".to_string()
+                    } else {
+                        trapped
+                            .iter()
+                            .map(|&i| format!("L2Advertisement {}", config.l2_advertisements[l2.pool_ads[i]].name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                    if trapped.len() == 1 { "s" } else { "" },
                     if empty_values { " with an empty value" } else { "" },
+                    names(world, reachable.ones(), 6),
                 ),
                 format!(
                     "`kubectl get nodes -L {EXCLUDE_LB_LABEL}` shows an empty column for these nodes although the key is present; select other nodes in the L2Advertisement's nodeSelectors, remove the label (kubectl label node NAME {EXCLUDE_LB_LABEL}-), or run the speakers with --ignore-exclude-lb"

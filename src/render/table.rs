@@ -388,12 +388,13 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
             print_table(out, &ft)?;
         }
         let count = |s: Severity| report.all_findings().filter(|f| f.severity == s).count();
+        let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
         writeln!(
             out,
-            "\n{} services: {} errors, {} warnings, {} info",
-            report.services.len(),
-            count(Severity::Error),
-            count(Severity::Warning),
+            "\n{}: {}, {}, {} info",
+            plural(report.services.len(), "service"),
+            plural(count(Severity::Error), "error"),
+            plural(count(Severity::Warning), "warning"),
             count(Severity::Info)
         )?;
     } else {
