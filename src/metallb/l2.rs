@@ -251,8 +251,8 @@ pub fn preferred_scores(ads: &[&L2Ad]) -> Option<BTreeMap<String, i64>> {
     (!scores.is_empty()).then_some(scores)
 }
 
-/// Sorts candidates by (score descending, digest ascending); each digest is computed once.
-pub fn sort_candidates(
+/// Every candidate with its score and digest; each digest is computed once, in one batch.
+fn ranked(
     table: &NodeTable,
     candidates: impl Iterator<Item = NodeId>,
     ip: &str,
@@ -260,26 +260,34 @@ pub fn sort_candidates(
 ) -> Vec<Ranked> {
     let nodes: Vec<NodeId> = candidates.collect();
     let digests = election_digests(nodes.iter().map(|&n| table.name(n)), ip);
-    let mut ranked: Vec<Ranked> =
-        nodes.into_iter().zip(digests).map(|(node, digest)| Ranked { node, score: score(node), digest }).collect();
-    ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)));
-    ranked
+    nodes.into_iter().zip(digests).map(|(node, digest)| Ranked { node, score: score(node), digest }).collect()
 }
 
-/// The first node of the order without sorting the rest; each digest is computed once.
+/// The election order: score descending, then digest ascending (spec §4.2 step 9).
+fn election_order(a: &Ranked, b: &Ranked) -> std::cmp::Ordering {
+    b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest))
+}
+
+/// Sorts the candidates into the election order.
+pub fn sort_candidates(
+    table: &NodeTable,
+    candidates: impl Iterator<Item = NodeId>,
+    ip: &str,
+    score: impl Fn(NodeId) -> i64,
+) -> Vec<Ranked> {
+    let mut order = ranked(table, candidates, ip, score);
+    order.sort_unstable_by(election_order);
+    order
+}
+
+/// The first node of the election order, without sorting the rest.
 pub fn first_candidate(
     table: &NodeTable,
     candidates: impl Iterator<Item = NodeId>,
     ip: &str,
     score: impl Fn(NodeId) -> i64,
 ) -> Option<Ranked> {
-    let nodes: Vec<NodeId> = candidates.collect();
-    let digests = election_digests(nodes.iter().map(|&n| table.name(n)), ip);
-    nodes
-        .into_iter()
-        .zip(digests)
-        .map(|(node, digest)| Ranked { node, score: score(node), digest })
-        .min_by(|a, b| b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest)))
+    ranked(table, candidates, ip, score).into_iter().min_by(election_order)
 }
 
 /// Runs the election once for a Service whose pool has the advertisements `pool_ads`.
