@@ -13,7 +13,15 @@ use crate::snapshot::{BgpType, Memberlist};
     bin_name = "kubectl lbdoctor",
     version,
     about = "Explains why a LoadBalancer IP is (not) announced: re-runs MetalLB's speaker election offline",
-    propagate_version = true
+    propagate_version = true,
+    after_help = "Examples:\n  \
+      # Who should announce web's IP, and why does every other node not?\n  \
+      kubectl lbdoctor explain svc web -n shop --from snapshot.yaml\n\n  \
+      # Every LoadBalancer Service and every finding; exit 1 on errors (for CI)\n  \
+      kubectl lbdoctor check --from snapshots/ -o json\n\n  \
+      # A snapshot straight from kubectl (docs/snapshot-format.md has the complete list)\n  \
+      kubectl get -A -o yaml nodes,svc,endpointslices,pods,ipaddresspools,l2advertisements > s.yaml\n  \
+      kubectl lbdoctor check --from s.yaml"
 )]
 pub struct Cli {
     #[command(flatten)]

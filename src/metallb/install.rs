@@ -193,6 +193,13 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
     } else {
         (Memberlist::Disabled, "assumed: no speaker Pods in the snapshot".to_string())
     };
+    if installed && snap.metallb.is_empty() {
+        assumptions.push(
+            "the snapshot holds no metallb.io objects: MetalLB is read as having no IPAddressPool and no advertisement; \
+             if it has some, add them to the snapshot"
+                .to_string(),
+        );
+    }
     if !speakers_observed && installed {
         assumptions.push(
             "no speaker Pods in the snapshot: treated as memberlist disabled with a speaker on every Node".to_string(),

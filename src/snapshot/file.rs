@@ -518,12 +518,13 @@ fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split
             .map(|m| HeadMeta { name: text(m.get("name")), namespace: text(m.get("namespace")) }),
         items: None,
     };
+    let mut value = value;
     if is_list(head.kind.as_deref()) {
-        if let Some(serde_json::Value::Array(items)) = value.get("items") {
-            for (i, item) in items.iter().enumerate() {
+        if let Some(serde_json::Value::Array(items)) = value.get_mut("items").map(std::mem::take) {
+            for (i, item) in items.into_iter().enumerate() {
                 let mut at = origin.clone();
                 at.item = Some(i);
-                split_value(at, item.clone(), out)?;
+                split_value(at, item, out)?;
             }
             return Ok(());
         }
