@@ -14,12 +14,28 @@ fn check_homelab() {
 
 #[test]
 fn explain_local_service() {
-    insta::assert_snapshot!(table(&["explain", "svc", "traefik", "-n", "default", "--from", "testdata/clusters/homelab.yaml"]));
+    insta::assert_snapshot!(table(&[
+        "explain",
+        "svc",
+        "traefik",
+        "-n",
+        "default",
+        "--from",
+        "testdata/clusters/homelab.yaml"
+    ]));
 }
 
 #[test]
 fn explain_trapped_service() {
-    insta::assert_snapshot!(table(&["explain", "svc", "jellyfin", "-n", "media", "--from", "testdata/clusters/homelab-trap.yaml"]));
+    insta::assert_snapshot!(table(&[
+        "explain",
+        "svc",
+        "jellyfin",
+        "-n",
+        "media",
+        "--from",
+        "testdata/clusters/homelab-trap.yaml"
+    ]));
 }
 
 #[test]

@@ -75,12 +75,21 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
     let alternate_sets = world.alternate_config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
 
-    // Services are independent; the election's hashing dominates, so spread it over the cores.
+    let in_scope = |namespace: &str, name: &str| match &opts.scope {
+        Scope::All => true,
+        Scope::Namespace(ns) => namespace == ns,
+        Scope::Service { namespace: ns, name: n } => namespace == ns && name == n,
+    };
+    // Every Service is evaluated (Services sharing an IP answer for each other), but only those
+    // in scope get the full election order. The election's hashing dominates: spread it over the cores.
     let mut evals: Vec<Evaluation> = snap
         .services
         .par_iter()
         .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
-        .map(|svc| evaluate(&world, &ad_sets, &alternate_sets, svc, opts.detail))
+        .map(|svc| {
+            let (ns, name) = crate::snapshot::key_of(&svc.metadata);
+            evaluate(&world, &ad_sets, &alternate_sets, svc, opts.detail && in_scope(&ns, &name))
+        })
         .collect();
     evals.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
@@ -117,13 +126,11 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
         }
     }
 
-    let in_scope = |e: &Evaluation| match &opts.scope {
-        Scope::All => true,
-        Scope::Namespace(ns) => &e.namespace == ns,
-        Scope::Service { namespace, name } => &e.namespace == namespace && &e.name == name,
-    };
-    let services =
-        evals.iter().filter(|e| in_scope(e)).map(|e| service_report(&world, e, &answered, opts.detail)).collect();
+    let services = evals
+        .iter()
+        .filter(|e| in_scope(&e.namespace, &e.name))
+        .map(|e| service_report(&world, e, &answered, opts.detail))
+        .collect();
 
     Ok(Report {
         api_version: API_VERSION,
