@@ -83,6 +83,7 @@ fn etp_local_keeps_only_candidates_with_endpoints() {
 fn no_serving_endpoint_means_no_election_at_all() {
     let (r, _) = run("no-serving-endpoints.yaml", &[]);
     let svc = web(&r);
+    assert_eq!(svc["metallb"]["layer2"]["emptiedBy"], "noServingEndpoint");
     for n in svc["metallb"]["layer2"]["nodes"].as_array().unwrap() {
         assert_eq!(n["reason"], "notOwner");
         assert_eq!(n["rank"], Value::Null);

@@ -428,6 +428,13 @@ impl Election {
     /// The filter that emptied the candidate set, if it is empty: the advertised nodes are taken
     /// through the filters in order, so the answer names what removed the nodes that were meant to win.
     pub fn emptied_by(&self, ctx: &L2Context) -> Option<Exclusion> {
+        // Steps 1 and 3 end the speaker's work before any candidate set exists.
+        if !self.active_endpoint {
+            return Some(Exclusion::NoServingEndpoint);
+        }
+        if self.shared_ip_refusal {
+            return Some(Exclusion::SharedIpRefused);
+        }
         if !self.available.is_clear() {
             return None;
         }
