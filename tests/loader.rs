@@ -122,3 +122,34 @@ fn snapshot_info_is_read_once() {
     fs::write(&file, format!("{info}---\n{info}")).unwrap();
     assert!(matches!(load(&[file.to_str().unwrap()]), Err(LoadError::Duplicate { .. })));
 }
+
+mod never_panics {
+    use proptest::prelude::*;
+
+    fn load_text(text: &str) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("x.yaml");
+        std::fs::write(&file, text).unwrap();
+        // Any outcome is fine except a panic.
+        let _ = lbdoctor::snapshot::load_paths(&[file.to_str().unwrap().to_string()], &mut std::io::empty());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        #[test]
+        fn on_arbitrary_text(text in ".{0,400}") {
+            load_text(&text);
+        }
+
+        #[test]
+        fn on_mangled_kubernetes_objects(cut in 0usize..400, junk in "[\\[\\]{}:,\"' \\n-]{0,6}") {
+            let base = "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"labels\":{\"x\":\"y\"}}},{\"apiVersion\":\"discovery.k8s.io/v1\",\"kind\":\"EndpointSlice\",\"metadata\":{\"name\":\"s\"},\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.0.0.1\"],\"conditions\":{\"ready\":false}}]}]}";
+            let cut = cut.min(base.len());
+            load_text(&format!("{}{}{}", &base[..cut], junk, &base[cut..]));
+            let yaml = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    x: y\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: d}\nspec: {type: LoadBalancer}\n";
+            let cut = cut.min(yaml.len());
+            load_text(&format!("{}{}{}", &yaml[..cut], junk, &yaml[cut..]));
+        }
+    }
+}
