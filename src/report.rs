@@ -113,19 +113,35 @@ pub struct Layer2 {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct L2Node {
-    pub node: String,
+    pub node: std::sync::Arc<str>,
     pub speaker: Option<bool>,
-    pub reason: Option<String>,
+    pub reason: Option<&'static str>,
     pub rank: Option<usize>,
-    pub hash: Option<String>,
+    pub hash: Option<Hex32>,
     /// Newer MetalLB: summed preferredNodeSelectors weight; `null` under v0.16.1 rules.
     pub score: Option<i64>,
-    pub excluded_by: Vec<String>,
+    pub excluded_by: Vec<&'static str>,
     /// Value of the exclude-from-external-load-balancers label when present (often `""`).
     pub exclude_label_value: Option<String>,
-    pub roles: Vec<String>,
+    pub roles: std::sync::Arc<[String]>,
     /// Serving endpoints of the Service on this node.
     pub endpoints: usize,
+}
+
+/// A sha256 digest, written as 64 lower-case hex digits (kept as bytes: reports can hold millions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hex32(pub [u8; 32]);
+
+impl std::fmt::Display for Hex32 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl Serialize for Hex32 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]

@@ -287,15 +287,15 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
         .map(|n| {
             let rank = ranks[n];
             L2Node {
-                node: world.table.name(n).to_string(),
+                node: world.node_names[n].clone(),
                 speaker: world.speaker_live(n),
-                reason: world.speaker_acts(n).then(|| el.reason(n).as_str().to_string()),
+                reason: world.speaker_acts(n).then(|| el.reason(n).as_str()),
                 rank,
-                hash: rank.map(|r| el.order[r - 1].digest.iter().map(|b| format!("{b:02x}")).collect()),
+                hash: rank.map(|r| Hex32(el.order[r - 1].digest)),
                 score: ctx
                     .head
                     .then(|| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0)),
-                excluded_by: el.exclusions(n, rank, ctx).iter().map(|x| x.code().to_string()).collect(),
+                excluded_by: el.exclusions(n, rank, ctx).iter().map(|x| x.code()).collect(),
                 exclude_label_value: world.exclude_values[n].clone(),
                 roles: world.node_roles[n].clone(),
                 endpoints: per_node[n],

@@ -52,9 +52,9 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
     let mut groups: BTreeMap<&str, Vec<&L2Node>> = BTreeMap::new();
     for n in nodes {
         let filters =
-            n.excluded_by.iter().filter(|c| !matches!(c.as_str(), "noServingEndpoint" | "sharedIPWithServiceSelector"));
+            n.excluded_by.iter().filter(|c| !matches!(**c, "noServingEndpoint" | "sharedIPWithServiceSelector"));
         if let Some(first) = filters.into_iter().next() {
-            groups.entry(first.as_str()).or_default().push(n);
+            groups.entry(*first).or_default().push(n);
         }
     }
     let mut parts = vec![head];
@@ -93,10 +93,10 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
 /// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)" or "5 nodes (a, b, c, …)".
 fn describe(group: &[&L2Node]) -> String {
     if group.len() == 1 {
-        return group[0].node.clone();
+        return group[0].node.to_string();
     }
     let role = group[0].roles.first().filter(|r| group.iter().all(|n| n.roles.contains(r)));
-    let names: Vec<&str> = group.iter().take(4).map(|n| n.node.as_str()).collect();
+    let names: Vec<&str> = group.iter().take(4).map(|n| &*n.node).collect();
     let more = if group.len() > 4 { ", …" } else { "" };
     match role {
         Some(r) => format!("{} {r} nodes ({}{more})", group.len(), names.join(", ")),

@@ -1,6 +1,7 @@
 //! Everything derived once per snapshot that every Service's evaluation shares.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use fixedbitset::FixedBitSet;
 
@@ -23,7 +24,9 @@ pub struct World<'a> {
     pub live_speakers: Option<FixedBitSet>,
     pub endpoints: HashMap<(String, String), Vec<EndpointInput>>,
     pub actual: ActualIndex,
-    pub node_roles: Vec<Vec<String>>,
+    /// Shared by every Service's node rows, which would otherwise copy them per Service.
+    pub node_names: Vec<Arc<str>>,
+    pub node_roles: Vec<Arc<[String]>>,
     pub exclude_values: Vec<Option<String>>,
 }
 
@@ -93,14 +96,15 @@ impl<'a> World<'a> {
             }
         }
 
-        let mut node_roles = vec![Vec::new(); table.len()];
+        let node_names: Vec<Arc<str>> = table.names.iter().map(|n| Arc::from(n.as_str())).collect();
+        let mut node_roles: Vec<Arc<[String]>> = vec![Arc::from(Vec::new()); table.len()];
         let mut exclude_values = vec![None; table.len()];
         for n in &snap.nodes {
             let Some(id) = n.metadata.name.as_deref().and_then(|name| table.id(name)) else {
                 continue;
             };
             let labels = n.metadata.labels.clone().unwrap_or_default();
-            node_roles[id] = roles(&labels);
+            node_roles[id] = roles(&labels).into();
             exclude_values[id] = labels.get(EXCLUDE_LB_LABEL).cloned();
         }
 
@@ -115,6 +119,7 @@ impl<'a> World<'a> {
             live_speakers,
             endpoints,
             actual,
+            node_names,
             node_roles,
             exclude_values,
         }

@@ -78,12 +78,12 @@ fn mark(ok: bool) -> Cell {
 }
 
 fn has(n: &L2Node, code: &str) -> bool {
-    n.excluded_by.iter().any(|c| c == code)
+    n.excluded_by.contains(&code)
 }
 
 /// The words for one node's outcome.
 fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
-    if n.reason.as_deref() == Some("") {
+    if n.reason == Some("") {
         return "announces".into();
     }
     if n.rank == Some(1) {
@@ -92,8 +92,8 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
     let reasons: Vec<&str> = n
         .excluded_by
         .iter()
-        .filter(|c| c.as_str() != "lostElection")
-        .map(|c| match c.as_str() {
+        .filter(|c| **c != "lostElection")
+        .map(|c| match *c {
             "noSpeaker" => "no live speaker",
             "networkUnavailable" => "NetworkUnavailable",
             "excludeLabel" => "exclude-lb label",
@@ -174,7 +174,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
                 if local {
                     row.push(mark(!has(n, "noLocalEndpoint")));
                 }
-                let hash = n.hash.as_deref().map(|h| if wide { h.to_string() } else { h[..12].to_string() });
+                let hash = n.hash.map(|h| if wide { h.to_string() } else { h.to_string()[..12].to_string() });
                 row.push(Cell::new(hash.unwrap_or_else(|| "-".into())));
                 row.push(Cell::new(match &n.reason {
                     Some(r) => format!("{r:?}"),
@@ -182,7 +182,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
                 }));
                 let verdict = node_verdict(n, l2);
                 let cell = Cell::new(&verdict);
-                row.push(if n.reason.as_deref() == Some("") { cell.fg(Color::Green) } else { cell });
+                row.push(if n.reason == Some("") { cell.fg(Color::Green) } else { cell });
                 if wide {
                     row.push(Cell::new(n.endpoints));
                     row.push(Cell::new(if n.roles.is_empty() { "-".into() } else { n.roles.join(",") }));
@@ -251,7 +251,7 @@ fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Res
     let answering = l2
         .expected_announcer
         .as_ref()
-        .filter(|e| l2.nodes.iter().find(|n| &n.node == *e).is_none_or(|n| n.speaker != Some(false)));
+        .filter(|e| l2.nodes.iter().find(|n| *n.node == ***e).is_none_or(|n| n.speaker != Some(false)));
     let agrees = match answering {
         Some(e) => actual.len() == 1 && &actual[0] == e,
         None => actual.is_empty(),
