@@ -153,3 +153,16 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("bom.json", "\u{feff}{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"a\"}}"),
+        ("bom.yaml", "\u{feff}apiVersion: v1\nkind: Node\nmetadata:\n  name: b\n"),
+    ] {
+        let file = dir.path().join(name);
+        fs::write(&file, text).unwrap();
+        assert_eq!(load(&[file.to_str().unwrap()]).unwrap().nodes.len(), 1, "{name}");
+    }
+}

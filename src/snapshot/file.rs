@@ -62,7 +62,7 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         if input == "-" {
             let mut text = String::new();
             stdin.read_to_string(&mut text).map_err(|source| LoadError::Io { path: "<stdin>".into(), source })?;
-            texts.push(("<stdin>".into(), text));
+            texts.push(("<stdin>".into(), without_bom(text)));
             continue;
         }
         let path = Path::new(input);
@@ -80,7 +80,7 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         for file in files {
             let name = file.display().to_string();
             let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io { path: name.clone(), source })?;
-            texts.push((name.into(), text));
+            texts.push((name.into(), without_bom(text)));
         }
     }
     let indexes: Vec<LineIndex> = texts.iter().map(|(_, t)| LineIndex::new(t)).collect();
@@ -97,6 +97,14 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         }
     }
     Ok(collector.snap)
+}
+
+/// Editors on some systems start UTF-8 files with a byte-order mark; neither parser wants it.
+fn without_bom(mut text: String) -> String {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    text
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -386,7 +394,7 @@ fn split_text<'a>(
     lines: &'a LineIndex,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         split_json(file, text, lines, out)
     } else {
