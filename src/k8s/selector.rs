@@ -28,10 +28,6 @@ pub struct Selector {
 }
 
 impl Selector {
-    pub fn everything() -> Selector {
-        Selector::default()
-    }
-
     /// Compiles like Kubernetes' `LabelSelectorAsSelector`; the error text is Kubernetes' own.
     pub fn compile(sel: &LabelSelector) -> Result<Selector, String> {
         let mut requirements = Vec::new();
@@ -75,10 +71,6 @@ impl Selector {
         }
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(Selector { requirements })
-    }
-
-    pub fn is_everything(&self) -> bool {
-        self.requirements.is_empty()
     }
 
     pub fn matches(&self, labels: &Labels) -> bool {
@@ -148,11 +140,6 @@ fn validate_value(value: &str) -> Result<(), String> {
     } else {
         Err(format!("values[0]: Invalid value: {value:?}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"))
     }
-}
-
-/// Matches when any selector matches (MetalLB's OR across a selector list). An empty list matches nothing.
-pub fn any_matches(selectors: &[Selector], labels: &Labels) -> bool {
-    selectors.iter().any(|s| s.matches(labels))
 }
 
 fn go_string_slice(values: &[String]) -> String {
