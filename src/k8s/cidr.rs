@@ -2,9 +2,9 @@
 
 use std::net::IpAddr;
 
-use ipnet::IpNet;
+use ipnet::{IpNet, Ipv4Subnets, Ipv6Subnets};
 
-use super::ip::{from_u128_like, parse_go_ip, to16};
+use super::ip::{parse_go_ip, to16};
 
 /// Parses one `spec.addresses` entry; the error is MetalLB's own text.
 pub fn parse_pool_address(entry: &str) -> Result<Vec<IpNet>, String> {
@@ -46,36 +46,10 @@ pub fn parse_go_cidr(s: &str) -> Option<IpNet> {
 
 /// Minimal ascending CIDR cover of `[start, end]`. Mixed families give nothing, as in MetalLB.
 fn summarize(start: IpAddr, end: IpAddr) -> Vec<IpNet> {
-    let bits: u32 = match (start, end) {
-        (IpAddr::V4(_), IpAddr::V4(_)) => 32,
-        (IpAddr::V6(_), IpAddr::V6(_)) => 128,
-        _ => return Vec::new(),
-    };
-    let as_u128 = |ip: IpAddr| match ip {
-        IpAddr::V4(v4) => u32::from(v4) as u128,
-        IpAddr::V6(v6) => u128::from(v6),
-    };
-    let (mut lo, hi) = (as_u128(start), as_u128(end));
-    let mask = |k: u32| {
-        if k >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << k) - 1
-        }
-    };
-    let mut out = Vec::new();
-    loop {
-        // The largest block aligned at `lo` that ends at or before `hi`.
-        let mut k = if lo == 0 { bits } else { lo.trailing_zeros().min(bits) };
-        while k > 0 && (lo | mask(k)) > hi {
-            k -= 1;
-        }
-        out.push(IpNet::new(from_u128_like(start, lo), (bits - k) as u8).expect("prefix within family"));
-        let last = lo | mask(k);
-        if last >= hi {
-            return out;
-        }
-        lo = last + 1;
+    match (start, end) {
+        (IpAddr::V4(a), IpAddr::V4(b)) => Ipv4Subnets::new(a, b, 0).map(IpNet::V4).collect(),
+        (IpAddr::V6(a), IpAddr::V6(b)) => Ipv6Subnets::new(a, b, 0).map(IpNet::V6).collect(),
+        _ => Vec::new(),
     }
 }
 

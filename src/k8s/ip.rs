@@ -1,6 +1,6 @@
 //! IP addresses as Go's `net` package parses and prints them: MetalLB hashes `net.IP.String()`.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr};
 
 /// Go `net.ParseIP`: dotted IPv4 or IPv6 text, no zone, no surrounding space.
 /// IPv4-mapped IPv6 addresses come back as IPv4, which is how Go treats them.
@@ -77,13 +77,6 @@ pub fn to16(ip: IpAddr) -> [u8; 16] {
     match ip {
         IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
         IpAddr::V6(v6) => v6.octets(),
-    }
-}
-
-pub fn from_u128_like(template: IpAddr, value: u128) -> IpAddr {
-    match template {
-        IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::from(value as u32)),
-        IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::from(value)),
     }
 }
 
