@@ -177,10 +177,11 @@ fn evaluate<'w>(
 
     let key = (eval.namespace.clone(), eval.name.clone());
     let endpoints = world.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default();
-    let labels = svc.metadata.labels.clone().unwrap_or_default();
+    static NO_LABELS: crate::k8s::selector::Labels = crate::k8s::selector::Labels::new();
+    let labels = svc.metadata.labels.as_ref().unwrap_or(&NO_LABELS);
     let annotations = svc.metadata.annotations.as_ref();
     let input = ServiceInput {
-        labels: &labels,
+        labels,
         shared_ip_annotation: annotations.is_some_and(|a| {
             a.contains_key("metallb.io/allow-shared-ip") || a.contains_key("metallb.universe.tf/allow-shared-ip")
         }),
@@ -188,19 +189,19 @@ fn evaluate<'w>(
         ip: parsed[0],
         endpoints,
     };
-    let run = |config: &Config, sets: &[FixedBitSet], head: bool| {
+    let run = |config: &Config, sets: &[FixedBitSet], pool: usize, head: bool, full_order: bool| {
         let pool_ads: Vec<usize> = config.pools[pool].l2.iter().map(|pa| pa.ad).collect();
         let ads: Vec<AdNodes> =
             pool_ads.iter().map(|&i| AdNodes { ad: &config.l2_advertisements[i], nodes: sets[i].clone() }).collect();
-        let ctx = world.l2_context(head, detail);
+        let ctx = world.l2_context(head, full_order);
         (l2::elect(&ctx, &ads, &input), pool_ads)
     };
-    let (election, pool_ads) = run(config, ad_sets, world.setup.head());
+    let (election, pool_ads) = run(config, ad_sets, pool, world.setup.head(), detail);
     let alternate_expected = world.alternate_config.as_ref().and_then(|other| {
-        // Same CRs under the other rules; pool indices agree because pools are sorted by name.
+        // The same CRs under the other rules; only its winner is compared, so no full order.
         let pool_name = &config.pools[pool].name;
-        other.pools.iter().position(|p| &p.name == pool_name)?;
-        let (theirs, _) = run(other, alternate_sets, !world.setup.head());
+        let their_pool = other.pools.iter().position(|p| &p.name == pool_name)?;
+        let (theirs, _) = run(other, alternate_sets, their_pool, !world.setup.head(), false);
         let theirs = theirs.expected_announcer();
         (theirs != election.expected_announcer()).then_some(theirs)
     });
