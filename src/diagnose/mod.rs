@@ -16,7 +16,9 @@ use crate::metallb::actual::Observed;
 use crate::metallb::config::Config;
 use crate::metallb::install::Overrides;
 use crate::metallb::l2::{self, AdNodes, Election, L2Context, NodeId, ServiceInput};
-use crate::metallb::service::{handles_class, ingress_ips, service_level, service_type, Withdraw};
+use crate::metallb::service::{
+    handles_class, has_shared_ip_annotation, ingress_ips, service_level, service_type, Withdraw,
+};
 use crate::report::*;
 use crate::snapshot::Snapshot;
 use world::World;
@@ -179,12 +181,9 @@ fn evaluate<'w>(
     let endpoints = world.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default();
     static NO_LABELS: crate::k8s::selector::Labels = crate::k8s::selector::Labels::new();
     let labels = svc.metadata.labels.as_ref().unwrap_or(&NO_LABELS);
-    let annotations = svc.metadata.annotations.as_ref();
     let input = ServiceInput {
         labels,
-        shared_ip_annotation: annotations.is_some_and(|a| {
-            a.contains_key("metallb.io/allow-shared-ip") || a.contains_key("metallb.universe.tf/allow-shared-ip")
-        }),
+        shared_ip_annotation: has_shared_ip_annotation(svc),
         etp_local: svc.spec.as_ref().and_then(|s| s.external_traffic_policy.as_deref()) == Some("Local"),
         ip: parsed[0],
         endpoints,

@@ -46,12 +46,7 @@ impl<'a> World<'a> {
         // Newer rules differ only through preferredNodeSelectors and allow-shared-ip (spec §12).
         let version_sensitive = setup.head()
             || input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
-            || snap.services.iter().any(|s| {
-                s.metadata.annotations.as_ref().is_some_and(|a| {
-                    a.contains_key("metallb.io/allow-shared-ip")
-                        || a.contains_key("metallb.universe.tf/allow-shared-ip")
-                })
-            });
+            || snap.services.iter().any(crate::metallb::service::has_shared_ip_annotation);
         let alternate_config = if version_sensitive { config::parse(&input, !setup.head()).ok() } else { None };
 
         let speaker_nodes: Vec<String> = setup.speaker_pods.iter().flatten().filter_map(|p| p.node.clone()).collect();

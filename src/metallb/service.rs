@@ -35,6 +35,13 @@ pub fn handles_class(svc: &Service, lb_class: &str) -> bool {
     }
 }
 
+/// `metallb.io/allow-shared-ip` or its legacy name is present; the value does not matter (spec §4.2).
+pub fn has_shared_ip_annotation(svc: &Service) -> bool {
+    svc.metadata.annotations.as_ref().is_some_and(|a| {
+        a.contains_key("metallb.io/allow-shared-ip") || a.contains_key("metallb.universe.tf/allow-shared-ip")
+    })
+}
+
 pub fn service_type(svc: &Service) -> &str {
     svc.spec.as_ref().and_then(|s| s.type_.as_deref()).unwrap_or("ClusterIP")
 }
