@@ -265,6 +265,15 @@ fn run_common(v: &Value, head: bool) -> bool {
     true
 }
 
+/// A MetalLB custom resource in metallb-system, as the vector describes it.
+fn metallb_cr<T: serde::de::DeserializeOwned>(kind: &str, name: &Value, labels: &Value, spec: &Value) -> T {
+    serde_json::from_value(json!({
+        "apiVersion": "metallb.io/v1beta1", "kind": kind,
+        "metadata": {"name": name, "namespace": "metallb-system", "labels": labels}, "spec": spec
+    }))
+    .unwrap()
+}
+
 fn node_objects(v: &Value) -> Vec<Node> {
     v.as_array()
         .into_iter()
@@ -317,11 +326,8 @@ fn run_head(v: &Value) -> bool {
         }
         "l2AdvertisementFromCR" => {
             let nodes = node_objects(&v["nodes"]);
-            let cr: L2Advertisement = serde_json::from_value(json!({
-                "apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement",
-                "metadata": {"name": "ad", "namespace": "metallb-system"}, "spec": v["l2advertisement_spec"]
-            }))
-            .unwrap();
+            let cr: L2Advertisement =
+                metallb_cr("L2Advertisement", &json!("ad"), &Value::Null, &v["l2advertisement_spec"]);
             let ad = config::l2_ad_from_cr(&cr, &nodes, true).unwrap();
             let want = &v["expected"];
             assert_eq!(ad.nodes, strs(&want["resolvedNodes"]).into_iter().collect::<BTreeSet<_>>(), "{name}");
@@ -341,26 +347,13 @@ fn run_head(v: &Value) -> bool {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|p| {
-                    serde_json::from_value(json!({
-                        "apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool",
-                        "metadata": {"name": p["name"], "namespace": "metallb-system", "labels": p["labels"]},
-                        "spec": {"addresses": p["addresses"]}
-                    }))
-                    .unwrap()
-                })
+                .map(|p| metallb_cr("IPAddressPool", &p["name"], &p["labels"], &json!({"addresses": p["addresses"]})))
                 .collect();
             let ads: Vec<L2Advertisement> = v["l2advertisements_cr"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|a| {
-                    serde_json::from_value(json!({
-                        "apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement",
-                        "metadata": {"name": a["name"], "namespace": "metallb-system"}, "spec": a["spec"]
-                    }))
-                    .unwrap()
-                })
+                .map(|a| metallb_cr("L2Advertisement", &a["name"], &Value::Null, &a["spec"]))
                 .collect();
             let input = ConfigInput {
                 pools: pools.iter().collect(),
