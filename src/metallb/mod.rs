@@ -2,6 +2,7 @@
 //! layer-2 election and what the cluster reports back.
 
 pub mod actual;
+pub mod alloc;
 pub mod config;
 pub mod digest;
 pub mod install;

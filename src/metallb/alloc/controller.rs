@@ -1,0 +1,381 @@
+//! MetalLB's controller: `SetBalancer` and `convergeBalancer` (controller spec §3-§6), over the
+//! allocator. Returns what MetalLB would do as data: the sync result, the Events it would emit
+//! and the status it would write.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use super::allocator::{Allocator, Key};
+use super::error::AllocError;
+use super::family::{for_addresses, for_addresses_ips, go_q_ips, go_q_strings, go_v_strings, Family};
+use super::pools::Pools;
+use super::svc::{Ingress, SvcView, ANN_ALLOCATED_FROM};
+use crate::k8s::ip::{go_ip_string, parse_go_ip};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum SyncState {
+    Success,
+    Error,
+    ReprocessAll,
+    ErrorNoRetry,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Event {
+    #[serde(rename = "type")]
+    pub type_: &'static str,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl Event {
+    fn normal(reason: &'static str, message: String) -> Event {
+        Event { type_: "Normal", reason, message }
+    }
+    fn warning(reason: &'static str, message: String) -> Event {
+        Event { type_: "Warning", reason, message }
+    }
+}
+
+/// What went wrong in one converge, as data (MetalLB only logs most of these).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    NoPools,
+    NoClusterIp,
+    NotEnoughClusterIps,
+    ClusterIpFamily(String),
+    /// The held IPs could not be re-registered (`ClearAssignment`).
+    Cleared(AllocError),
+    InvalidRequest(AllocError),
+    Allocation(AllocError),
+    Internal(&'static str),
+}
+
+/// The outcome of one `SetBalancer`.
+#[derive(Debug, Clone)]
+pub struct Sync {
+    pub state: SyncState,
+    pub events: Vec<Event>,
+    /// The Service as MetalLB leaves it; written only when `status_written`.
+    pub service: Option<SvcView>,
+    pub status_written: bool,
+    /// Why converge stopped, when it did.
+    pub failure: Option<Failure>,
+    /// Converge released the IPs the Service held (ClearAssignment, changed request, family).
+    pub cleared_held: Option<ClearCause>,
+    /// The PreferDualStack additional-family step failed (a Normal event, every sync).
+    pub additional_failed: Option<AllocError>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClearCause {
+    NotAllowed(AllocError),
+    PoolAnnotationChanged { wanted: String, held: String },
+    RequestedIpsChanged,
+    FamilyChanged,
+}
+
+/// The controller: an allocator plus the pools it was given (`None` = no configuration yet).
+#[derive(Debug, Clone, Default)]
+pub struct Controller {
+    pub pools_loaded: bool,
+    pub alloc: Allocator,
+}
+
+impl Controller {
+    /// `SetPools`; `None` is the nil configuration MetalLB refuses.
+    pub fn set_pools(&mut self, pools: Option<Pools>) -> SyncState {
+        match pools {
+            None => SyncState::ErrorNoRetry,
+            Some(p) => {
+                self.alloc.set_pools(p);
+                self.pools_loaded = true;
+                SyncState::ReprocessAll
+            }
+        }
+    }
+
+    /// `SetBalancer` for `key`; `None` is a deleted Service.
+    pub fn set_balancer(&mut self, key: &str, input: Option<&SvcView>) -> Sync {
+        let mut sync = Sync {
+            state: SyncState::Success,
+            events: Vec::new(),
+            service: None,
+            status_written: false,
+            failure: None,
+            cleared_held: None,
+            additional_failed: None,
+        };
+        let Some(input) = input else {
+            if self.alloc.allocation(key).is_some() {
+                self.alloc.unassign(key);
+                sync.state = SyncState::ReprocessAll;
+            }
+            return sync;
+        };
+        if !self.pools_loaded {
+            return sync;
+        }
+        let mut svc = input.clone();
+        let prev_ips = self.alloc.ips(key);
+        let prev_alloc_key = self.alloc.allocation_key(key);
+
+        if let Err(failure) = self.converge(key, &mut svc, &mut sync) {
+            sync.failure = Some(failure);
+            sync.state = SyncState::ErrorNoRetry;
+        }
+        if self.alloc.allocation_key(key) != prev_alloc_key {
+            sync.state = SyncState::ReprocessAll;
+        }
+        if svc == *input {
+            sync.service = Some(svc);
+            return sync;
+        }
+        for ann in input.deprecated_annotations() {
+            sync.events
+                .push(Event::warning("deprecatedAnnotation", format!("Service uses deprecated annotation {ann}")));
+        }
+        if !prev_ips.is_empty() && self.alloc.ips(key).is_empty() {
+            let prev: Vec<Option<IpAddr>> = prev_ips.iter().copied().map(Some).collect();
+            if super::allocator::pool_for(self.alloc.pools(), &prev).is_some() {
+                sync.state = SyncState::ReprocessAll;
+            }
+        }
+        sync.status_written = svc.ingress != input.ingress || svc.annotations != input.annotations;
+        sync.service = Some(svc);
+        sync
+    }
+
+    fn clear(&mut self, key: &str, svc: &mut SvcView) {
+        self.alloc.unassign(key);
+        if let Some(a) = &mut svc.annotations {
+            a.remove(ANN_ALLOCATED_FROM);
+        }
+        svc.ingress = None;
+    }
+
+    fn converge(&mut self, key: &str, svc: &mut SvcView, sync: &mut Sync) -> Result<(), Failure> {
+        let mut lb_ips: Vec<Option<IpAddr>> = svc.lb_ip_texts().iter().map(|s| parse_go_ip(s)).collect();
+        if svc.type_ != "LoadBalancer" {
+            self.clear(key, svc);
+            return Ok(());
+        }
+        if self.alloc.pools().by_name.is_empty() {
+            self.clear(key, svc);
+            return Err(Failure::NoPools);
+        }
+        if svc.cluster_ips.is_empty() && svc.cluster_ip.is_empty() {
+            self.clear(key, svc);
+            return Err(Failure::NoClusterIp);
+        }
+        let policy = svc.policy().to_string();
+        if policy == "RequireDualStack" && svc.cluster_ips.len() < 2 {
+            sync.events.push(Event::warning(
+                "not enough clusterips",
+                format!("Service requires dual stack but not enough clusterips {}", go_v_strings(&svc.cluster_ips)),
+            ));
+            self.clear(key, svc);
+            return Err(Failure::NotEnoughClusterIps);
+        }
+        if lb_ips.is_empty() {
+            self.clear(key, svc);
+        } else {
+            let lb_family = match for_addresses_ips(&lb_ips) {
+                Ok(f) => f,
+                Err(e) => {
+                    sync.events.push(Event::warning(
+                        "nolbIPsIPFamily",
+                        format!("Failed to retrieve LBIPs IPFamily for {}: {e}", go_q_ips(&lb_ips)),
+                    ));
+                    Family::Unknown
+                }
+            };
+            let cluster_family = match service_family(svc) {
+                Ok(f) => f,
+                Err(e) => {
+                    sync.events.push(Event::warning(
+                        "noclusterIPsIPFamily",
+                        format!(
+                            "Failed to retrieve ClusterIPs IPFamily for {} {}: {e}",
+                            go_q_strings(&svc.cluster_ips),
+                            svc.cluster_ip
+                        ),
+                    ));
+                    return Err(Failure::ClusterIpFamily(e));
+                }
+            };
+            if family_changed(lb_family, cluster_family, &policy) {
+                self.clear(key, svc);
+                lb_ips.clear();
+                sync.cleared_held = Some(ClearCause::FamilyChanged);
+            }
+        }
+
+        let ports = svc.ports.clone();
+        let sk = Key::new(svc.sharing_key(), &svc.backend_key());
+        if !lb_ips.is_empty() {
+            if let Err(e) = self.alloc.assign(key, svc, &lb_ips, &ports, &sk) {
+                sync.events.push(Event::normal(
+                    "ClearAssignment",
+                    format!("current IP for {key:?} not allowed by config, will attempt for new IP assignment: {e}"),
+                ));
+                self.clear(key, svc);
+                lb_ips.clear();
+                sync.cleared_held = Some(ClearCause::NotAllowed(e));
+            }
+            let desired_pool = svc.annotation("address-pool").to_string();
+            if !desired_pool.is_empty() && desired_pool != self.alloc.pool(key) {
+                let held = self.alloc.pool(key).to_string();
+                self.clear(key, svc);
+                if !lb_ips.is_empty() {
+                    sync.cleared_held = Some(ClearCause::PoolAnnotationChanged { wanted: desired_pool, held });
+                }
+                lb_ips.clear();
+            }
+            let desired = match desired_lb_ips(svc) {
+                Ok(d) => d,
+                Err(e) => {
+                    sync.events
+                        .push(Event::warning("LoadBalancerFailed", format!("invalid requested loadbalancer IPs: {e}")));
+                    return Err(Failure::InvalidRequest(e));
+                }
+            };
+            if let Some((mut desired, _)) = desired {
+                let equal = is_equal_ips(&mut lb_ips, &mut desired);
+                // MetalLB's allocator holds the very slice that was just sorted in place.
+                self.alloc.reorder_ips(key, &lb_ips);
+                if !equal {
+                    self.clear(key, svc);
+                    if !lb_ips.is_empty() {
+                        sync.cleared_held = Some(ClearCause::RequestedIpsChanged);
+                    }
+                    lb_ips.clear();
+                }
+            }
+        }
+
+        if lb_ips.len() == 1 && policy == "PreferDualStack" {
+            let existing = lb_ips[0].expect("assigned IPs parse");
+            let pool = self.alloc.pool(key).to_string();
+            match self.alloc.allocate_additional(key, svc, existing, &pool, &ports, &sk) {
+                Ok(extra) => {
+                    lb_ips.push(extra);
+                    sync.events.push(Event::normal(
+                        "IPAllocated",
+                        format!("Assigned additional IP {:?}", super::family::ip_text(extra)),
+                    ));
+                }
+                Err(e) => {
+                    sync.events.push(Event::normal(
+                        "AdditionalAssignFailed",
+                        format!("cannot assign additional IP in PreferDualStack: {e}"),
+                    ));
+                    sync.additional_failed = Some(e);
+                }
+            }
+        }
+
+        if lb_ips.is_empty() {
+            match self.allocate_ips(key, svc, &sk) {
+                Ok(ips) => {
+                    lb_ips = ips.into_iter().map(Some).collect();
+                    sync.events.push(Event::normal("IPAllocated", format!("Assigned IP {}", go_q_ips(&lb_ips))));
+                }
+                Err(e) => {
+                    sync.events
+                        .push(Event::warning("AllocationFailed", format!("Failed to allocate IP for {key:?}: {e}")));
+                    return Err(Failure::Allocation(e));
+                }
+            }
+        }
+        if lb_ips.is_empty() {
+            sync.events.push(Event::warning("InternalError", "didn't allocate an IP but also did not fail".into()));
+            self.clear(key, svc);
+            return Err(Failure::Internal("noIP"));
+        }
+        let pool = self.alloc.pool(key).to_string();
+        if pool.is_empty() || self.alloc.pools().get(&pool).is_none() {
+            sync.events.push(Event::warning("InternalError", "allocated an IP that has no pool".into()));
+            self.clear(key, svc);
+            return Err(Failure::Internal("noPool"));
+        }
+        svc.ingress = Some(lb_ips.iter().map(|ip| Ingress::ip_only(super::family::ip_text(*ip))).collect());
+        svc.annotations.get_or_insert_with(BTreeMap::new).insert(ANN_ALLOCATED_FROM.to_string(), pool);
+        Ok(())
+    }
+
+    /// `allocateIPs` (spec §5): explicit IPs, else the address-pool annotation, else automatic.
+    fn allocate_ips(&mut self, key: &str, svc: &SvcView, sk: &Key) -> Result<Vec<IpAddr>, AllocError> {
+        let family = service_family(svc).map_err(AllocError::Family)?;
+        let desired = desired_lb_ips(svc)?;
+        let desired_pool = svc.annotation("address-pool").to_string();
+        let ports = svc.ports.clone();
+        if let Some((ips, ips_family)) = desired {
+            if ips_family != family {
+                return Err(AllocError::RequestFamilyMismatch { ips });
+            }
+            self.alloc.assign(key, svc, &ips, &ports, sk)?;
+            if !desired_pool.is_empty() && self.alloc.pool(key) != desired_pool {
+                self.alloc.unassign(key);
+                return Err(AllocError::RequestPoolMismatch { ips, pool: desired_pool });
+            }
+            return Ok(ips.into_iter().flatten().collect());
+        }
+        if !desired_pool.is_empty() {
+            return self.alloc.allocate_from_pool(key, svc, family, &desired_pool, &ports, sk);
+        }
+        self.alloc.allocate(key, svc, family, &ports, sk)
+    }
+}
+
+/// `ipfamily.ForService`: ClusterIPs decide, `spec.ipFamilies` does not.
+pub fn service_family(svc: &SvcView) -> Result<Family, String> {
+    if svc.cluster_ips.is_empty() {
+        for_addresses(std::slice::from_ref(&svc.cluster_ip))
+    } else {
+        for_addresses(&svc.cluster_ips)
+    }
+}
+
+/// `serviceFamilyChanged`.
+fn family_changed(lb: Family, cluster: Family, policy: &str) -> bool {
+    lb == Family::Unknown || (lb != cluster && !(cluster == Family::Dual && policy == "PreferDualStack"))
+}
+
+/// Requested IPs (nil where MetalLB would hold a nil IP) and their family.
+pub type Requested = (Vec<Option<IpAddr>>, Family);
+
+/// `getDesiredLbIPs`: the requested IPs and their family, `None` when nothing is requested.
+pub fn desired_lb_ips(svc: &SvcView) -> Result<Option<Requested>, AllocError> {
+    let raw = svc.annotation("loadBalancerIPs");
+    if !raw.is_empty() && !svc.load_balancer_ip.is_empty() {
+        return Err(AllocError::BothRequests);
+    }
+    if !raw.is_empty() {
+        let mut ips = Vec::new();
+        for item in raw.split(',') {
+            ips.push(Some(
+                parse_go_ip(item.trim()).ok_or_else(|| AllocError::InvalidAnnotation { raw: raw.to_string() })?,
+            ));
+        }
+        let family = for_addresses_ips(&ips).map_err(AllocError::Family)?;
+        return Ok(Some((ips, family)));
+    }
+    if !svc.load_balancer_ip.is_empty() {
+        let ip = parse_go_ip(&svc.load_balancer_ip)
+            .ok_or_else(|| AllocError::InvalidSpecIp { raw: svc.load_balancer_ip.clone() })?;
+        return Ok(Some((vec![Some(ip)], Family::of(ip))));
+    }
+    Ok(None)
+}
+
+/// `isEqualIPs`, including its side effect: both lists end up sorted by their text.
+fn is_equal_ips(a: &mut [Option<IpAddr>], b: &mut [Option<IpAddr>]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let text = |ip: &Option<IpAddr>| super::family::ip_text(*ip);
+    a.sort_by_key(text);
+    b.sort_by_key(text);
+    a.iter().zip(b.iter()).all(|(x, y)| x.map(go_ip_string) == y.map(go_ip_string))
+}
