@@ -361,6 +361,7 @@ fn run_head(v: &Value) -> bool {
                 bgp_advertisements: vec![],
                 communities: vec![],
                 nodes: &nodes,
+                namespaces: &[],
             };
             let cfg = config::parse(&input, true).unwrap();
             let pool = cfg.pools.iter().find(|p| p.name == "pool-a").unwrap();

@@ -1,6 +1,7 @@
 //! Runs the engines over a Snapshot and assembles the Report: which implementation owns each
 //! Service, what MetalLB's speakers decide for it, and whether reality agrees.
 
+mod allocation;
 mod checks;
 mod verdict;
 pub mod world;
@@ -139,7 +140,11 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
         kind: "Report",
         source: source(&world),
         services,
-        findings: checks::cluster_findings(&world),
+        findings: {
+            let mut f = checks::cluster_findings(&world);
+            f.extend(allocation::pool_findings(&world));
+            f
+        },
     })
 }
 
@@ -215,6 +220,7 @@ fn service_report(
     detail: bool,
 ) -> ServiceReport {
     let spec = e.svc.spec.as_ref();
+    let is_lb = service_type(e.svc) == "LoadBalancer";
     let implementation = if e.handled { Implementation::Metallb } else { Implementation::Unknown };
     let config = world.config.as_ref().ok();
     let metallb = e.handled.then(|| MetallbService {
@@ -234,10 +240,14 @@ fn service_report(
         load_balancer_class: spec.and_then(|s| s.load_balancer_class.clone()),
         implementation,
         ips: e.ips.clone(),
-        allocation: None,
+        allocation: allocation::report(world, &e.namespace, &e.name, is_lb),
         metallb,
         cilium: None,
-        findings: checks::service_findings(world, e, answered),
+        findings: {
+            let mut f = allocation::findings(world, &e.namespace, &e.name, is_lb);
+            f.extend(checks::service_findings(world, e, answered));
+            f
+        },
     }
 }
 

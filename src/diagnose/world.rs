@@ -7,6 +7,9 @@ use fixedbitset::FixedBitSet;
 
 use crate::k8s::{endpoint_can_serve, has_exclude_label, is_network_unavailable, EXCLUDE_LB_LABEL};
 use crate::metallb::actual::ActualIndex;
+use crate::metallb::alloc::pools::Pools;
+use crate::metallb::alloc::replay::{replay, Replay};
+use crate::metallb::alloc::svc::SvcView;
 use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
 use crate::metallb::install::{self, Overrides, Setup};
 use crate::metallb::l2::{EndpointInput, L2Context, Liveness, NodeFacts, NodeTable};
@@ -16,6 +19,11 @@ pub struct World<'a> {
     pub snap: &'a Snapshot,
     pub setup: Setup,
     pub config: Result<Config, ConfigError>,
+    /// MetalLB's controller replayed over every Service; `None` without MetalLB or a valid
+    /// controller configuration.
+    pub replay: Option<Replay>,
+    /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
+    pub controller_config: Result<Config, ConfigError>,
     /// The same CRs read under the other MetalLB behaviour, when it could change an answer (LBD107).
     pub alternate_config: Option<Config>,
     pub table: NodeTable,
@@ -35,14 +43,42 @@ impl<'a> World<'a> {
         let setup = install::discover(snap, overrides);
         let ns = setup.namespace.as_str();
         let in_ns = |o: &str| o == ns;
+        let namespaces: Vec<(String, crate::k8s::selector::Labels)> = snap
+            .namespaces
+            .iter()
+            .map(|n| (n.metadata.name.clone().unwrap_or_default(), n.metadata.labels.clone().unwrap_or_default()))
+            .collect();
         let input = ConfigInput {
             pools: snap.metallb.ip_address_pools.iter().filter(|o| in_ns(o.namespace())).collect(),
             l2_advertisements: snap.metallb.l2_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
             bgp_advertisements: snap.metallb.bgp_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
             communities: snap.metallb.communities.iter().filter(|o| in_ns(o.namespace())).collect(),
             nodes: &snap.nodes,
+            namespaces: &namespaces,
         };
         let config = config::parse(&input, setup.head());
+        // The controller reads only pools, communities and namespaces: a broken advertisement
+        // stops the speakers, not allocation.
+        let controller_input = ConfigInput {
+            pools: input.pools.clone(),
+            communities: input.communities.clone(),
+            l2_advertisements: Vec::new(),
+            bgp_advertisements: Vec::new(),
+            ..input
+        };
+        let controller_config = config::parse(&controller_input, setup.head());
+        let replay = match (&controller_config, setup.installed) {
+            (Ok(cfg), true) => {
+                let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
+                let views: Vec<SvcView> = snap.services.iter().map(SvcView::from_service).collect();
+                let lb_class = setup.lb_class.clone();
+                Some(replay(pools, &views, |v| match &v.load_balancer_class {
+                    None => lb_class.is_empty(),
+                    Some(c) => *c == lb_class,
+                }))
+            }
+            _ => None,
+        };
         // Newer rules differ only through preferredNodeSelectors and allow-shared-ip (spec §12).
         let version_sensitive = setup.head()
             || input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
@@ -108,6 +144,8 @@ impl<'a> World<'a> {
             snap,
             setup,
             config,
+            replay,
+            controller_config,
             alternate_config,
             table,
             liveness,

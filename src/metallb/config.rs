@@ -7,6 +7,7 @@ use ipnet::IpNet;
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use super::alloc::pools::{resolve_service_allocation, AllocPool};
 use crate::k8s::cidr::{overlaps, parse_pool_address};
 use crate::k8s::selector::{go_requirement_q, go_selector_q, go_selector_v, Labels, Selector};
 use crate::snapshot::crd::{BgpAdvertisement, Community, IpAddressPool, L2Advertisement};
@@ -18,6 +19,8 @@ pub struct ConfigInput<'a> {
     pub bgp_advertisements: Vec<&'a BgpAdvertisement>,
     pub communities: Vec<&'a Community>,
     pub nodes: &'a [Node],
+    /// Namespace names and labels, for pool `namespaceSelectors`.
+    pub namespaces: &'a [(String, Labels)],
 }
 
 #[derive(Debug, Clone)]
@@ -37,6 +40,8 @@ pub struct Pool {
     pub l2: Vec<PoolAd>,
     /// Names of the BGPAdvertisements attached to this pool.
     pub bgp: Vec<String>,
+    /// The pool as the controller's allocator holds it.
+    pub alloc: AllocPool,
 }
 
 /// An advertisement as attached to a pool; `merged` lists identical CRs v0.16.1 folded into it.
@@ -81,7 +86,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     let mut all_cidrs: Vec<(IpNet, String)> = Vec::new();
     for cr in &pools_sorted {
         let object = format!("IPAddressPool {}", ns_of(cr.namespace(), cr.name()));
-        let pool = pool_from_cr(cr).map_err(|e| ConfigError {
+        let pool = pool_from_cr(cr, input.namespaces).map_err(|e| ConfigError {
             message: format!("parsing address pool {}: {e}", cr.name()),
             objects: vec![object.clone()],
         })?;
@@ -149,7 +154,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     Ok(Config { pools, l2_advertisements })
 }
 
-fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
+fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)]) -> Result<Pool, String> {
     if cr.name().is_empty() {
         return Err("missing pool name".into());
     }
@@ -178,7 +183,14 @@ fn pool_from_cr(cr: &IpAddressPool) -> Result<Pool, String> {
             })?;
         }
     }
-    Ok(Pool { name: cr.name().to_string(), labels: cr.labels().clone(), cidrs, l2: Vec::new(), bgp: Vec::new() })
+    let alloc = AllocPool {
+        name: cr.name().to_string(),
+        cidrs: cidrs.clone(),
+        auto_assign: cr.spec.auto_assign.unwrap_or(true),
+        avoid_buggy_ips: cr.spec.avoid_buggy_ips.unwrap_or(false),
+        service_allocation: cr.spec.service_allocation.as_ref().map(|sa| resolve_service_allocation(sa, namespaces)),
+    };
+    Ok(Pool { name: cr.name().to_string(), labels: cr.labels().clone(), cidrs, l2: Vec::new(), bgp: Vec::new(), alloc })
 }
 
 /// `l2AdvertisementFromCR` (spec §5.2), in MetalLB's order of checks.
@@ -416,6 +428,7 @@ mod tests {
             bgp_advertisements: vec![],
             communities: vec![],
             nodes,
+            namespaces: &[],
         };
         parse(&input, head)
     }

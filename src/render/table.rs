@@ -5,7 +5,7 @@ use std::io::Write;
 use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
-use crate::report::{Finding, L2Node, Layer2, Report, ServiceReport, Severity};
+use crate::report::{AllocationStatus, Finding, L2Node, Layer2, Report, ServiceReport, Severity};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Paint {
@@ -126,6 +126,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
             findings(out, &svc.findings, paint)?;
             continue;
         }
+        allocation_lines(out, svc, paint)?;
         let Some(m) = &svc.metallb else {
             writeln!(out, "MetalLB does not handle this Service{}.", not_handled_why(report, svc))?;
             findings(out, &svc.findings, paint)?;
@@ -197,6 +198,33 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
         findings(out, &svc.findings, paint)?;
     }
     cluster_findings(out, report, paint)
+}
+
+/// The controller's side: what MetalLB assigns, or why it cannot.
+fn allocation_lines(out: &mut dyn Write, svc: &ServiceReport, paint: Paint) -> std::io::Result<()> {
+    let Some(a) = &svc.allocation else { return Ok(()) };
+    let status = serde_json::to_value(a.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    let status = match a.status {
+        AllocationStatus::Allocated => paint.good(&status),
+        AllocationStatus::NotOurs => status,
+        _ => paint.bad(&status),
+    };
+    let ips = match (&a.expected_ips, &a.possible_outcomes) {
+        (Some(ips), _) if !ips.is_empty() => ips.join(", "),
+        (_, Some(list)) => list.iter().map(|o| format!("{} ({})", o.ips.join(", "), o.pool)).collect::<Vec<_>>().join(" or "),
+        _ => "none".into(),
+    };
+    writeln!(
+        out,
+        "Allocation {status} ({})   pool {}   MetalLB's IPs: {ips}",
+        a.reason,
+        a.pool.as_deref().unwrap_or("-")
+    )?;
+    writeln!(out, "  {}", a.detail)?;
+    if let Some(e) = &a.metallb_event {
+        writeln!(out, "  MetalLB's event: {} {} {:?}", e.type_, e.reason, e.message)?;
+    }
+    writeln!(out)
 }
 
 fn not_handled_why(report: &Report, svc: &ServiceReport) -> String {
@@ -293,6 +321,10 @@ fn status(svc: &ServiceReport) -> &'static str {
     if m.unknown_because.is_some() {
         return "unknown";
     }
+    let allocation = svc.allocation.as_ref().map(|a| a.status);
+    if allocation == Some(AllocationStatus::Pending) {
+        return "pending";
+    }
     if m.withdraw_reason.is_some() {
         return "withdrawn";
     }
@@ -304,6 +336,9 @@ fn status(svc: &ServiceReport) -> &'static str {
     }
     if svc.findings.iter().any(|f| f.code == "LBD105") {
         return "mismatch";
+    }
+    if allocation == Some(AllocationStatus::Mismatch) {
+        return "reassign";
     }
     "ok"
 }

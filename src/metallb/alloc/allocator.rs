@@ -602,13 +602,14 @@ impl Allocator {
         Ok(extra)
     }
 
-    /// Runs `f`, then undoes what it did to this Service's allocation: lets a caller ask "what
-    /// would MetalLB do with this Service now" without disturbing the state. The Service must
-    /// hold nothing when it starts.
-    pub fn simulate<T>(&mut self, svc_key: &str, f: impl FnOnce(&mut Allocator) -> T) -> T {
-        debug_assert!(!self.allocated.contains_key(svc_key));
+    /// Starts a trial: every change from here on can be undone by `end_trial`.
+    pub fn begin_trial(&mut self) {
         self.journal = Some(Vec::new());
-        let out = f(self);
+    }
+
+    /// Undoes a trial for one Service: drops what it holds now, restores the sharing keys the
+    /// trial changed, then puts back `restore` (what the Service held before, if anything).
+    pub fn end_trial(&mut self, svc_key: &str, restore: Option<Alloc>) {
         self.unassign(svc_key);
         let journal = self.journal.take().unwrap_or_default();
         for (ip, old) in journal.into_iter().rev() {
@@ -616,8 +617,155 @@ impl Allocator {
                 self.set_sharing_key(ip, old);
             }
         }
+        if let Some(alloc) = restore {
+            self.record(svc_key, alloc);
+        }
+    }
+
+    /// Runs `f`, then undoes what it did to this Service's allocation: lets a caller ask "what
+    /// would MetalLB do with this Service now" without disturbing the state. The Service must
+    /// hold nothing when it starts.
+    pub fn simulate<T>(&mut self, svc_key: &str, f: impl FnOnce(&mut Allocator) -> T) -> T {
+        debug_assert!(!self.allocated.contains_key(svc_key));
+        self.begin_trial();
+        let out = f(self);
+        self.end_trial(svc_key, None);
         out
     }
+}
+
+/// How a pool stands toward one Service's automatic allocation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PoolFit {
+    /// It would offer these addresses.
+    Candidate(Candidates),
+    AutoAssignOff,
+    /// Its serviceAllocation refuses the Service (the words say why).
+    NotCompatible(String),
+    /// Restricted, compatible, yet in neither index: never auto-assigned (spec §7.10 edge case).
+    NeverAutoAssigned,
+    /// No address at all that this Service could take.
+    Exhausted,
+    /// Free addresses, but none of the family the Service needs.
+    NoAddressOfFamily(Family),
+}
+
+impl Allocator {
+    /// Every outcome automatic allocation can have for this Service, where MetalLB's choice is
+    /// random (Go map order): pinned pools of equal priority reached through namespaces, and
+    /// the unrestricted fallback pools. Sorted by pool; empty when it fails whatever the order.
+    pub fn automatic_outcomes(
+        &self,
+        svc_key: &str,
+        svc: &SvcView,
+        family: Family,
+        ports: &[Port],
+        key: &Key,
+    ) -> Vec<(String, Vec<IpAddr>)> {
+        let mut out: Vec<(String, Vec<IpAddr>)> = Vec::new();
+        let by_ns = self.pools.by_namespace.get(&svc.namespace).cloned().unwrap_or_default();
+        // Namespace pools arrive in map order; try every order when there are few of them.
+        let orders = if by_ns.len() <= 6 { permutations(&by_ns) } else { vec![by_ns.clone()] };
+        for order in orders {
+            let pinned = self.pinned_pools(svc, Some(&order));
+            if let Some((pool, free)) = self.best_pool(&pinned, svc_key, svc, family, ports, key) {
+                if let Ok(ips) = select_ips(&free, &pool, family, svc.policy()) {
+                    push_outcome(&mut out, pool, ips);
+                }
+            }
+        }
+        if !out.is_empty() {
+            out.sort();
+            return out;
+        }
+        let (primary, secondary) = if svc.ipv6_primary() { (Family::V6, Family::V4) } else { (Family::V4, Family::V6) };
+        let frees: Vec<(String, Candidates)> = self
+            .fallback_pools()
+            .iter()
+            .filter_map(|k| {
+                let p = self.pools.get(k)?;
+                self.free_in_pool(p, svc_key, ports, key).ok().map(|c| (p.name.clone(), c))
+            })
+            .collect();
+        let both: Vec<&(String, Candidates)> = frees.iter().filter(|(_, c)| c.v4.is_some() && c.v6.is_some()).collect();
+        let winners: Vec<&(String, Candidates)> = match family {
+            Family::V4 | Family::V6 => frees.iter().filter(|(_, c)| c.get(family).is_some()).collect(),
+            _ if !both.is_empty() => both,
+            _ if svc.policy() == "PreferDualStack" => {
+                let with = |f: Family| -> Vec<&(String, Candidates)> {
+                    frees.iter().filter(|(_, c)| c.get(f).is_some()).collect()
+                };
+                let p = with(primary);
+                if p.is_empty() {
+                    with(secondary)
+                } else {
+                    p
+                }
+            }
+            _ => Vec::new(),
+        };
+        for (pool, free) in winners {
+            if let Ok(ips) = select_ips(free, pool, family, svc.policy()) {
+                push_outcome(&mut out, pool.clone(), ips);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// How each pool stands toward this Service's automatic allocation, by pool name.
+    pub fn pool_fits(&self, svc_key: &str, svc: &SvcView, family: Family, ports: &[Port], key: &Key) -> Vec<(String, PoolFit)> {
+        let pinned = self.pinned_pools(svc, None);
+        let mut out = Vec::new();
+        for (map_key, pool) in &self.pools.by_name {
+            let fit = if !pool.auto_assign {
+                PoolFit::AutoAssignOff
+            } else if let Some(why) = pool.incompatibility(&svc.namespace, &svc.labels) {
+                PoolFit::NotCompatible(why)
+            } else if pool.service_allocation.is_some() && !pinned.contains(map_key) {
+                PoolFit::NeverAutoAssigned
+            } else {
+                match self.free_in_pool(pool, svc_key, ports, key) {
+                    Err(_) => PoolFit::Exhausted,
+                    Ok(c) => match family {
+                        Family::V4 | Family::V6 if c.get(family).is_none() => PoolFit::NoAddressOfFamily(family),
+                        Family::Dual if svc.policy() == "RequireDualStack" && (c.v4.is_none() || c.v6.is_none()) => {
+                            PoolFit::NoAddressOfFamily(if c.v4.is_none() { Family::V4 } else { Family::V6 })
+                        }
+                        _ => PoolFit::Candidate(c),
+                    },
+                }
+            };
+            out.push((pool.name.clone(), fit));
+        }
+        out
+    }
+}
+
+fn push_outcome(out: &mut Vec<(String, Vec<IpAddr>)>, pool: String, ips: Vec<Option<IpAddr>>) {
+    if ips.iter().any(Option::is_none) {
+        return;
+    }
+    let item = (pool, ips.into_iter().flatten().collect());
+    if !out.contains(&item) {
+        out.push(item);
+    }
+}
+
+fn permutations(items: &[String]) -> Vec<Vec<String>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first.clone());
+            out.push(tail);
+        }
+    }
+    out
 }
 
 /// `selectIPsForFamilyAndPolicy`; single families may yield `[nil]`, as in MetalLB.

@@ -95,9 +95,9 @@ impl Controller {
         }
     }
 
-    /// `SetBalancer` for `key`; `None` is a deleted Service.
-    pub fn set_balancer(&mut self, key: &str, input: Option<&SvcView>) -> Sync {
-        let mut sync = Sync {
+    /// A sync that did nothing.
+    pub fn idle_sync() -> Sync {
+        Sync {
             state: SyncState::Success,
             events: Vec::new(),
             service: None,
@@ -105,7 +105,12 @@ impl Controller {
             failure: None,
             cleared_held: None,
             additional_failed: None,
-        };
+        }
+    }
+
+    /// `SetBalancer` for `key`; `None` is a deleted Service.
+    pub fn set_balancer(&mut self, key: &str, input: Option<&SvcView>) -> Sync {
+        let mut sync = Controller::idle_sync();
         let Some(input) = input else {
             if self.alloc.allocation(key).is_some() {
                 self.alloc.unassign(key);

@@ -7,4 +7,5 @@ pub mod controller;
 pub mod error;
 pub mod family;
 pub mod pools;
+pub mod replay;
 pub mod svc;

@@ -1,0 +1,243 @@
+//! The controller's restart, replayed over a whole snapshot (controller spec §1, §12): Services
+//! that hold IPs re-register them first (most ingress entries first, then by namespace/name),
+//! then every Service without an IP is tried on its own against that state.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use super::allocator::{sharing_refusal, Key, PoolFit};
+use super::controller::{desired_lb_ips, service_family, ClearCause, Controller, Failure, Sync};
+use super::error::AllocError;
+use super::family::Family;
+use super::pools::Pools;
+use super::svc::SvcView;
+use crate::k8s::ip::parse_go_ip;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Status {
+    Allocated,
+    Pending,
+    Mismatch,
+    NotOurs,
+}
+
+/// Which sharing rule refused an address, and who holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    pub ip: IpAddr,
+    pub others: Vec<String>,
+    /// `existingNoSharing`, `newNoSharing`, `sharingKeyMismatch`, `backendKeyMismatch`, or
+    /// `None` when the keys agree and a port clashes.
+    pub refusal: Option<&'static str>,
+    pub existing: Option<Key>,
+    pub new: Key,
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub status: Status,
+    /// The status IPs the Service had in the snapshot.
+    pub held: Vec<String>,
+    /// Its IPs once MetalLB is done; `None` when the choice is random (see `possible`).
+    pub expected: Option<Vec<IpAddr>>,
+    pub possible: Vec<(String, Vec<IpAddr>)>,
+    pub pool: Option<String>,
+    pub sync: Sync,
+    /// The IPs came (or would come) from automatic allocation.
+    pub automatic: bool,
+    pub conflict: Option<Conflict>,
+    /// For a failed automatic allocation: how each pool stands toward the Service.
+    pub fits: Vec<(String, PoolFit)>,
+    /// Services with as many ingress entries whose processing order decided this outcome.
+    pub order_peers: Vec<String>,
+    pub family: Option<Family>,
+}
+
+pub struct Replay {
+    /// The allocator after every Service that holds IPs was re-registered.
+    pub controller: Controller,
+    pub outcomes: HashMap<String, Outcome>,
+}
+
+pub fn replay(pools: Pools, services: &[SvcView], handled: impl Fn(&SvcView) -> bool) -> Replay {
+    let mut controller = Controller::default();
+    controller.set_pools(Some(pools));
+    let mut outcomes = HashMap::new();
+
+    let mut owned: Vec<(usize, &SvcView)> = services.iter().filter(|s| handled(s)).map(|s| (ingress_count(s), s)).collect();
+    // MetalLB leaves the order among equal counts unspecified; the name decides here.
+    owned.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name))));
+    let counts: HashMap<String, usize> = owned.iter().map(|(n, s)| (s.key(), *n)).collect();
+
+    for (count, svc) in &owned {
+        let key = svc.key();
+        if *count == 0 {
+            continue;
+        }
+        let sync = controller.set_balancer(&key, Some(svc));
+        let mut outcome = outcome_for(&controller, svc, sync, false);
+        if outcome.automatic && outcome.status == Status::Mismatch && outcome.sync.failure.is_none() {
+            let now = controller.alloc.allocation(&key).cloned();
+            controller.alloc.begin_trial();
+            controller.alloc.unassign(&key);
+            set_possible(&controller, svc, &mut outcome);
+            controller.alloc.end_trial(&key, now);
+        }
+        outcome.order_peers = peers(&outcome, *count, &counts);
+        outcomes.insert(key, outcome);
+    }
+    order_effects_of_reallocation(&owned, &mut outcomes);
+    for (count, svc) in &owned {
+        if *count > 0 || svc.type_ != "LoadBalancer" {
+            continue;
+        }
+        let key = svc.key();
+        controller.alloc.begin_trial();
+        let sync = controller.set_balancer(&key, Some(svc));
+        let mut outcome = outcome_for(&controller, svc, sync, true);
+        controller.alloc.end_trial(&key, None);
+        if outcome.automatic {
+            if outcome.sync.failure.is_none() {
+                set_possible(&controller, svc, &mut outcome);
+            } else if let Some(f) = outcome.family {
+                let sk = Key::new(svc.sharing_key(), &svc.backend_key());
+                outcome.fits = controller.alloc.pool_fits(&key, svc, f, &svc.ports, &sk);
+            }
+        }
+        outcomes.insert(key, outcome);
+    }
+    for svc in services.iter().filter(|s| !handled(s)) {
+        outcomes.insert(svc.key(), not_ours(svc));
+    }
+    Replay { controller, outcomes }
+}
+
+fn ingress_count(svc: &SvcView) -> usize {
+    svc.ingress.as_ref().map_or(0, Vec::len)
+}
+
+fn not_ours(svc: &SvcView) -> Outcome {
+    Outcome {
+        status: Status::NotOurs,
+        held: svc.lb_ip_texts().iter().map(|s| s.to_string()).collect(),
+        expected: None,
+        possible: Vec::new(),
+        pool: None,
+        sync: Controller::idle_sync(),
+        automatic: false,
+        conflict: None,
+        fits: Vec::new(),
+        order_peers: Vec::new(),
+        family: None,
+    }
+}
+
+fn outcome_for(controller: &Controller, svc: &SvcView, sync: Sync, pending: bool) -> Outcome {
+    let key = svc.key();
+    let held: Vec<String> = svc.lb_ip_texts().iter().map(|s| s.to_string()).collect();
+    let final_ips: Vec<IpAddr> = sync
+        .service
+        .as_ref()
+        .map(|s| s.lb_ip_texts().iter().filter_map(|t| parse_go_ip(t)).collect())
+        .unwrap_or_default();
+    let wiped = matches!(sync.failure, Some(Failure::NoPools | Failure::NoClusterIp | Failure::NotEnoughClusterIps));
+    let status = if pending {
+        Status::Pending
+    } else if sync.cleared_held.is_some() || wiped {
+        Status::Mismatch
+    } else {
+        Status::Allocated
+    };
+    let automatic = svc.annotation("address-pool").is_empty() && matches!(desired_lb_ips(svc), Ok(None));
+    let allocation_error = match &sync.failure {
+        Some(Failure::Allocation(e)) => Some(e),
+        _ => match &sync.cleared_held {
+            Some(ClearCause::NotAllowed(e)) => Some(e),
+            _ => None,
+        },
+    };
+    let sk = Key::new(svc.sharing_key(), &svc.backend_key());
+    let conflict = allocation_error.and_then(|e| conflict_of(controller, e, &sk));
+    let pool = (!final_ips.is_empty()).then(|| controller.alloc.pool(&key).to_string()).filter(|p| !p.is_empty());
+    Outcome {
+        status,
+        held,
+        expected: Some(final_ips),
+        possible: Vec::new(),
+        pool,
+        automatic,
+        conflict,
+        fits: Vec::new(),
+        order_peers: Vec::new(),
+        family: service_family(svc).ok(),
+        sync,
+    }
+}
+
+fn conflict_of(controller: &Controller, e: &AllocError, new: &Key) -> Option<Conflict> {
+    let (ip, others) = match e {
+        AllocError::SharingConflict { ip, others, .. } => (*ip, others.clone()),
+        AllocError::PortInUse { ip, holder, .. } => (*ip, vec![holder.clone()]),
+        _ => return None,
+    };
+    let existing = controller.alloc.key_for_ip(ip).cloned();
+    let refusal = match (&existing, e) {
+        (_, AllocError::PortInUse { .. }) => None,
+        (Some(k), _) => sharing_refusal(k, new),
+        (None, _) => None,
+    };
+    Some(Conflict { ip, others, refusal, existing, new: new.clone() })
+}
+
+fn set_possible(controller: &Controller, svc: &SvcView, outcome: &mut Outcome) {
+    let Some(family) = outcome.family else { return };
+    let sk = Key::new(svc.sharing_key(), &svc.backend_key());
+    let possible = controller.alloc.automatic_outcomes(&svc.key(), svc, family, &svc.ports, &sk);
+    if possible.len() > 1 {
+        outcome.expected = None;
+        outcome.pool = None;
+        outcome.possible = possible;
+    }
+}
+
+fn peers(outcome: &Outcome, count: usize, counts: &HashMap<String, usize>) -> Vec<String> {
+    let Some(c) = &outcome.conflict else { return Vec::new() };
+    c.others.iter().filter(|o| counts.get(*o) == Some(&count)).cloned().collect()
+}
+
+/// A Service re-allocated during the restart pass can take an address that a Service with as
+/// many ingress entries, processed later, still lists in its status: then both outcomes
+/// depend on MetalLB's unspecified order.
+fn order_effects_of_reallocation(owned: &[(usize, &SvcView)], outcomes: &mut HashMap<String, Outcome>) {
+    let mut holders: HashMap<IpAddr, Vec<(String, usize)>> = HashMap::new();
+    for (count, svc) in owned {
+        for ip in svc.lb_ip_texts().iter().filter_map(|t| parse_go_ip(t)) {
+            holders.entry(ip).or_default().push((svc.key(), *count));
+        }
+    }
+    let mut links: Vec<(String, String)> = Vec::new();
+    for (count, svc) in owned {
+        let key = svc.key();
+        let Some(o) = outcomes.get(&key) else { continue };
+        if o.status != Status::Mismatch {
+            continue;
+        }
+        for ip in o.expected.iter().flatten() {
+            for (other, other_count) in holders.get(ip).into_iter().flatten() {
+                if *other != key && other_count == count {
+                    links.push((key.clone(), other.clone()));
+                    links.push((other.clone(), key.clone()));
+                }
+            }
+        }
+    }
+    for (a, b) in links {
+        if let Some(o) = outcomes.get_mut(&a) {
+            if !o.order_peers.contains(&b) {
+                o.order_peers.push(b);
+                o.order_peers.sort();
+            }
+        }
+    }
+}
