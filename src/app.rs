@@ -54,10 +54,17 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
             writeln!(out, "kubectl-lbdoctor {}", env!("CARGO_PKG_VERSION"))?;
             Ok(false)
         }
+        Command::Explain { resource, name } if is_pool_resource(resource) => {
+            let (snap, opts) = load(g, env.stdin, Scope::All, false)?;
+            let report = diagnose::diagnose_pools(&snap, &opts, name.as_deref())?;
+            std::mem::forget(snap);
+            render::render_pools(out, &report, g.output, name.is_some(), color)?;
+            Ok(g.fail_on.threshold().is_some_and(|t| report.findings.iter().any(|f| f.severity >= t)))
+        }
         Command::Explain { resource, name } => {
             if !matches!(resource.as_str(), "svc" | "service" | "services") {
                 return Err(AppError::Usage(format!(
-                    "explain: unknown resource type {resource:?}; supported: svc (service, services)"
+                    "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
                 )));
             }
             if name.is_some() && g.all_namespaces {
@@ -110,7 +117,24 @@ fn fails(report: &Report, g: &GlobalArgs, services_only: bool) -> bool {
     }
 }
 
+fn is_pool_resource(resource: &str) -> bool {
+    matches!(resource, "pool" | "pools" | "ipaddresspool" | "ipaddresspools" | "ipaddresspools.metallb.io")
+}
+
 fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool) -> Result<Report, AppError> {
+    let (snap, opts) = load(g, stdin, scope, detail)?;
+    let r = diagnose::diagnose(&snap, &opts)?;
+    // Freeing a large snapshot object by object costs more than the process exit that follows.
+    std::mem::forget(snap);
+    Ok(r)
+}
+
+fn load(
+    g: &GlobalArgs,
+    stdin: &mut dyn Read,
+    scope: Scope,
+    detail: bool,
+) -> Result<(snapshot::Snapshot, Options), AppError> {
     if g.from.is_empty() {
         return Err(AppError::Usage(
             "reading a live cluster is not available in this build yet; pass --from with a snapshot \
@@ -137,8 +161,5 @@ fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool
             version: g.metallb_version,
         },
     };
-    let r = diagnose::diagnose(&snap, &opts)?;
-    // Freeing a large snapshot object by object costs more than the process exit that follows.
-    std::mem::forget(snap);
-    Ok(r)
+    Ok((snap, opts))
 }

@@ -3,8 +3,11 @@
 
 mod allocation;
 mod checks;
+mod pools;
 mod verdict;
 pub mod world;
+
+pub use pools::diagnose_pools;
 
 use std::collections::HashMap;
 
@@ -43,6 +46,8 @@ pub struct Options {
 pub enum DiagnoseError {
     #[error("Service {namespace}/{name} is not in the snapshot{hint}")]
     ServiceNotFound { namespace: String, name: String, hint: String },
+    #[error("IPAddressPool {name} is not in the snapshot{hint}")]
+    PoolNotFound { name: String, hint: String },
 }
 
 /// One Service as the speakers see it, before it becomes report rows.
@@ -314,7 +319,7 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
         .collect()
 }
 
-fn source(world: &World) -> Source {
+pub(crate) fn source(world: &World) -> Source {
     let s = &world.setup;
     let info = &world.snap.info;
     let mut assumptions = s.assumptions.clone();

@@ -4,7 +4,7 @@ mod table;
 
 use std::io::Write;
 
-use crate::report::Report;
+use crate::report::{PoolsReport, Report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -44,5 +44,20 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
                 View::Check => table::services(out, report, wide, paint, true),
             }
         }
+    }
+}
+
+/// `explain pools` / `explain pool NAME`.
+pub fn render_pools(out: &mut dyn Write, report: &PoolsReport, format: Format, single: bool, color: bool) -> std::io::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, report)?;
+            writeln!(out)
+        }
+        Format::Yaml => {
+            let text = serde_saphyr::to_string(report).map_err(std::io::Error::other)?;
+            out.write_all(text.as_bytes())
+        }
+        Format::Table | Format::Wide => table::pools(out, report, single, table::Paint { color }),
     }
 }

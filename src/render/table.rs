@@ -5,7 +5,7 @@ use std::io::Write;
 use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
-use crate::report::{AllocationStatus, Finding, L2Node, Layer2, Report, ServiceReport, Severity};
+use crate::report::{AllocationStatus, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, Severity};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Paint {
@@ -434,6 +434,107 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
         )?;
     } else {
         cluster_findings(out, report, paint)?;
+    }
+    Ok(())
+}
+
+fn usage(u: &FamilyUsage) -> String {
+    match u.total {
+        Some(0) => "-".into(),
+        Some(t) => format!("{}/{t}", u.used),
+        None if u.metallb_total == i64::MAX => format!("{}/unlimited", u.used),
+        None => format!("{}/? (MetalLB counts {})", u.used, u.metallb_total),
+    }
+}
+
+/// `explain pools`: a line per pool; `explain pool NAME`: holders and candidates too.
+pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, paint: Paint) -> std::io::Result<()> {
+    if report.pools.is_empty() && !single {
+        writeln!(out, "No IPAddressPool that MetalLB's controller would use.")?;
+    }
+    if !single {
+        let mut t = new_table(paint, &["NAME", "ADDRESSES", "IPV4 USED", "IPV6 USED", "AUTO", "RESTRICTED TO", "ADVERTISEMENTS", "FINDINGS"]);
+        for p in &report.pools {
+            let restricted = match (&p.namespaces, &p.service_selectors) {
+                (None, _) => "-".to_string(),
+                (Some(ns), sels) => {
+                    let mut parts = Vec::new();
+                    if !ns.is_empty() {
+                        parts.push(format!("ns {}", ns.join(",")));
+                    }
+                    if let Some(s) = sels.as_ref().filter(|s| !s.is_empty()) {
+                        parts.push(format!("svc {}", s.iter().map(|x| if x.is_empty() { "(all)" } else { x.as_str() }).collect::<Vec<_>>().join("; ")));
+                    }
+                    if let Some(pr) = p.priority.filter(|p| *p != 0) {
+                        parts.push(format!("prio {pr}"));
+                    }
+                    if parts.is_empty() { "nothing".into() } else { parts.join(" ") }
+                }
+            };
+            let mut ads: Vec<String> = p.l2_advertisements.iter().map(|a| format!("l2:{a}")).collect();
+            ads.extend(p.bgp_advertisements.iter().map(|a| format!("bgp:{a}")));
+            let codes: Vec<&str> = p.findings.iter().map(|f| f.code).collect();
+            t.add_row(vec![
+                Cell::new(&p.name),
+                Cell::new(p.addresses.join(" ")),
+                Cell::new(usage(&p.ipv4)),
+                Cell::new(usage(&p.ipv6)),
+                mark(p.auto_assign),
+                Cell::new(restricted),
+                Cell::new(if ads.is_empty() { "none".into() } else { ads.join(" ") }),
+                Cell::new(if codes.is_empty() { "-".into() } else { codes.join(",") }),
+            ]);
+        }
+        print_table(out, &t)?;
+        writeln!(out)?;
+        return findings(out, &report.findings, paint);
+    }
+    for p in &report.pools {
+        writeln!(out, "{}   {}", paint.bold(&format!("IPAddressPool {}", p.name)), p.addresses.join(" "))?;
+        writeln!(
+            out,
+            "IPv4 {}   IPv6 {}   autoAssign {}   avoidBuggyIPs {}",
+            usage(&p.ipv4),
+            usage(&p.ipv6),
+            p.auto_assign,
+            p.avoid_buggy_ips
+        )?;
+        if let Some(ns) = &p.namespaces {
+            writeln!(
+                out,
+                "serviceAllocation: priority {}   namespaces [{}]   serviceSelectors [{}]",
+                p.priority.unwrap_or(0),
+                ns.join(", "),
+                p.service_selectors.clone().unwrap_or_default().join("; ")
+            )?;
+        }
+        writeln!(
+            out,
+            "status counters as MetalLB writes them: assignedIPv4 {} assignedIPv6 {} availableIPv4 {} availableIPv6 {}",
+            p.counters.assigned_ipv4, p.counters.assigned_ipv6, p.counters.available_ipv4, p.counters.available_ipv6
+        )?;
+        writeln!(out)?;
+        if p.holders.is_empty() {
+            writeln!(out, "No Service holds an address of this pool.")?;
+        } else {
+            let mut t = new_table(paint, &["IP", "HELD BY"]);
+            for h in &p.holders {
+                t.add_row(vec![Cell::new(&h.ip), Cell::new(h.services.join(", "))]);
+            }
+            print_table(out, &t)?;
+        }
+        let others: Vec<_> = p.services.iter().filter(|c| c.fit != "holds").collect();
+        if !others.is_empty() {
+            writeln!(out)?;
+            let mut t = new_table(paint, &["SERVICE", "AUTOMATIC ALLOCATION", "WHY"]);
+            for c in others {
+                let fit = if c.fit == "candidate" { paint.good(c.fit) } else { c.fit.to_string() };
+                t.add_row(vec![Cell::new(&c.service), Cell::new(fit), Cell::new(&c.detail)]);
+            }
+            print_table(out, &t)?;
+        }
+        findings(out, &p.findings, paint)?;
+        writeln!(out)?;
     }
     Ok(())
 }
