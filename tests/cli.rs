@@ -74,7 +74,13 @@ fn json_contract_for_one_service() {
     let svc = &report["services"][0];
     assert_eq!(report["services"].as_array().unwrap().len(), 1);
     assert_eq!(svc["ips"], serde_json::json!(["198.51.100.13"]));
-    assert_eq!(svc["allocation"], Value::Null);
+    let alloc = &svc["allocation"];
+    assert_eq!(
+        (alloc["status"].as_str(), alloc["reason"].as_str(), alloc["pool"].as_str()),
+        (Some("allocated"), Some("kept"), Some("homelab"))
+    );
+    assert_eq!(alloc["expectedIPs"], serde_json::json!(["198.51.100.13"]));
+    assert_eq!(alloc["metallbEvent"], Value::Null, "a Service MetalLB leaves alone gets no Event");
     assert_eq!(svc["metallb"]["withdrawReason"], Value::Null);
     let nodes = svc["metallb"]["layer2"]["nodes"].as_array().unwrap();
     assert_eq!(nodes.len(), 8);

@@ -39,7 +39,12 @@ fn node<'a>(svc: &'a Value, name: &str) -> &'a Value {
 fn every_scenario_gives_the_predicted_findings_and_exit_code() {
     let table: &[(&str, &[&str], i32)] = &[
         ("etp-local-no-candidate-endpoint.yaml", &["LBD101", "LBD103"], 1),
-        ("ip-not-in-pool.yaml", &["LBD111"], 0),
+        ("alloc-dual-stack.yaml", &["LBD110", "LBD114"], 1),
+        ("alloc-mismatch.yaml", &["LBD112", "LBD113", "LBD207"], 0),
+        ("alloc-namespace-pools.yaml", &["LBD110"], 1),
+        ("alloc-pool-exhausted.yaml", &["LBD110", "LBD206", "LBD208"], 1),
+        ("alloc-sharing-conflict.yaml", &["LBD110"], 1),
+        ("ip-not-in-pool.yaml", &["LBD111", "LBD112", "LBD113"], 0),
         ("lb-class-other.yaml", &[], 0),
         ("memberlist-disabled-dead-winner.yaml", &["LBD101"], 1),
         ("network-unavailable.yaml", &["LBD105", "LBD106"], 0),
@@ -181,4 +186,121 @@ fn bad_inputs_exit_2_naming_file_position_and_object() {
         assert!(err.contains(needle), "{file}: {err}");
         assert!(!err.contains("panicked"), "{file}: {err}");
     }
+}
+
+fn svc<'a>(report: &'a Value, ns: &str, name: &str) -> &'a Value {
+    report["services"].as_array().unwrap().iter().find(|s| s["namespace"] == ns && s["name"] == name).unwrap()
+}
+
+fn event(alloc: &Value) -> (String, String, String) {
+    let e = &alloc["metallbEvent"];
+    (e["type"].as_str().unwrap().into(), e["reason"].as_str().unwrap().into(), e["message"].as_str().unwrap().into())
+}
+
+#[test]
+fn exhausted_pool_is_pending_with_metallbs_own_words_and_the_real_cause() {
+    let (report, _) = run("alloc-pool-exhausted.yaml", &[]);
+    let a = &svc(&report, "default", "new")["allocation"];
+    assert_eq!((a["status"].as_str(), a["reason"].as_str()), (Some("pending"), Some("noAvailableIPs")));
+    assert_eq!(a["expectedIPs"], serde_json::json!([]));
+    assert_eq!(
+        event(a),
+        ("Warning".into(), "AllocationFailed".into(), r#"Failed to allocate IP for "default/new": no available IPs"#.into())
+    );
+    let detail = a["detail"].as_str().unwrap();
+    assert!(detail.contains("small is full") && detail.contains("reserved has autoAssign: false"), "{detail}");
+}
+
+#[test]
+fn sharing_refusals_name_the_real_cause() {
+    let (report, _) = run("alloc-sharing-conflict.yaml", &[]);
+    let udp = &svc(&report, "dns", "dns-udp")["allocation"];
+    assert_eq!(udp["reason"], "sharingConflict");
+    assert_eq!(
+        event(udp).2,
+        r#"Failed to allocate IP for "dns/dns-udp": can't change sharing key for "dns/dns-udp", address also in use by dns/dns-tcp"#
+    );
+    assert!(udp["detail"].as_str().unwrap().contains(r#"sharing key "dns", but dns/dns-udp uses "DNS""#));
+    let v2 = &svc(&report, "dns", "dns-tcp-v2")["allocation"];
+    assert_eq!(v2["reason"], "portConflict");
+    assert_eq!(event(v2).2, r#"Failed to allocate IP for "dns/dns-tcp-v2": port TCP/53 is already in use on "198.51.100.20""#);
+    let held = &svc(&report, "dns", "dns-tcp")["allocation"];
+    assert_eq!((held["status"].as_str(), held["metallbEvent"].is_null()), (Some("allocated"), true));
+}
+
+#[test]
+fn dual_stack_rules() {
+    let (report, _) = run("alloc-dual-stack.yaml", &[]);
+    let both = &svc(&report, "web", "both")["allocation"];
+    assert_eq!(both["expectedIPs"], serde_json::json!(["198.51.100.32", "2001:db8:1::"]), "IPv4 first, one pool");
+    assert_eq!(both["pool"], "dual");
+    let prefer = &svc(&report, "web", "prefer")["allocation"];
+    assert_eq!((prefer["status"].as_str(), prefer["reason"].as_str()), (Some("allocated"), Some("additionalFamilyFailed")));
+    assert_eq!(
+        event(prefer),
+        (
+            "Normal".into(),
+            "AdditionalAssignFailed".into(),
+            r#"cannot assign additional IP in PreferDualStack: ["198.51.100.48" "<nil>"] is not allowed in config"#.into()
+        )
+    );
+    let nopolicy = &svc(&report, "web", "nopolicy")["allocation"];
+    assert_eq!(nopolicy["reason"], "noAvailableIPs");
+    assert!(nopolicy["detail"].as_str().unwrap().contains("no ipFamilyPolicy"));
+}
+
+#[test]
+fn equal_priority_namespace_pools_are_a_random_choice() {
+    let (report, _) = run("alloc-namespace-pools.yaml", &[]);
+    let a = &svc(&report, "team-a", "api")["allocation"];
+    assert_eq!(a["expectedIPs"], Value::Null);
+    assert_eq!(a["metallbEvent"], Value::Null, "the message would name MetalLB's random pick");
+    assert_eq!(
+        a["possibleOutcomes"],
+        serde_json::json!([{"pool": "team-a-1", "ips": ["198.51.100.64"]}, {"pool": "team-a-2", "ips": ["198.51.100.72"]}])
+    );
+    let b = &svc(&report, "team-b", "api")["allocation"];
+    assert_eq!((b["pool"].as_str(), b["expectedIPs"].clone()), (Some("shared"), serde_json::json!(["198.51.100.80"])));
+    let grab = &svc(&report, "team-b", "grab")["allocation"];
+    assert_eq!(event(grab).2, r#"Failed to allocate IP for "team-b/grab": pool team-a-1 not compatible for ip assignment"#);
+}
+
+#[test]
+fn held_ip_no_longer_allowed_is_a_mismatch_with_its_replacement() {
+    let (report, _) = run("alloc-mismatch.yaml", &[]);
+    let old = &svc(&report, "default", "old")["allocation"];
+    assert_eq!((old["status"].as_str(), old["reason"].as_str()), (Some("mismatch"), Some("heldIPPoolNotCompatible")));
+    assert_eq!(old["expectedIPs"], serde_json::json!(["192.0.2.0"]));
+    assert_eq!(
+        event(old),
+        (
+            "Normal".into(),
+            "ClearAssignment".into(),
+            r#"current IP for "default/old" not allowed by config, will attempt for new IP assignment: pool public not compatible for ip assignment"#.into()
+        )
+    );
+    assert_eq!(svc(&report, "default", "zero")["allocation"]["status"], "allocated");
+}
+
+#[test]
+fn pools_explain_usage_and_holders() {
+    let out = Command::cargo_bin("kubectl-lbdoctor")
+        .unwrap()
+        .args(["explain", "pools", "-o", "json", "--from", "testdata/scenarios/alloc-pool-exhausted.yaml"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "PoolReport");
+    let small = report["pools"].as_array().unwrap().iter().find(|p| p["name"] == "small").unwrap();
+    assert_eq!((small["ipv4"]["used"].as_i64(), small["ipv4"]["total"].as_i64()), (Some(4), Some(4)));
+    assert_eq!(small["holders"][0], serde_json::json!({"ip": "198.51.100.8", "services": ["default/app0"]}));
+    let new = small["services"].as_array().unwrap().iter().find(|c| c["service"] == "default/new").unwrap();
+    assert_eq!(new["fit"], "exhausted");
+    let missing = Command::cargo_bin("kubectl-lbdoctor")
+        .unwrap()
+        .args(["explain", "pool", "nope", "--from", "testdata/scenarios/alloc-pool-exhausted.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("pools: reserved, small"));
 }

@@ -245,7 +245,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                 }
                 None => match &o.sync.failure {
                     Some(Failure::NoPools) => format!("there is no IPAddressPool in {ns}: MetalLB wipes held IPs without an event"),
-                    Some(Failure::NoClusterIp) => "the Service has no ClusterIP: MetalLB clears its status without an event".into(),
+                    Some(Failure::NoClusterIp) => "the Service has no ClusterIP (the API server always sets one; a hand-written snapshot may lack spec.clusterIP): MetalLB clears its status without an event".into(),
                     Some(Failure::NotEnoughClusterIps) => "RequireDualStack with fewer than two ClusterIPs".into(),
                     _ => "MetalLB clears it".into(),
                 },
@@ -267,7 +267,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                 "there is no IPAddressPool in {ns}: MetalLB leaves every Service pending, without an event"
             )),
             (Some(Failure::NoClusterIp), _) => {
-                out.push("the Service has no ClusterIP (headless): MetalLB skips it without an event".into())
+                out.push("the Service has no ClusterIP (the API server always sets one; a hand-written snapshot may lack spec.clusterIP): MetalLB skips it without an event".into())
             }
             (Some(Failure::NotEnoughClusterIps), _) => out.push(
                 "ipFamilyPolicy RequireDualStack but fewer than two ClusterIPs: the cluster is not dual-stack".into(),
