@@ -1,7 +1,7 @@
 //! The allocator's fast "lowest acceptable address" against the definition: walk every address.
 
 use lbdoctor::k8s::cidr::parse_pool_address;
-use lbdoctor::metallb::alloc::allocator::{is_buggy, ip_key, key_ip, Allocator, Key};
+use lbdoctor::metallb::alloc::allocator::{ip_key, is_buggy, key_ip, Allocator, Key};
 use lbdoctor::metallb::alloc::pools::{AllocPool, Pools};
 use lbdoctor::metallb::alloc::svc::{Port, SvcView};
 use proptest::prelude::*;

@@ -281,9 +281,10 @@ fn run_controller(v: &Value) {
                     assert_eq!(got, want, "{ctx}: events (unordered)");
                 }
                 let update = sync.status_written.then(|| {
-                    let svc = sync.service.as_ref().unwrap();
-                    let ingress: Vec<Value> = svc.ingress.iter().flatten().map(|i| json!({"ip": i.ip})).collect();
-                    json!({"ingress": ingress, "annotations": svc.annotations.clone().unwrap_or_default()})
+                    let (w, svc) = (sync.written.as_ref().unwrap(), input.as_ref().unwrap());
+                    let ingress: Vec<Value> =
+                        w.ingress(svc).into_iter().flatten().map(|i| json!({"ip": i.ip})).collect();
+                    json!({"ingress": ingress, "annotations": w.annotations(svc).unwrap_or_default()})
                 });
                 if let Some(any) = expect["statusUpdate_any_of"].as_array() {
                     assert!(any.contains(update.as_ref().unwrap_or(&Value::Null)), "{ctx}: status update {update:?}");

@@ -205,7 +205,11 @@ fn exhausted_pool_is_pending_with_metallbs_own_words_and_the_real_cause() {
     assert_eq!(a["expectedIPs"], serde_json::json!([]));
     assert_eq!(
         event(a),
-        ("Warning".into(), "AllocationFailed".into(), r#"Failed to allocate IP for "default/new": no available IPs"#.into())
+        (
+            "Warning".into(),
+            "AllocationFailed".into(),
+            r#"Failed to allocate IP for "default/new": no available IPs"#.into()
+        )
     );
     let detail = a["detail"].as_str().unwrap();
     assert!(detail.contains("small is full") && detail.contains("reserved has autoAssign: false"), "{detail}");
@@ -223,7 +227,10 @@ fn sharing_refusals_name_the_real_cause() {
     assert!(udp["detail"].as_str().unwrap().contains(r#"sharing key "dns", but dns/dns-udp uses "DNS""#));
     let v2 = &svc(&report, "dns", "dns-tcp-v2")["allocation"];
     assert_eq!(v2["reason"], "portConflict");
-    assert_eq!(event(v2).2, r#"Failed to allocate IP for "dns/dns-tcp-v2": port TCP/53 is already in use on "198.51.100.20""#);
+    assert_eq!(
+        event(v2).2,
+        r#"Failed to allocate IP for "dns/dns-tcp-v2": port TCP/53 is already in use on "198.51.100.20""#
+    );
     let held = &svc(&report, "dns", "dns-tcp")["allocation"];
     assert_eq!((held["status"].as_str(), held["metallbEvent"].is_null()), (Some("allocated"), true));
 }
@@ -235,13 +242,17 @@ fn dual_stack_rules() {
     assert_eq!(both["expectedIPs"], serde_json::json!(["198.51.100.32", "2001:db8:1::"]), "IPv4 first, one pool");
     assert_eq!(both["pool"], "dual");
     let prefer = &svc(&report, "web", "prefer")["allocation"];
-    assert_eq!((prefer["status"].as_str(), prefer["reason"].as_str()), (Some("allocated"), Some("additionalFamilyFailed")));
+    assert_eq!(
+        (prefer["status"].as_str(), prefer["reason"].as_str()),
+        (Some("allocated"), Some("additionalFamilyFailed"))
+    );
     assert_eq!(
         event(prefer),
         (
             "Normal".into(),
             "AdditionalAssignFailed".into(),
-            r#"cannot assign additional IP in PreferDualStack: ["198.51.100.48" "<nil>"] is not allowed in config"#.into()
+            r#"cannot assign additional IP in PreferDualStack: ["198.51.100.48" "<nil>"] is not allowed in config"#
+                .into()
         )
     );
     let nopolicy = &svc(&report, "web", "nopolicy")["allocation"];
@@ -262,7 +273,10 @@ fn equal_priority_namespace_pools_are_a_random_choice() {
     let b = &svc(&report, "team-b", "api")["allocation"];
     assert_eq!((b["pool"].as_str(), b["expectedIPs"].clone()), (Some("shared"), serde_json::json!(["198.51.100.80"])));
     let grab = &svc(&report, "team-b", "grab")["allocation"];
-    assert_eq!(event(grab).2, r#"Failed to allocate IP for "team-b/grab": pool team-a-1 not compatible for ip assignment"#);
+    assert_eq!(
+        event(grab).2,
+        r#"Failed to allocate IP for "team-b/grab": pool team-a-1 not compatible for ip assignment"#
+    );
 }
 
 #[test]

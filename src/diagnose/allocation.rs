@@ -5,19 +5,24 @@ use std::net::IpAddr;
 
 use super::world::World;
 use crate::k8s::ip::go_ip_string;
-use crate::metallb::alloc::allocator::{is_buggy, ip_key, PoolFit};
+use crate::metallb::alloc::allocator::{ip_key, is_buggy, PoolFit};
 use crate::metallb::alloc::controller::{ClearCause, Failure};
 use crate::metallb::alloc::error::AllocError;
 use crate::metallb::alloc::family::Family;
 use crate::metallb::alloc::replay::{Conflict, Outcome, Status};
+use crate::metallb::alloc::svc::Ann;
 use crate::report::{Allocation, Finding, PossibleOutcome, Severity};
 
 fn texts(ips: &[IpAddr]) -> Vec<String> {
     ips.iter().map(|ip| go_ip_string(*ip)).collect()
 }
 
+fn view<'w>(world: &'w World, o: &Outcome) -> Option<&'w crate::metallb::alloc::svc::SvcView> {
+    world.replay().map(|r| r.view(o))
+}
+
 pub(super) fn outcome<'w>(world: &'w World, namespace: &str, name: &str) -> Option<&'w Outcome> {
-    world.replay.as_ref()?.outcomes.get(&format!("{namespace}/{name}"))
+    world.replay()?.outcomes.get(&format!("{namespace}/{name}"))
 }
 
 pub(super) fn report(world: &World, namespace: &str, name: &str, is_lb: bool) -> Option<Allocation> {
@@ -121,7 +126,7 @@ fn conflict_words(c: &Conflict, me: &str) -> String {
 }
 
 fn error_words(world: &World, namespace: &str, o: &Outcome, e: &AllocError) -> String {
-    let me = o.sync.service.as_ref().map(|s| s.key()).unwrap_or_default();
+    let me = view(world, o).map(|s| s.key()).unwrap_or_default();
     match e {
         AllocError::SharingConflict { .. } | AllocError::PortInUse { .. } => match &o.conflict {
             Some(c) => conflict_words(c, &me),
@@ -137,11 +142,10 @@ fn error_words(world: &World, namespace: &str, o: &Outcome, e: &AllocError) -> S
         ),
         AllocError::PoolNotCompatible { pool } => {
             let why = world
-                .replay
-                .as_ref()
+                .replay()
                 .and_then(|r| r.controller.alloc.pools().by_name.values().find(|p| &p.name == pool).cloned())
                 .and_then(|p| {
-                    let labels = o.sync.service.as_ref().map(|s| s.labels.clone()).unwrap_or_default();
+                    let labels = view(world, o).map(|s| s.labels.clone()).unwrap_or_default();
                     p.incompatibility(namespace, &labels)
                 })
                 .unwrap_or_default();
@@ -153,7 +157,7 @@ fn error_words(world: &World, namespace: &str, o: &Outcome, e: &AllocError) -> S
         }
         AllocError::NoAvailable => {
             let mut why = fit_words(o);
-            if o.family == Some(Family::Dual) && o.sync.service.as_ref().is_some_and(|s| s.policy() == "SingleStack") {
+            if o.family == Some(Family::Dual) && view(world, o).is_some_and(|s| s.policy() == "SingleStack") {
                 why = "the Service has two ClusterIPs but no ipFamilyPolicy (or SingleStack): MetalLB treats it as single-stack and can never allocate for it; set ipFamilyPolicy".into();
             }
             format!("no pool offers an address: {why}")
@@ -189,7 +193,9 @@ fn fit_words(o: &Outcome) -> String {
             PoolFit::Candidate(_) => format!("{pool} has room but the address is refused (sharing or ports)"),
             PoolFit::AutoAssignOff => format!("{pool} has autoAssign: false (only explicit requests)"),
             PoolFit::NotCompatible(why) => format!("{pool}: {why}"),
-            PoolFit::NeverAutoAssigned => format!("{pool} has a serviceAllocation that selects no namespace or Service, so it is never auto-assigned"),
+            PoolFit::NeverAutoAssigned => format!(
+                "{pool} has a serviceAllocation that selects no namespace or Service, so it is never auto-assigned"
+            ),
             PoolFit::Exhausted => format!("{pool} is full"),
             PoolFit::NoAddressOfFamily(f) => format!("{pool} has no free {f} address"),
         })
@@ -207,11 +213,10 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             world.setup.lb_class
         )),
         Status::Allocated => {
-            out.push(format!(
-                "MetalLB keeps {} from pool {}",
-                list(&o.held),
-                o.pool.clone().unwrap_or_else(|| "?".into())
-            ));
+            out.push(match &o.pool {
+                Some(pool) => format!("MetalLB keeps {} from pool {pool}", list(&o.held)),
+                None => format!("MetalLB leaves {} in the status", list(&o.held)),
+            });
             if let Some(f) = &o.sync.failure {
                 match f {
                     Failure::InvalidRequest(e) => out.push(format!(
@@ -277,7 +282,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             (Some(Failure::Cleared(e)), _) => out.push(e.to_string()),
             (None, Some(ips)) => out.push(format!(
                 "MetalLB would assign {ips} from pool {} now; as the status is still empty, its controller has not processed the Service (is the controller Pod running? see its log)",
-                o.pool.clone().unwrap_or_else(|| "?".into())
+                o.pool.as_deref().unwrap_or("-")
             )),
             (None, None) => out.push(format!(
                 "MetalLB picks one of {} pools at random (Go map order) for each allocation: {}",
@@ -289,7 +294,11 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
     if o.status == Status::Mismatch && o.expected.is_none() && !o.possible.is_empty() {
         out.push(format!(
             "the replacement comes from a pool MetalLB picks at random: {}",
-            o.possible.iter().map(|(p, ips)| format!("{} from {p}", list(&texts(ips)))).collect::<Vec<_>>().join(" or ")
+            o.possible
+                .iter()
+                .map(|(p, ips)| format!("{} from {p}", list(&texts(ips))))
+                .collect::<Vec<_>>()
+                .join(" or ")
         ));
     }
     if !o.order_peers.is_empty() {
@@ -298,7 +307,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             list(&o.order_peers)
         ));
     }
-    if let Some(svc) = &o.sync.service {
+    if let Some(svc) = view(world, o) {
         let deprecated = svc.deprecated_annotations();
         if !deprecated.is_empty() {
             out.push(format!("it uses deprecated annotations ({}), still honoured by v0.16.1", deprecated.join(", ")));
@@ -329,7 +338,9 @@ pub(super) fn findings(world: &World, namespace: &str, name: &str, is_lb: bool) 
     let ns = &world.setup.namespace;
     let detail = detail(world, namespace, o);
     let event = o.sync.events.iter().find(|e| e.reason != "deprecatedAnnotation");
-    let said = event.map(|e| format!(" MetalLB says: {} {}: {}", e.type_, e.reason, e.message)).unwrap_or_else(|| " MetalLB emits no event for this.".into());
+    let said = event
+        .map(|e| format!(" MetalLB says: {} {}: {}", e.type_, e.reason, e.message))
+        .unwrap_or_else(|| " MetalLB emits no event for this.".into());
     let ends_without_ip = o.expected.as_ref().is_some_and(|e| e.is_empty());
     match o.status {
         Status::Pending if o.sync.failure.is_some() => out.push(Finding {
@@ -356,7 +367,8 @@ pub(super) fn findings(world: &World, namespace: &str, name: &str, is_lb: bool) 
         _ => {}
     }
     if let (Some(ips), Some(pool_name)) = (&o.expected, &o.pool) {
-        let pool = world.replay.as_ref().and_then(|r| r.controller.alloc.pools().by_name.values().find(|p| &p.name == pool_name));
+        let pool =
+            world.replay().and_then(|r| r.controller.alloc.pools().by_name.values().find(|p| &p.name == pool_name));
         let buggy: Vec<String> = ips.iter().filter(|ip| is_buggy(ip_key(**ip))).map(|ip| go_ip_string(*ip)).collect();
         if pool.is_some_and(|p| !p.avoid_buggy_ips) && !buggy.is_empty() {
             out.push(Finding {
@@ -392,11 +404,10 @@ fn hint_for(o: &Outcome) -> String {
 /// `autoAssign: false` pool nothing requests (LBD208).
 pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
     let mut out = Vec::new();
-    let Some(r) = &world.replay else { return out };
+    let Some(r) = world.replay() else { return out };
     let ns = &world.setup.namespace;
     let alloc = &r.controller.alloc;
-    let views: Vec<&crate::metallb::alloc::svc::SvcView> =
-        r.outcomes.values().filter_map(|o| o.sync.service.as_ref()).collect();
+    let views: Vec<&crate::metallb::alloc::svc::SvcView> = r.outcomes.values().map(|o| r.view(o)).collect();
     for pool in alloc.pools().by_name.values() {
         let obj = format!("IPAddressPool {ns}/{}", pool.name);
         let c = alloc.counters(&pool.name);
@@ -406,8 +417,14 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
                 out.push(Finding {
                     code: "LBD206",
                     severity: Severity::Warning,
-                    message: format!("pool {} has {used} of {cap} {family} addresses in use ({}%)", pool.name, used * 100 / cap),
-                    hint: "add addresses to the pool (a new spec.addresses entry) before Services start to stay pending".into(),
+                    message: format!(
+                        "pool {} has {used} of {cap} {family} addresses in use ({}%)",
+                        pool.name,
+                        used * 100 / cap
+                    ),
+                    hint:
+                        "add addresses to the pool (a new spec.addresses entry) before Services start to stay pending"
+                            .into(),
                     objects: vec![obj.clone()],
                 });
             }
@@ -443,7 +460,7 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
         }
         if !pool.auto_assign && alloc.in_use(&pool.name) == 0 {
             let requested = views.iter().any(|v| {
-                v.annotation("address-pool") == pool.name.as_str()
+                v.annotation(Ann::AddressPool) == pool.name.as_str()
                     || matches!(crate::metallb::alloc::controller::desired_lb_ips(v), Ok(Some((ips, _)))
                         if ips.iter().flatten().any(|ip| pool.cidrs.iter().any(|c| c.contains(ip))))
             });
@@ -451,8 +468,12 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
                 out.push(Finding {
                     code: "LBD208",
                     severity: Severity::Info,
-                    message: format!("pool {} has autoAssign: false and no Service requests or holds any of its addresses", pool.name),
-                    hint: "request it with metallb.io/address-pool or metallb.io/loadBalancerIPs, or delete the pool".into(),
+                    message: format!(
+                        "pool {} has autoAssign: false and no Service requests or holds any of its addresses",
+                        pool.name
+                    ),
+                    hint: "request it with metallb.io/address-pool or metallb.io/loadBalancerIPs, or delete the pool"
+                        .into(),
                     objects: vec![obj],
                 });
             }

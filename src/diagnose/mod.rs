@@ -90,15 +90,20 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     };
     // Every Service is evaluated (Services sharing an IP answer for each other), but only those
     // in scope get the full election order. The election's hashing dominates: spread it over the cores.
-    let mut evals: Vec<Evaluation> = snap
-        .services
-        .par_iter()
-        .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
-        .map(|svc| {
-            let (ns, name) = crate::snapshot::key_of(&svc.metadata);
-            evaluate(&world, &ad_sets, &alternate_sets, svc, opts.detail && in_scope(&ns, &name))
-        })
-        .collect();
+    // The controller replay is sequential; run it beside the speaker evaluation.
+    let ((), mut evals) = rayon::join(
+        || world.run_replay(),
+        || {
+            snap.services
+                .par_iter()
+                .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
+                .map(|svc| {
+                    let (ns, name) = crate::snapshot::key_of(&svc.metadata);
+                    evaluate(&world, &ad_sets, &alternate_sets, svc, opts.detail && in_scope(&ns, &name))
+                })
+                .collect::<Vec<Evaluation>>()
+        },
+    );
     evals.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
     if let Scope::Service { namespace, name } = &opts.scope {
@@ -140,7 +145,7 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
         .map(|e| service_report(&world, e, &answered, opts.detail))
         .collect();
 
-    Ok(Report {
+    let report = Report {
         api_version: API_VERSION,
         kind: "Report",
         source: source(&world),
@@ -150,7 +155,13 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
             f.extend(allocation::pool_findings(&world));
             f
         },
-    })
+    };
+    drop(answered);
+    drop(evals);
+    // Like the snapshot: freeing the allocator and indexes piece by piece costs more than the
+    // process exit that follows.
+    std::mem::forget(world);
+    Ok(report)
 }
 
 fn ad_node_sets(config: &Config, world: &World) -> Vec<FixedBitSet> {

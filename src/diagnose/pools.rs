@@ -14,10 +14,11 @@ use crate::snapshot::Snapshot;
 
 pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Result<PoolsReport, DiagnoseError> {
     let world = World::build(snap, &opts.overrides);
+    world.run_replay();
     let mut findings = super::checks::cluster_findings(&world);
     findings.extend(super::allocation::pool_findings(&world));
     let mut pools = Vec::new();
-    if let Some(r) = &world.replay {
+    if let Some(r) = world.replay() {
         let alloc = &r.controller.alloc;
         let ns = &world.setup.namespace;
         // Per Service, how every pool stands toward it (computed once, not once per pool).
@@ -26,7 +27,7 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
         keys.sort();
         for key in keys {
             let o = &r.outcomes[key];
-            let Some(svc) = o.sync.service.as_ref() else { continue };
+            let svc = r.view(o);
             if o.status == Status::NotOurs || svc.type_ != "LoadBalancer" {
                 continue;
             }
@@ -64,7 +65,9 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
                             let ips: Vec<String> = [c.v4, c.v6].into_iter().flatten().map(go_ip_string).collect();
                             ("candidate", format!("would be offered {}", ips.join(", ")))
                         }
-                        Some(PoolFit::AutoAssignOff) => ("autoAssignOff", "only by metallb.io/address-pool or explicit IPs".into()),
+                        Some(PoolFit::AutoAssignOff) => {
+                            ("autoAssignOff", "only by metallb.io/address-pool or explicit IPs".into())
+                        }
                         Some(PoolFit::NotCompatible(why)) => ("notCompatible", why.clone()),
                         Some(PoolFit::NeverAutoAssigned) => (
                             "neverAutoAssigned",
@@ -77,14 +80,18 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
                     PoolCandidate { service: svc.clone(), fit, detail }
                 })
                 .collect();
-            let (l2, bgp) = match world.config.as_ref().ok().and_then(|cfg| cfg.pools.iter().find(|p| p.name == pool.name).map(|p| (cfg, p))) {
+            let (l2, bgp) = match world
+                .config
+                .as_ref()
+                .ok()
+                .and_then(|cfg| cfg.pools.iter().find(|p| p.name == pool.name).map(|p| (cfg, p)))
+            {
                 Some((cfg, p)) => {
-                    let mut l2: Vec<String> = p
-                        .l2
-                        .iter()
-                        .flat_map(|pa| std::iter::once(pa.ad).chain(pa.merged.iter().copied()))
-                        .map(|i| cfg.l2_advertisements[i].name.clone())
-                        .collect();
+                    let mut l2: Vec<String> =
+                        p.l2.iter()
+                            .flat_map(|pa| std::iter::once(pa.ad).chain(pa.merged.iter().copied()))
+                            .map(|i| cfg.l2_advertisements[i].name.clone())
+                            .collect();
                     l2.sort();
                     (l2, p.bgp.clone())
                 }

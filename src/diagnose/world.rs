@@ -1,9 +1,10 @@
 //! Everything derived once per snapshot that every Service's evaluation shares.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use fixedbitset::FixedBitSet;
+use rayon::prelude::*;
 
 use crate::k8s::{endpoint_can_serve, has_exclude_label, is_network_unavailable, EXCLUDE_LB_LABEL};
 use crate::metallb::actual::ActualIndex;
@@ -21,7 +22,7 @@ pub struct World<'a> {
     pub config: Result<Config, ConfigError>,
     /// MetalLB's controller replayed over every Service; `None` without MetalLB or a valid
     /// controller configuration.
-    pub replay: Option<Replay>,
+    replay: OnceLock<Option<Replay>>,
     /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
     pub controller_config: Result<Config, ConfigError>,
     /// The same CRs read under the other MetalLB behaviour, when it could change an answer (LBD107).
@@ -67,18 +68,6 @@ impl<'a> World<'a> {
             ..input
         };
         let controller_config = config::parse(&controller_input, setup.head());
-        let replay = match (&controller_config, setup.installed) {
-            (Ok(cfg), true) => {
-                let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
-                let views: Vec<SvcView> = snap.services.iter().map(SvcView::from_service).collect();
-                let lb_class = setup.lb_class.clone();
-                Some(replay(pools, &views, |v| match &v.load_balancer_class {
-                    None => lb_class.is_empty(),
-                    Some(c) => *c == lb_class,
-                }))
-            }
-            _ => None,
-        };
         // Newer rules differ only through preferredNodeSelectors and allow-shared-ip (spec §12).
         let version_sensitive = setup.head()
             || input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
@@ -144,7 +133,7 @@ impl<'a> World<'a> {
             snap,
             setup,
             config,
-            replay,
+            replay: OnceLock::new(),
             controller_config,
             alternate_config,
             table,
@@ -156,6 +145,30 @@ impl<'a> World<'a> {
             node_roles,
             exclude_values,
         }
+    }
+
+    /// Replays MetalLB's controller over every Service. Sequential by nature, so callers run it
+    /// beside the (parallel) speaker evaluation.
+    pub fn run_replay(&self) {
+        let replay = match (&self.controller_config, self.setup.installed) {
+            (Ok(cfg), true) => {
+                let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
+                let views: Vec<SvcView> = self.snap.services.par_iter().map(SvcView::from_service).collect();
+                let lb_class = &self.setup.lb_class;
+                Some(replay(pools, views, |v| match &v.load_balancer_class {
+                    None => lb_class.is_empty(),
+                    Some(c) => c == lb_class,
+                }))
+            }
+            _ => None,
+        };
+        let _ = self.replay.set(replay);
+    }
+
+    /// The controller replay; `None` before `run_replay`, without MetalLB, or when its
+    /// configuration is rejected.
+    pub fn replay(&self) -> Option<&Replay> {
+        self.replay.get().and_then(Option::as_ref)
     }
 
     pub fn l2_context(&self, head: bool, full_order: bool) -> L2Context<'_> {

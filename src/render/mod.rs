@@ -48,7 +48,13 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
 }
 
 /// `explain pools` / `explain pool NAME`.
-pub fn render_pools(out: &mut dyn Write, report: &PoolsReport, format: Format, single: bool, color: bool) -> std::io::Result<()> {
+pub fn render_pools(
+    out: &mut dyn Write,
+    report: &PoolsReport,
+    format: Format,
+    single: bool,
+    color: bool,
+) -> std::io::Result<()> {
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, report)?;

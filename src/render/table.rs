@@ -5,7 +5,9 @@ use std::io::Write;
 use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
-use crate::report::{AllocationStatus, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, Severity};
+use crate::report::{
+    AllocationStatus, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, Severity,
+};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Paint {
@@ -211,7 +213,9 @@ fn allocation_lines(out: &mut dyn Write, svc: &ServiceReport, paint: Paint) -> s
     };
     let ips = match (&a.expected_ips, &a.possible_outcomes) {
         (Some(ips), _) if !ips.is_empty() => ips.join(", "),
-        (_, Some(list)) => list.iter().map(|o| format!("{} ({})", o.ips.join(", "), o.pool)).collect::<Vec<_>>().join(" or "),
+        (_, Some(list)) => {
+            list.iter().map(|o| format!("{} ({})", o.ips.join(", "), o.pool)).collect::<Vec<_>>().join(" or ")
+        }
         _ => "none".into(),
     };
     writeln!(
@@ -453,7 +457,10 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, paint: Pai
         writeln!(out, "No IPAddressPool that MetalLB's controller would use.")?;
     }
     if !single {
-        let mut t = new_table(paint, &["NAME", "ADDRESSES", "IPV4 USED", "IPV6 USED", "AUTO", "RESTRICTED TO", "ADVERTISEMENTS", "FINDINGS"]);
+        let mut t = new_table(
+            paint,
+            &["NAME", "ADDRESSES", "IPV4 USED", "IPV6 USED", "AUTO", "RESTRICTED TO", "ADVERTISEMENTS", "FINDINGS"],
+        );
         for p in &report.pools {
             let restricted = match (&p.namespaces, &p.service_selectors) {
                 (None, _) => "-".to_string(),
@@ -463,12 +470,22 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, paint: Pai
                         parts.push(format!("ns {}", ns.join(",")));
                     }
                     if let Some(s) = sels.as_ref().filter(|s| !s.is_empty()) {
-                        parts.push(format!("svc {}", s.iter().map(|x| if x.is_empty() { "(all)" } else { x.as_str() }).collect::<Vec<_>>().join("; ")));
+                        parts.push(format!(
+                            "svc {}",
+                            s.iter()
+                                .map(|x| if x.is_empty() { "(all)" } else { x.as_str() })
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ));
                     }
                     if let Some(pr) = p.priority.filter(|p| *p != 0) {
                         parts.push(format!("prio {pr}"));
                     }
-                    if parts.is_empty() { "nothing".into() } else { parts.join(" ") }
+                    if parts.is_empty() {
+                        "nothing".into()
+                    } else {
+                        parts.join(" ")
+                    }
                 }
             };
             let mut ads: Vec<String> = p.l2_advertisements.iter().map(|a| format!("l2:{a}")).collect();
@@ -486,7 +503,9 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, paint: Pai
             ]);
         }
         print_table(out, &t)?;
-        writeln!(out)?;
+        if !report.findings.is_empty() {
+            writeln!(out)?;
+        }
         return findings(out, &report.findings, paint);
     }
     for p in &report.pools {

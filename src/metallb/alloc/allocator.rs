@@ -35,6 +35,18 @@ pub struct Alloc {
     pub key: Key,
 }
 
+/// MetalLB's allocation key: the string `backend + sharing`.
+#[derive(Debug, Clone, Default)]
+pub struct AllocationKey(Key);
+
+impl PartialEq for AllocationKey {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        a.backend.len() + a.sharing.len() == b.backend.len() + b.sharing.len()
+            && a.backend.bytes().chain(a.sharing.bytes()).eq(b.backend.bytes().chain(b.sharing.bytes()))
+    }
+}
+
 /// Free candidates a pool offers one Service: at most one address per family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Candidates {
@@ -77,7 +89,7 @@ pub struct Counters {
 #[derive(Debug, Clone, Default)]
 pub struct Allocator {
     pools: Pools,
-    allocated: BTreeMap<String, Alloc>,
+    allocated: HashMap<String, Alloc>,
     sharing_key_for_ip: HashMap<u128, Key>,
     /// Addresses by the sharing key recorded for them (non-empty sharing keys only).
     ips_by_key: HashMap<Key, BTreeSet<u128>>,
@@ -152,7 +164,8 @@ impl Allocator {
     /// `SetPools`: drop allocations no pool holds any more, move the others to their new pool.
     pub fn set_pools(&mut self, pools: Pools) {
         self.pools = pools;
-        let keys: Vec<String> = self.allocated.keys().cloned().collect();
+        let mut keys: Vec<String> = self.allocated.keys().cloned().collect();
+        keys.sort();
         for svc in keys {
             let alloc = self.allocated[&svc].clone();
             let ips: Vec<Option<IpAddr>> = alloc.ips.iter().copied().map(Some).collect();
@@ -171,8 +184,11 @@ impl Allocator {
         self.allocated.get(svc)
     }
 
+    /// Every allocation, by Service key.
     pub fn allocations(&self) -> impl Iterator<Item = (&String, &Alloc)> {
-        self.allocated.iter()
+        let mut all: Vec<(&String, &Alloc)> = self.allocated.iter().collect();
+        all.sort_by(|a, b| a.0.cmp(b.0));
+        all.into_iter()
     }
 
     pub fn ips(&self, svc: &str) -> Vec<IpAddr> {
@@ -193,9 +209,9 @@ impl Allocator {
         }
     }
 
-    /// `AllocationKey`: backend key then sharing key, `""` when nothing is allocated.
-    pub fn allocation_key(&self, svc: &str) -> String {
-        self.allocated.get(svc).map(|a| format!("{}{}", a.key.backend, a.key.sharing)).unwrap_or_default()
+    /// `AllocationKey`: backend key then sharing key (compared concatenated), `""` when nothing is allocated.
+    pub fn allocation_key(&self, svc: &str) -> AllocationKey {
+        AllocationKey(self.allocated.get(svc).map(|a| a.key.clone()).unwrap_or_default())
     }
 
     pub fn services_on(&self, ip: IpAddr) -> impl Iterator<Item = &String> {
@@ -263,7 +279,10 @@ impl Allocator {
                 ports.insert(port.clone(), svc.to_string());
             }
             self.services_on_ip.entry(k).or_default().insert(svc.to_string());
-            let usage = self.pool_use.entry(alloc.pool.clone()).or_default();
+            if !self.pool_use.contains_key(&alloc.pool) {
+                self.pool_use.insert(alloc.pool.clone(), PoolUse::default());
+            }
+            let usage = self.pool_use.get_mut(&alloc.pool).expect("inserted above");
             let users = usage.users.entry(k).or_insert(0);
             *users += 1;
             if *users == 1 {
@@ -714,7 +733,14 @@ impl Allocator {
     }
 
     /// How each pool stands toward this Service's automatic allocation, by pool name.
-    pub fn pool_fits(&self, svc_key: &str, svc: &SvcView, family: Family, ports: &[Port], key: &Key) -> Vec<(String, PoolFit)> {
+    pub fn pool_fits(
+        &self,
+        svc_key: &str,
+        svc: &SvcView,
+        family: Family,
+        ports: &[Port],
+        key: &Key,
+    ) -> Vec<(String, PoolFit)> {
         let pinned = self.pinned_pools(svc, None);
         let mut out = Vec::new();
         for (map_key, pool) in &self.pools.by_name {

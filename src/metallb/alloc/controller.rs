@@ -9,7 +9,7 @@ use super::allocator::{Allocator, Key};
 use super::error::AllocError;
 use super::family::{for_addresses, for_addresses_ips, go_q_ips, go_q_strings, go_v_strings, Family};
 use super::pools::Pools;
-use super::svc::{Ingress, SvcView, ANN_ALLOCATED_FROM};
+use super::svc::{Ann, Ingress, SvcView, ANN_ALLOCATED_FROM};
 use crate::k8s::ip::{go_ip_string, parse_go_ip};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -56,8 +56,8 @@ pub enum Failure {
 pub struct Sync {
     pub state: SyncState,
     pub events: Vec<Event>,
-    /// The Service as MetalLB leaves it; written only when `status_written`.
-    pub service: Option<SvcView>,
+    /// The fields MetalLB writes, as it leaves them; written only when `status_written`.
+    pub written: Option<Written>,
     pub status_written: bool,
     /// Why converge stopped, when it did.
     pub failure: Option<Failure>,
@@ -73,6 +73,64 @@ pub enum ClearCause {
     PoolAnnotationChanged { wanted: String, held: String },
     RequestedIpsChanged,
     FamilyChanged,
+}
+
+/// What MetalLB changes on a Service: the `ip-allocated-from-pool` annotation and
+/// `status.loadBalancer.ingress`, kept as changes against the input so that nothing is copied.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Written {
+    /// `None`: untouched; `Some(None)`: removed; `Some(Some(pool))`: set.
+    allocated_from: Option<Option<String>>,
+    /// `None`: untouched; `Some(None)`: cleared; `Some(Some(list))`: written.
+    ingress: Option<Option<Vec<Ingress>>>,
+}
+
+impl Written {
+    fn clear(&mut self) {
+        self.allocated_from = Some(None);
+        self.ingress = Some(None);
+    }
+
+    /// The annotations as MetalLB writes them.
+    pub fn annotations(&self, input: &SvcView) -> Option<BTreeMap<String, String>> {
+        let mut a = input.annotations.clone();
+        match &self.allocated_from {
+            None => {}
+            Some(None) => {
+                if let Some(m) = &mut a {
+                    m.remove(ANN_ALLOCATED_FROM);
+                }
+            }
+            Some(Some(pool)) => {
+                a.get_or_insert_with(BTreeMap::new).insert(ANN_ALLOCATED_FROM.to_string(), pool.clone());
+            }
+        }
+        a
+    }
+
+    /// `status.loadBalancer.ingress` as MetalLB leaves it.
+    pub fn ingress<'a>(&'a self, input: &'a SvcView) -> Option<&'a [Ingress]> {
+        match &self.ingress {
+            None => input.ingress.as_deref(),
+            Some(list) => list.as_deref(),
+        }
+    }
+
+    pub fn ips(&self, input: &SvcView) -> Vec<IpAddr> {
+        self.ingress(input).into_iter().flatten().filter_map(|i| parse_go_ip(&i.ip)).collect()
+    }
+
+    /// MetalLB's deep-equal test, on the only two fields it changes.
+    fn changed(&self, input: &SvcView) -> bool {
+        let ingress = self.ingress.as_ref().is_some_and(|l| l.as_deref() != input.ingress.as_deref());
+        let current = input.annotations.as_ref().and_then(|m| m.get(ANN_ALLOCATED_FROM));
+        let annotation = match &self.allocated_from {
+            None => false,
+            Some(None) => current.is_some(),
+            Some(Some(pool)) => current != Some(pool),
+        };
+        ingress || annotation
+    }
 }
 
 /// The controller: an allocator plus the pools it was given (`None` = no configuration yet).
@@ -100,7 +158,7 @@ impl Controller {
         Sync {
             state: SyncState::Success,
             events: Vec::new(),
-            service: None,
+            written: None,
             status_written: false,
             failure: None,
             cleared_held: None,
@@ -121,19 +179,19 @@ impl Controller {
         if !self.pools_loaded {
             return sync;
         }
-        let mut svc = input.clone();
+        let mut out = Written::default();
         let prev_ips = self.alloc.ips(key);
         let prev_alloc_key = self.alloc.allocation_key(key);
 
-        if let Err(failure) = self.converge(key, &mut svc, &mut sync) {
+        if let Err(failure) = self.converge(key, input, &mut out, &mut sync) {
             sync.failure = Some(failure);
             sync.state = SyncState::ErrorNoRetry;
         }
         if self.alloc.allocation_key(key) != prev_alloc_key {
             sync.state = SyncState::ReprocessAll;
         }
-        if svc == *input {
-            sync.service = Some(svc);
+        if !out.changed(input) {
+            sync.written = Some(out);
             return sync;
         }
         for ann in input.deprecated_annotations() {
@@ -146,31 +204,28 @@ impl Controller {
                 sync.state = SyncState::ReprocessAll;
             }
         }
-        sync.status_written = svc.ingress != input.ingress || svc.annotations != input.annotations;
-        sync.service = Some(svc);
+        sync.status_written = true;
+        sync.written = Some(out);
         sync
     }
 
-    fn clear(&mut self, key: &str, svc: &mut SvcView) {
+    fn clear(&mut self, key: &str, out: &mut Written) {
         self.alloc.unassign(key);
-        if let Some(a) = &mut svc.annotations {
-            a.remove(ANN_ALLOCATED_FROM);
-        }
-        svc.ingress = None;
+        out.clear();
     }
 
-    fn converge(&mut self, key: &str, svc: &mut SvcView, sync: &mut Sync) -> Result<(), Failure> {
+    fn converge(&mut self, key: &str, svc: &SvcView, out: &mut Written, sync: &mut Sync) -> Result<(), Failure> {
         let mut lb_ips: Vec<Option<IpAddr>> = svc.lb_ip_texts().iter().map(|s| parse_go_ip(s)).collect();
         if svc.type_ != "LoadBalancer" {
-            self.clear(key, svc);
+            self.clear(key, out);
             return Ok(());
         }
         if self.alloc.pools().by_name.is_empty() {
-            self.clear(key, svc);
+            self.clear(key, out);
             return Err(Failure::NoPools);
         }
         if svc.cluster_ips.is_empty() && svc.cluster_ip.is_empty() {
-            self.clear(key, svc);
+            self.clear(key, out);
             return Err(Failure::NoClusterIp);
         }
         let policy = svc.policy().to_string();
@@ -179,11 +234,11 @@ impl Controller {
                 "not enough clusterips",
                 format!("Service requires dual stack but not enough clusterips {}", go_v_strings(&svc.cluster_ips)),
             ));
-            self.clear(key, svc);
+            self.clear(key, out);
             return Err(Failure::NotEnoughClusterIps);
         }
         if lb_ips.is_empty() {
-            self.clear(key, svc);
+            self.clear(key, out);
         } else {
             let lb_family = match for_addresses_ips(&lb_ips) {
                 Ok(f) => f,
@@ -210,7 +265,7 @@ impl Controller {
                 }
             };
             if family_changed(lb_family, cluster_family, &policy) {
-                self.clear(key, svc);
+                self.clear(key, out);
                 lb_ips.clear();
                 sync.cleared_held = Some(ClearCause::FamilyChanged);
             }
@@ -224,14 +279,14 @@ impl Controller {
                     "ClearAssignment",
                     format!("current IP for {key:?} not allowed by config, will attempt for new IP assignment: {e}"),
                 ));
-                self.clear(key, svc);
+                self.clear(key, out);
                 lb_ips.clear();
                 sync.cleared_held = Some(ClearCause::NotAllowed(e));
             }
-            let desired_pool = svc.annotation("address-pool").to_string();
+            let desired_pool = svc.annotation(Ann::AddressPool).to_string();
             if !desired_pool.is_empty() && desired_pool != self.alloc.pool(key) {
                 let held = self.alloc.pool(key).to_string();
-                self.clear(key, svc);
+                self.clear(key, out);
                 if !lb_ips.is_empty() {
                     sync.cleared_held = Some(ClearCause::PoolAnnotationChanged { wanted: desired_pool, held });
                 }
@@ -250,7 +305,7 @@ impl Controller {
                 // MetalLB's allocator holds the very slice that was just sorted in place.
                 self.alloc.reorder_ips(key, &lb_ips);
                 if !equal {
-                    self.clear(key, svc);
+                    self.clear(key, out);
                     if !lb_ips.is_empty() {
                         sync.cleared_held = Some(ClearCause::RequestedIpsChanged);
                     }
@@ -295,17 +350,17 @@ impl Controller {
         }
         if lb_ips.is_empty() {
             sync.events.push(Event::warning("InternalError", "didn't allocate an IP but also did not fail".into()));
-            self.clear(key, svc);
+            self.clear(key, out);
             return Err(Failure::Internal("noIP"));
         }
         let pool = self.alloc.pool(key).to_string();
         if pool.is_empty() || self.alloc.pools().get(&pool).is_none() {
             sync.events.push(Event::warning("InternalError", "allocated an IP that has no pool".into()));
-            self.clear(key, svc);
+            self.clear(key, out);
             return Err(Failure::Internal("noPool"));
         }
-        svc.ingress = Some(lb_ips.iter().map(|ip| Ingress::ip_only(super::family::ip_text(*ip))).collect());
-        svc.annotations.get_or_insert_with(BTreeMap::new).insert(ANN_ALLOCATED_FROM.to_string(), pool);
+        out.ingress = Some(Some(lb_ips.iter().map(|ip| Ingress::ip_only(super::family::ip_text(*ip))).collect()));
+        out.allocated_from = Some(Some(pool));
         Ok(())
     }
 
@@ -313,7 +368,7 @@ impl Controller {
     fn allocate_ips(&mut self, key: &str, svc: &SvcView, sk: &Key) -> Result<Vec<IpAddr>, AllocError> {
         let family = service_family(svc).map_err(AllocError::Family)?;
         let desired = desired_lb_ips(svc)?;
-        let desired_pool = svc.annotation("address-pool").to_string();
+        let desired_pool = svc.annotation(Ann::AddressPool).to_string();
         let ports = svc.ports.clone();
         if let Some((ips, ips_family)) = desired {
             if ips_family != family {
@@ -352,7 +407,7 @@ pub type Requested = (Vec<Option<IpAddr>>, Family);
 
 /// `getDesiredLbIPs`: the requested IPs and their family, `None` when nothing is requested.
 pub fn desired_lb_ips(svc: &SvcView) -> Result<Option<Requested>, AllocError> {
-    let raw = svc.annotation("loadBalancerIPs");
+    let raw = svc.annotation(Ann::LoadBalancerIps);
     if !raw.is_empty() && !svc.load_balancer_ip.is_empty() {
         return Err(AllocError::BothRequests);
     }

@@ -10,7 +10,7 @@ use super::controller::{desired_lb_ips, service_family, ClearCause, Controller, 
 use super::error::AllocError;
 use super::family::Family;
 use super::pools::Pools;
-use super::svc::SvcView;
+use super::svc::{Ann, SvcView};
 use crate::k8s::ip::parse_go_ip;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -52,31 +52,42 @@ pub struct Outcome {
     /// Services with as many ingress entries whose processing order decided this outcome.
     pub order_peers: Vec<String>,
     pub family: Option<Family>,
+    /// Index of the Service in `Replay::views`.
+    pub view: usize,
 }
 
 pub struct Replay {
     /// The allocator after every Service that holds IPs was re-registered.
     pub controller: Controller,
     pub outcomes: HashMap<String, Outcome>,
+    /// The Services as the controller read them.
+    pub views: Vec<SvcView>,
 }
 
-pub fn replay(pools: Pools, services: &[SvcView], handled: impl Fn(&SvcView) -> bool) -> Replay {
+impl Replay {
+    pub fn view(&self, o: &Outcome) -> &SvcView {
+        &self.views[o.view]
+    }
+}
+
+pub fn replay(pools: Pools, services: Vec<SvcView>, handled: impl Fn(&SvcView) -> bool) -> Replay {
     let mut controller = Controller::default();
     controller.set_pools(Some(pools));
-    let mut outcomes = HashMap::new();
+    let mut outcomes = HashMap::with_capacity(services.len());
 
-    let mut owned: Vec<(usize, &SvcView)> = services.iter().filter(|s| handled(s)).map(|s| (ingress_count(s), s)).collect();
+    let mut owned: Vec<(usize, usize, &SvcView)> =
+        services.iter().enumerate().filter(|(_, s)| handled(s)).map(|(i, s)| (ingress_count(s), i, s)).collect();
     // MetalLB leaves the order among equal counts unspecified; the name decides here.
-    owned.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (&a.1.namespace, &a.1.name).cmp(&(&b.1.namespace, &b.1.name))));
-    let counts: HashMap<String, usize> = owned.iter().map(|(n, s)| (s.key(), *n)).collect();
+    owned.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (&a.2.namespace, &a.2.name).cmp(&(&b.2.namespace, &b.2.name))));
+    let counts: HashMap<String, usize> = owned.iter().map(|(n, _, s)| (s.key(), *n)).collect();
 
-    for (count, svc) in &owned {
+    for (count, i, svc) in &owned {
         let key = svc.key();
         if *count == 0 {
             continue;
         }
         let sync = controller.set_balancer(&key, Some(svc));
-        let mut outcome = outcome_for(&controller, svc, sync, false);
+        let mut outcome = outcome_for(&controller, svc, sync, false, *i);
         if outcome.automatic && outcome.status == Status::Mismatch && outcome.sync.failure.is_none() {
             let now = controller.alloc.allocation(&key).cloned();
             controller.alloc.begin_trial();
@@ -88,14 +99,14 @@ pub fn replay(pools: Pools, services: &[SvcView], handled: impl Fn(&SvcView) -> 
         outcomes.insert(key, outcome);
     }
     order_effects_of_reallocation(&owned, &mut outcomes);
-    for (count, svc) in &owned {
+    for (count, i, svc) in &owned {
         if *count > 0 || svc.type_ != "LoadBalancer" {
             continue;
         }
         let key = svc.key();
         controller.alloc.begin_trial();
         let sync = controller.set_balancer(&key, Some(svc));
-        let mut outcome = outcome_for(&controller, svc, sync, true);
+        let mut outcome = outcome_for(&controller, svc, sync, true, *i);
         controller.alloc.end_trial(&key, None);
         if outcome.automatic {
             if outcome.sync.failure.is_none() {
@@ -107,17 +118,18 @@ pub fn replay(pools: Pools, services: &[SvcView], handled: impl Fn(&SvcView) -> 
         }
         outcomes.insert(key, outcome);
     }
-    for svc in services.iter().filter(|s| !handled(s)) {
-        outcomes.insert(svc.key(), not_ours(svc));
+    for (i, svc) in services.iter().enumerate().filter(|(_, s)| !handled(s)) {
+        outcomes.insert(svc.key(), not_ours(svc, i));
     }
-    Replay { controller, outcomes }
+    drop(owned);
+    Replay { controller, outcomes, views: services }
 }
 
 fn ingress_count(svc: &SvcView) -> usize {
     svc.ingress.as_ref().map_or(0, Vec::len)
 }
 
-fn not_ours(svc: &SvcView) -> Outcome {
+fn not_ours(svc: &SvcView, view: usize) -> Outcome {
     Outcome {
         status: Status::NotOurs,
         held: svc.lb_ip_texts().iter().map(|s| s.to_string()).collect(),
@@ -130,17 +142,14 @@ fn not_ours(svc: &SvcView) -> Outcome {
         fits: Vec::new(),
         order_peers: Vec::new(),
         family: None,
+        view,
     }
 }
 
-fn outcome_for(controller: &Controller, svc: &SvcView, sync: Sync, pending: bool) -> Outcome {
+fn outcome_for(controller: &Controller, svc: &SvcView, mut sync: Sync, pending: bool, view: usize) -> Outcome {
     let key = svc.key();
     let held: Vec<String> = svc.lb_ip_texts().iter().map(|s| s.to_string()).collect();
-    let final_ips: Vec<IpAddr> = sync
-        .service
-        .as_ref()
-        .map(|s| s.lb_ip_texts().iter().filter_map(|t| parse_go_ip(t)).collect())
-        .unwrap_or_default();
+    let final_ips: Vec<IpAddr> = sync.written.take().map(|w| w.ips(svc)).unwrap_or_default();
     let wiped = matches!(sync.failure, Some(Failure::NoPools | Failure::NoClusterIp | Failure::NotEnoughClusterIps));
     let status = if pending {
         Status::Pending
@@ -149,7 +158,7 @@ fn outcome_for(controller: &Controller, svc: &SvcView, sync: Sync, pending: bool
     } else {
         Status::Allocated
     };
-    let automatic = svc.annotation("address-pool").is_empty() && matches!(desired_lb_ips(svc), Ok(None));
+    let automatic = svc.annotation(Ann::AddressPool).is_empty() && matches!(desired_lb_ips(svc), Ok(None));
     let allocation_error = match &sync.failure {
         Some(Failure::Allocation(e)) => Some(e),
         _ => match &sync.cleared_held {
@@ -172,6 +181,7 @@ fn outcome_for(controller: &Controller, svc: &SvcView, sync: Sync, pending: bool
         order_peers: Vec::new(),
         family: service_family(svc).ok(),
         sync,
+        view,
     }
 }
 
@@ -209,15 +219,18 @@ fn peers(outcome: &Outcome, count: usize, counts: &HashMap<String, usize>) -> Ve
 /// A Service re-allocated during the restart pass can take an address that a Service with as
 /// many ingress entries, processed later, still lists in its status: then both outcomes
 /// depend on MetalLB's unspecified order.
-fn order_effects_of_reallocation(owned: &[(usize, &SvcView)], outcomes: &mut HashMap<String, Outcome>) {
+fn order_effects_of_reallocation(owned: &[(usize, usize, &SvcView)], outcomes: &mut HashMap<String, Outcome>) {
+    if !outcomes.values().any(|o| o.status == Status::Mismatch) {
+        return;
+    }
     let mut holders: HashMap<IpAddr, Vec<(String, usize)>> = HashMap::new();
-    for (count, svc) in owned {
+    for (count, _, svc) in owned {
         for ip in svc.lb_ip_texts().iter().filter_map(|t| parse_go_ip(t)) {
             holders.entry(ip).or_default().push((svc.key(), *count));
         }
     }
     let mut links: Vec<(String, String)> = Vec::new();
-    for (count, svc) in owned {
+    for (count, _, svc) in owned {
         let key = svc.key();
         let Some(o) = outcomes.get(&key) else { continue };
         if o.status != Status::Mismatch {

@@ -7,9 +7,25 @@ use k8s_openapi::api::core::v1::Service;
 
 use crate::k8s::selector::Labels;
 
-pub const ANN_PREFIX_NEW: &str = "metallb.io/";
-pub const ANN_PREFIX_OLD: &str = "metallb.universe.tf/";
 pub const ANN_ALLOCATED_FROM: &str = "metallb.io/ip-allocated-from-pool";
+
+/// The annotations MetalLB reads, each under its current and its deprecated name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ann {
+    AddressPool,
+    LoadBalancerIps,
+    AllowSharedIp,
+}
+
+impl Ann {
+    fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Ann::AddressPool => ("metallb.io/address-pool", "metallb.universe.tf/address-pool"),
+            Ann::LoadBalancerIps => ("metallb.io/loadBalancerIPs", "metallb.universe.tf/loadBalancerIPs"),
+            Ann::AllowSharedIp => ("metallb.io/allow-shared-ip", "metallb.universe.tf/allow-shared-ip"),
+        }
+    }
+}
 
 /// `(protocol, port)` as MetalLB compares them: the protocol string exactly as written.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,7 +77,8 @@ pub struct SvcView {
 
 impl SvcView {
     pub fn from_service(svc: &Service) -> SvcView {
-        let spec = svc.spec.clone().unwrap_or_default();
+        static NO_SPEC: std::sync::OnceLock<k8s_openapi::api::core::v1::ServiceSpec> = std::sync::OnceLock::new();
+        let spec = svc.spec.as_ref().unwrap_or_else(|| NO_SPEC.get_or_init(Default::default));
         let ingress = svc.status.as_ref().and_then(|s| s.load_balancer.as_ref()).and_then(|lb| lb.ingress.as_ref());
         SvcView {
             namespace: svc.metadata.namespace.clone().unwrap_or_default(),
@@ -102,16 +119,14 @@ impl SvcView {
     }
 
     /// `metallb.io/X`, else the deprecated `metallb.universe.tf/X`; presence decides, not the value.
-    pub fn annotation(&self, suffix: &str) -> &str {
+    pub fn annotation(&self, which: Ann) -> &str {
         let Some(a) = &self.annotations else { return "" };
-        a.get(&format!("{ANN_PREFIX_NEW}{suffix}"))
-            .or_else(|| a.get(&format!("{ANN_PREFIX_OLD}{suffix}")))
-            .map(String::as_str)
-            .unwrap_or("")
+        let (new, old) = which.keys();
+        a.get(new).or_else(|| a.get(old)).map(String::as_str).unwrap_or("")
     }
 
     pub fn sharing_key(&self) -> &str {
-        self.annotation("allow-shared-ip")
+        self.annotation(Ann::AllowSharedIp)
     }
 
     /// The Service selector as `labels.Set.String()`, only for `externalTrafficPolicy: Local`.
