@@ -59,7 +59,10 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
             let report = diagnose::diagnose_pools(&snap, &opts, name.as_deref())?;
             std::mem::forget(snap);
             render::render_pools(out, &report, g.output, name.is_some(), color)?;
-            Ok(g.fail_on.threshold().is_some_and(|t| report.findings.iter().any(|f| f.severity >= t)))
+            // Like `explain svc`: only the findings about the pools explained count.
+            Ok(g.fail_on
+                .threshold()
+                .is_some_and(|t| report.pools.iter().flat_map(|p| &p.findings).any(|f| f.severity >= t)))
         }
         Command::Explain { resource, name } => {
             if !matches!(resource.as_str(), "svc" | "service" | "services") {

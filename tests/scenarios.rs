@@ -318,3 +318,34 @@ fn pools_explain_usage_and_holders() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("pools: reserved, small"));
 }
+
+#[test]
+fn a_broken_advertisement_stops_the_speakers_not_allocation() {
+    let snap = r#"{"apiVersion": "v1", "kind": "List", "items": [
+      {"apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool", "metadata": {"name": "p", "namespace": "metallb-system"},
+       "spec": {"addresses": ["192.0.2.0/28"]}},
+      {"apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement", "metadata": {"name": "bad", "namespace": "metallb-system"},
+       "spec": {"nodeSelectors": [{"matchExpressions": [{"key": "k", "operator": "Near"}]}]}},
+      {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+       "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.9", "clusterIPs": ["10.96.0.9"], "ports": [{"port": 80, "protocol": "TCP"}]}}]}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    std::fs::write(&path, snap).unwrap();
+    let out = Command::cargo_bin("kubectl-lbdoctor")
+        .unwrap()
+        .args(["check", "-o", "json", "--from", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"][0]["code"], "LBD201");
+    assert!(report["findings"][0]["hint"].as_str().unwrap().contains("allocation goes on"));
+    let a = &web(&report)["allocation"];
+    assert_eq!(
+        (a["reason"].as_str(), a["expectedIPs"].clone()),
+        (Some("wouldAllocate"), serde_json::json!(["192.0.2.0"]))
+    );
+
+    // Overlapping pools stop the controller too: no allocation is guessed.
+    let (report, _) = run("overlapping-pools.yaml", &[]);
+    assert_eq!(web(&report)["allocation"], Value::Null);
+}

@@ -292,7 +292,12 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
                 "LBD201",
                 Severity::Error,
                 format!("MetalLB rejects the whole configuration: {}", err.message),
-                "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check ConfigurationState objects)".into(),
+                if world.controller_config.is_ok() {
+                    // Advertisements and peers are the speakers' business; the controller reads pools only.
+                    "fix the object named; until then every speaker keeps its last good configuration, which the snapshot cannot show (check ConfigurationState objects). The controller reads only pools, communities and namespaces, so allocation goes on".into()
+                } else {
+                    "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check ConfigurationState objects)".into()
+                },
                 err.objects.clone(),
             ));
             return out;
