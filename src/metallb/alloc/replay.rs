@@ -99,6 +99,7 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, handled: impl Fn(&SvcView) -
         outcomes.insert(key, outcome);
     }
     order_effects_of_reallocation(&owned, &mut outcomes);
+    link_order_peers(&mut outcomes);
     for (count, i, svc) in &owned {
         if *count > 0 || svc.type_ != "LoadBalancer" {
             continue;
@@ -252,5 +253,54 @@ fn order_effects_of_reallocation(owned: &[(usize, usize, &SvcView)], outcomes: &
                 o.order_peers.sort();
             }
         }
+    }
+}
+
+/// Order dependence goes both ways: the Service that kept the address would have lost it had
+/// its peer been processed first.
+fn link_order_peers(outcomes: &mut HashMap<String, Outcome>) {
+    let links: Vec<(String, String)> =
+        outcomes.iter().flat_map(|(k, o)| o.order_peers.iter().map(move |p| (p.clone(), k.clone()))).collect();
+    for (a, b) in links {
+        if let Some(o) = outcomes.get_mut(&a) {
+            if !o.order_peers.contains(&b) {
+                o.order_peers.push(b);
+                o.order_peers.sort();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metallb::alloc::pools::AllocPool;
+
+    fn view(name: &str, ip: &str) -> SvcView {
+        let svc: k8s_openapi::api::core::v1::Service = serde_json::from_value(serde_json::json!({
+            "metadata": {"namespace": "default", "name": name},
+            "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.1", "ports": [{"port": 80, "protocol": "TCP"}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": ip}]}}
+        }))
+        .unwrap();
+        SvcView::from_service(&svc)
+    }
+
+    #[test]
+    fn two_holders_of_one_ip_depend_on_the_order_both_ways() {
+        let pool = AllocPool {
+            name: "p".into(),
+            cidrs: crate::k8s::cidr::parse_pool_address("192.0.2.0/28").unwrap(),
+            auto_assign: true,
+            avoid_buggy_ips: false,
+            service_allocation: None,
+        };
+        let r = replay(Pools::from_list(vec![pool]), vec![view("b", "192.0.2.5"), view("a", "192.0.2.5")], |_| true);
+        let (a, b) = (&r.outcomes["default/a"], &r.outcomes["default/b"]);
+        assert_eq!(a.status, Status::Allocated, "namespace/name order: a first");
+        assert_eq!(b.status, Status::Mismatch);
+        assert_eq!(b.expected, Some(vec!["192.0.2.0".parse().unwrap()]));
+        assert_eq!(a.order_peers, ["default/b"]);
+        assert_eq!(b.order_peers, ["default/a"]);
     }
 }
