@@ -274,9 +274,7 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
     let pool = &config.pools[e.pool.expect("pool is set with layer2")];
     let mut advertisements: Vec<String> = Vec::new();
     for &i in &el.ads_for_service {
-        let pa = &pool.l2[i];
-        advertisements.push(config.l2_advertisements[pa.ad].name.clone());
-        advertisements.extend(pa.merged.iter().map(|&m| config.l2_advertisements[m].name.clone()));
+        advertisements.extend(pool.l2[i].all().map(|a| config.l2_advertisements[a].name.clone()));
     }
     advertisements.sort();
     let nodes = if detail { node_rows(world, e, el, &ctx) } else { Vec::new() };

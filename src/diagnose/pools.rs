@@ -88,10 +88,7 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
             {
                 Some((cfg, p)) => {
                     let mut l2: Vec<String> =
-                        p.l2.iter()
-                            .flat_map(|pa| std::iter::once(pa.ad).chain(pa.merged.iter().copied()))
-                            .map(|i| cfg.l2_advertisements[i].name.clone())
-                            .collect();
+                        p.l2.iter().flat_map(|pa| pa.all()).map(|i| cfg.l2_advertisements[i].name.clone()).collect();
                     l2.sort();
                     (l2, p.bgp.clone())
                 }

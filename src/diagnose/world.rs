@@ -14,6 +14,7 @@ use crate::metallb::alloc::svc::SvcView;
 use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
 use crate::metallb::install::{self, Overrides, Setup};
 use crate::metallb::l2::{EndpointInput, L2Context, Liveness, NodeFacts, NodeTable};
+use crate::metallb::service::class_handled;
 use crate::snapshot::{Memberlist, Snapshot};
 
 pub struct World<'a> {
@@ -155,10 +156,7 @@ impl<'a> World<'a> {
                 let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
                 let views: Vec<SvcView> = self.snap.services.par_iter().map(SvcView::from_service).collect();
                 let lb_class = &self.setup.lb_class;
-                Some(replay(pools, views, |v| match &v.load_balancer_class {
-                    None => lb_class.is_empty(),
-                    Some(c) => c == lb_class,
-                }))
+                Some(replay(pools, views, |v| class_handled(v.load_balancer_class.as_deref(), lb_class)))
             }
             _ => None,
         };

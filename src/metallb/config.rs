@@ -51,6 +51,13 @@ pub struct PoolAd {
     pub merged: Vec<usize>,
 }
 
+impl PoolAd {
+    /// The advertisement and the ones folded into it, as indices into `Config::l2_advertisements`.
+    pub fn all(&self) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(self.ad).chain(self.merged.iter().copied())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct L2Ad {
     pub name: String,

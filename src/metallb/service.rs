@@ -29,7 +29,12 @@ impl Withdraw {
 
 /// `filterByLoadBalancerClass` (spec §3.1): does MetalLB with `--lb-class=lb_class` process it?
 pub fn handles_class(svc: &Service, lb_class: &str) -> bool {
-    match svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref()) {
+    class_handled(svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref()), lb_class)
+}
+
+/// The same filter on the class alone (the controller's and the speakers' are identical).
+pub fn class_handled(class: Option<&str>, lb_class: &str) -> bool {
+    match class {
         None => lb_class.is_empty(),
         Some(class) => class == lb_class,
     }

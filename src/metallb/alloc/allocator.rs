@@ -640,17 +640,6 @@ impl Allocator {
             self.record(svc_key, alloc);
         }
     }
-
-    /// Runs `f`, then undoes what it did to this Service's allocation: lets a caller ask "what
-    /// would MetalLB do with this Service now" without disturbing the state. The Service must
-    /// hold nothing when it starts.
-    pub fn simulate<T>(&mut self, svc_key: &str, f: impl FnOnce(&mut Allocator) -> T) -> T {
-        debug_assert!(!self.allocated.contains_key(svc_key));
-        self.begin_trial();
-        let out = f(self);
-        self.end_trial(svc_key, None);
-        out
-    }
 }
 
 /// How a pool stands toward one Service's automatic allocation.

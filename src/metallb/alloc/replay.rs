@@ -247,11 +247,15 @@ fn order_effects_of_reallocation(owned: &[(usize, usize, &SvcView)], outcomes: &
         }
     }
     for (a, b) in links {
-        if let Some(o) = outcomes.get_mut(&a) {
-            if !o.order_peers.contains(&b) {
-                o.order_peers.push(b);
-                o.order_peers.sort();
-            }
+        add_peer(outcomes, &a, b);
+    }
+}
+
+fn add_peer(outcomes: &mut HashMap<String, Outcome>, to: &str, peer: String) {
+    if let Some(o) = outcomes.get_mut(to) {
+        if !o.order_peers.contains(&peer) {
+            o.order_peers.push(peer);
+            o.order_peers.sort();
         }
     }
 }
@@ -262,12 +266,7 @@ fn link_order_peers(outcomes: &mut HashMap<String, Outcome>) {
     let links: Vec<(String, String)> =
         outcomes.iter().flat_map(|(k, o)| o.order_peers.iter().map(move |p| (p.clone(), k.clone()))).collect();
     for (a, b) in links {
-        if let Some(o) = outcomes.get_mut(&a) {
-            if !o.order_peers.contains(&b) {
-                o.order_peers.push(b);
-                o.order_peers.sort();
-            }
-        }
+        add_peer(outcomes, &a, b);
     }
 }
 
