@@ -25,11 +25,18 @@ pub(super) fn outcome<'w>(world: &'w World, namespace: &str, name: &str) -> Opti
     world.replay()?.outcomes.get(&format!("{namespace}/{name}"))
 }
 
-pub(super) fn report(world: &World, namespace: &str, name: &str, is_lb: bool) -> Option<Allocation> {
-    if !is_lb {
-        return None;
-    }
-    let o = outcome(world, namespace, name)?;
+/// A Service's `allocation` and its findings; `None` and none when MetalLB's controller does not
+/// apply (not a LoadBalancer, no MetalLB, or its configuration unknown).
+pub(super) fn assess(world: &World, namespace: &str, name: &str, is_lb: bool) -> (Option<Allocation>, Vec<Finding>) {
+    let Some(o) = outcome(world, namespace, name).filter(|_| is_lb) else {
+        return (None, Vec::new());
+    };
+    let detail = detail(world, namespace, o);
+    let found = findings(world, namespace, name, o, &detail);
+    (Some(report(o, detail)), found)
+}
+
+fn report(o: &Outcome, detail: String) -> Allocation {
     let mut events = o.sync.events.clone();
     if o.expected.is_none() {
         // Which Event MetalLB emits depends on its random pick; only the warnings are certain.
@@ -41,7 +48,7 @@ pub(super) fn report(world: &World, namespace: &str, name: &str, is_lb: bool) ->
     } else {
         events.iter().find(|e| e.reason != "deprecatedAnnotation").cloned()
     };
-    Some(Allocation {
+    Allocation {
         status: o.status,
         pool: o.pool.clone(),
         expected_ips: o.expected.as_ref().map(|ips| texts(ips)),
@@ -51,8 +58,8 @@ pub(super) fn report(world: &World, namespace: &str, name: &str, is_lb: bool) ->
         reason: reason(o),
         metallb_event,
         events,
-        detail: detail(world, namespace, o),
-    })
+        detail,
+    }
 }
 
 fn failure_code(f: &Failure) -> &'static str {
@@ -329,14 +336,9 @@ fn objects(namespace: &str, name: &str, o: &Outcome, ns: &str) -> Vec<String> {
     objs
 }
 
-pub(super) fn findings(world: &World, namespace: &str, name: &str, is_lb: bool) -> Vec<Finding> {
+fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    if !is_lb {
-        return out;
-    }
-    let Some(o) = outcome(world, namespace, name) else { return out };
     let ns = &world.setup.namespace;
-    let detail = detail(world, namespace, o);
     let event = o.sync.events.iter().find(|e| e.reason != "deprecatedAnnotation");
     let said = event
         .map(|e| format!(" MetalLB says: {} {}: {}", e.type_, e.reason, e.message))

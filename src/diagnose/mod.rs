@@ -237,6 +237,7 @@ fn service_report(
 ) -> ServiceReport {
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
+    let (allocation, allocation_findings) = allocation::assess(world, &e.namespace, &e.name, is_lb);
     let implementation = if e.handled { Implementation::Metallb } else { Implementation::Unknown };
     let config = world.config.as_ref().ok();
     let metallb = e.handled.then(|| MetallbService {
@@ -256,11 +257,11 @@ fn service_report(
         load_balancer_class: spec.and_then(|s| s.load_balancer_class.clone()),
         implementation,
         ips: e.ips.clone(),
-        allocation: allocation::report(world, &e.namespace, &e.name, is_lb),
+        allocation,
         metallb,
         cilium: None,
         findings: {
-            let mut f = allocation::findings(world, &e.namespace, &e.name, is_lb);
+            let mut f = allocation_findings;
             f.extend(checks::service_findings(world, e, answered));
             f
         },
