@@ -500,34 +500,8 @@ impl Allocator {
         Ok(existing)
     }
 
-    /// `Allocate` with Go's map order replaced by `fallback_order` (pool map keys).
-    pub fn allocate_with_order(
-        &mut self,
-        svc_key: &str,
-        svc: &SvcView,
-        family: Family,
-        ports: &[Port],
-        key: &Key,
-        (pinned, fallback_order): (&[String], &[String]),
-    ) -> Result<Vec<IpAddr>, AllocError> {
-        if let Some(existing) = self.allocated.get(svc_key).map(|a| a.ips.clone()) {
-            let as_opt: Vec<Option<IpAddr>> = existing.iter().copied().map(Some).collect();
-            self.assign(svc_key, svc, &as_opt, ports, key)?;
-            return Ok(existing);
-        }
-        for list in [pinned, fallback_order] {
-            if let Some((pool, free)) = self.best_pool(list, svc_key, svc, family, ports, key) {
-                if let Ok(ips) = select_ips(&free, &pool, family, svc.policy()) {
-                    if self.assign(svc_key, svc, &ips, ports, key).is_ok() {
-                        return Ok(ips.into_iter().flatten().collect());
-                    }
-                }
-            }
-        }
-        Err(AllocError::NoAvailable)
-    }
-
-    /// `Allocate` as MetalLB runs it, with pool-name order standing in for Go's map order.
+    /// `Allocate`: pinned pools, then the unrestricted auto-assign pools. Pool-name order stands
+    /// in for Go's random map order; `automatic_outcomes` lists what other orders would give.
     pub fn allocate(
         &mut self,
         svc_key: &str,
@@ -536,9 +510,21 @@ impl Allocator {
         ports: &[Port],
         key: &Key,
     ) -> Result<Vec<IpAddr>, AllocError> {
-        let pinned = self.pinned_pools(svc, None);
-        let fallback = self.fallback_pools();
-        self.allocate_with_order(svc_key, svc, family, ports, key, (&pinned, &fallback))
+        if let Some(existing) = self.allocated.get(svc_key).map(|a| a.ips.clone()) {
+            let as_opt: Vec<Option<IpAddr>> = existing.iter().copied().map(Some).collect();
+            self.assign(svc_key, svc, &as_opt, ports, key)?;
+            return Ok(existing);
+        }
+        for list in [self.pinned_pools(svc, None), self.fallback_pools()] {
+            if let Some((pool, free)) = self.best_pool(&list, svc_key, svc, family, ports, key) {
+                if let Ok(ips) = select_ips(&free, &pool, family, svc.policy()) {
+                    if self.assign(svc_key, svc, &ips, ports, key).is_ok() {
+                        return Ok(ips.into_iter().flatten().collect());
+                    }
+                }
+            }
+        }
+        Err(AllocError::NoAvailable)
     }
 
     /// Pools automatic allocation falls back to: auto-assign pools without any serviceAllocation.
