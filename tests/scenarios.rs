@@ -39,9 +39,9 @@ fn node<'a>(svc: &'a Value, name: &str) -> &'a Value {
 fn every_scenario_gives_the_predicted_findings_and_exit_code() {
     let table: &[(&str, &[&str], i32)] = &[
         ("etp-local-no-candidate-endpoint.yaml", &["LBD101", "LBD103"], 1),
-        ("alloc-dual-stack.yaml", &["LBD110", "LBD114"], 1),
+        ("alloc-dual-stack.yaml", &["LBD110", "LBD114", "LBD115"], 1),
         ("alloc-mismatch.yaml", &["LBD112", "LBD113", "LBD207"], 0),
-        ("alloc-namespace-pools.yaml", &["LBD110"], 1),
+        ("alloc-namespace-pools.yaml", &["LBD110", "LBD115"], 1),
         ("alloc-pool-exhausted.yaml", &["LBD110", "LBD206", "LBD208"], 1),
         ("alloc-sharing-conflict.yaml", &["LBD110"], 1),
         ("ip-not-in-pool.yaml", &["LBD111", "LBD112", "LBD113"], 0),

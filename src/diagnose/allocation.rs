@@ -292,7 +292,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                 o.pool.as_deref().unwrap_or("-")
             )),
             (None, None) => out.push(format!(
-                "MetalLB picks one of {} pools at random (Go map order) for each allocation: {}",
+                "MetalLB would assign an address now, from one of {} pools it picks at random (Go map order): {}; as the status is still empty, its controller has not processed the Service (is the controller Pod running? see its log)",
                 o.possible.len(),
                 o.possible.iter().map(|(p, ips)| format!("{} from {p}", list(&texts(ips)))).collect::<Vec<_>>().join(" or ")
             )),
@@ -345,6 +345,13 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
         .unwrap_or_else(|| " MetalLB emits no event for this.".into());
     let ends_without_ip = o.expected.as_ref().is_some_and(|e| e.is_empty());
     match o.status {
+        Status::Pending if o.sync.failure.is_none() => out.push(Finding {
+            code: "LBD115",
+            severity: Severity::Warning,
+            message: format!("pending: {detail}"),
+            hint: "check that MetalLB's controller Pod runs and has loaded its configuration (its log, ConfigurationState/controller); a Service created a moment before the snapshot is also still pending".into(),
+            objects: objects(namespace, name, o, ns),
+        }),
         Status::Pending if o.sync.failure.is_some() => out.push(Finding {
             code: "LBD110",
             severity: Severity::Error,
