@@ -233,3 +233,33 @@ fn a_closed_pipe_is_not_an_error() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Every finding code the source can raise has its page and its row in the index.
+#[test]
+fn every_finding_code_is_documented() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut codes = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (i, _) in text.match_indices("\"LBD") {
+                let code = &text[i + 1..i + 7];
+                if code[3..].bytes().all(|b| b.is_ascii_digit()) {
+                    codes.insert(code.to_string());
+                }
+            }
+        }
+    }
+    assert!(codes.len() >= 20, "found {codes:?}");
+    let index = std::fs::read_to_string(root.join("docs/findings/README.md")).unwrap();
+    for code in &codes {
+        assert!(root.join(format!("docs/findings/{code}.md")).is_file(), "{code} has no page");
+        assert!(index.contains(&format!("| {code} |")), "{code} is not in docs/findings/README.md");
+    }
+}
