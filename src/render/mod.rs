@@ -64,6 +64,8 @@ pub fn render_pools(
             let text = serde_saphyr::to_string(report).map_err(std::io::Error::other)?;
             out.write_all(text.as_bytes())
         }
-        Format::Table | Format::Wide => table::pools(out, report, single, table::Paint { color }),
+        Format::Table | Format::Wide => {
+            table::pools(out, report, single, format == Format::Wide, table::Paint { color })
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! kubectl-style tables and the prose around them.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
@@ -452,7 +453,7 @@ fn usage(u: &FamilyUsage) -> String {
 }
 
 /// `explain pools`: a line per pool; `explain pool NAME`: holders and candidates too.
-pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, paint: Paint) -> std::io::Result<()> {
+pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, wide: bool, paint: Paint) -> std::io::Result<()> {
     if report.pools.is_empty() && !single {
         writeln!(out, "No IPAddressPool that MetalLB's controller would use.")?;
     }
@@ -537,18 +538,40 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, paint: Pai
             writeln!(out, "No Service holds an address of this pool.")?;
         } else {
             let mut t = new_table(paint, &["IP", "HELD BY"]);
-            for h in &p.holders {
+            let limit = if wide { usize::MAX } else { 100 };
+            for h in p.holders.iter().take(limit) {
                 t.add_row(vec![Cell::new(&h.ip), Cell::new(h.services.join(", "))]);
+            }
+            if p.holders.len() > limit {
+                t.add_row(vec![
+                    Cell::new(format!("… {} more", p.holders.len() - limit)),
+                    Cell::new("-o wide or -o json lists them all"),
+                ]);
             }
             print_table(out, &t)?;
         }
         let others: Vec<_> = p.services.iter().filter(|c| c.fit != "holds").collect();
         if !others.is_empty() {
             writeln!(out)?;
+            // Large clusters: a few rows per verdict, the rest counted (-o json lists every one).
+            let per_fit = if wide { usize::MAX } else { 20 };
+            let mut shown: BTreeMap<&str, usize> = BTreeMap::new();
             let mut t = new_table(paint, &["SERVICE", "AUTOMATIC ALLOCATION", "WHY"]);
-            for c in others {
+            for c in &others {
+                let n = shown.entry(c.fit).or_default();
+                *n += 1;
+                if *n > per_fit {
+                    continue;
+                }
                 let fit = if c.fit == "candidate" { paint.good(c.fit) } else { c.fit.to_string() };
                 t.add_row(vec![Cell::new(&c.service), Cell::new(fit), Cell::new(&c.detail)]);
+            }
+            for (fit, n) in shown.iter().filter(|(_, n)| **n > per_fit) {
+                t.add_row(vec![
+                    Cell::new(format!("… {} more", n - per_fit)),
+                    Cell::new(*fit),
+                    Cell::new("-o wide or -o json lists them all"),
+                ]);
             }
             print_table(out, &t)?;
         }
