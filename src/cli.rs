@@ -12,11 +12,13 @@ use crate::snapshot::{BgpType, Memberlist};
     name = "kubectl-lbdoctor",
     bin_name = "kubectl lbdoctor",
     version,
-    about = "Explains why a LoadBalancer IP is (not) announced: re-runs MetalLB's speaker election offline",
+    about = "Explains why a LoadBalancer IP is (not) announced, or still pending: re-runs MetalLB's controller and speakers offline",
     propagate_version = true,
     after_help = "Examples:\n  \
-      # Who should announce web's IP, and why does every other node not?\n  \
+      # Who should announce web's IP, and why does every other node not? Why is it pending?\n  \
       kubectl lbdoctor explain svc web -n shop --from snapshot.yaml\n\n  \
+      # MetalLB's pools: usage, who holds which IP, who could get one\n  \
+      kubectl lbdoctor explain pools --from snapshot.yaml\n\n  \
       # Every LoadBalancer Service and every finding; exit 1 on errors (for CI)\n  \
       kubectl lbdoctor check --from snapshots/ -o json\n\n  \
       # A snapshot straight from kubectl (docs/snapshot-format.md has the complete list)\n  \
@@ -110,11 +112,11 @@ impl FailOn {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Explain one Service (every node, every filter) or list every LoadBalancer Service
+    /// Explain one Service (allocation, every node, every filter) or list them; or MetalLB's pools
     Explain {
-        /// Resource type: svc, service or services
+        /// Resource type: svc (service, services) or pool (pools, ipaddresspool)
         resource: String,
-        /// Service name; omit it (with -A or -n) to list
+        /// Service or pool name; omit it to list (Services: with -A or -n)
         name: Option<String>,
     },
     /// Check every Service and the MetalLB configuration; exit 1 on findings (for CI)
