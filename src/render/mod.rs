@@ -27,14 +27,7 @@ pub enum View {
 
 pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, color: bool) -> std::io::Result<()> {
     match format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report)?;
-            writeln!(out)
-        }
-        Format::Yaml => {
-            let text = serde_saphyr::to_string(report).map_err(std::io::Error::other)?;
-            out.write_all(text.as_bytes())
-        }
+        Format::Json | Format::Yaml => document(out, report, format),
         Format::Table | Format::Wide => {
             let paint = table::Paint { color };
             let wide = format == Format::Wide;
@@ -56,16 +49,19 @@ pub fn render_pools(
     color: bool,
 ) -> std::io::Result<()> {
     match format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report)?;
-            writeln!(out)
-        }
-        Format::Yaml => {
-            let text = serde_saphyr::to_string(report).map_err(std::io::Error::other)?;
-            out.write_all(text.as_bytes())
-        }
+        Format::Json | Format::Yaml => document(out, report, format),
         Format::Table | Format::Wide => {
             table::pools(out, report, single, format == Format::Wide, table::Paint { color })
         }
     }
+}
+
+/// JSON or YAML: the same document.
+fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: Format) -> std::io::Result<()> {
+    if format == Format::Yaml {
+        let text = serde_saphyr::to_string(value).map_err(std::io::Error::other)?;
+        return out.write_all(text.as_bytes());
+    }
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)
 }
