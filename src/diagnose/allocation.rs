@@ -68,7 +68,7 @@ fn failure_code(f: &Failure) -> &'static str {
         Failure::NoClusterIp => "noClusterIP",
         Failure::NotEnoughClusterIps => "notEnoughClusterIPs",
         Failure::ClusterIpFamily(_) => "clusterIPFamilyUnknown",
-        Failure::Cleared(e) | Failure::InvalidRequest(e) | Failure::Allocation(e) => e.code(),
+        Failure::InvalidRequest(e) | Failure::Allocation(e) => e.code(),
         Failure::Internal(_) => "internalError",
     }
 }
@@ -286,7 +286,6 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             ),
             (Some(Failure::ClusterIpFamily(e)), _) => out.push(format!("the ClusterIPs have no usable family: {e}")),
             (Some(Failure::Internal(what)), _) => out.push(format!("MetalLB reports an internal error ({what})")),
-            (Some(Failure::Cleared(e)), _) => out.push(e.to_string()),
             (None, Some(ips)) => out.push(format!(
                 "MetalLB would assign {ips} from pool {} now; as the status is still empty, its controller has not processed the Service (is the controller Pod running? see its log)",
                 o.pool.as_deref().unwrap_or("-")

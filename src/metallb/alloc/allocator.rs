@@ -214,10 +214,6 @@ impl Allocator {
         AllocationKey(self.allocated.get(svc).map(|a| a.key.clone()).unwrap_or_default())
     }
 
-    pub fn services_on(&self, ip: IpAddr) -> impl Iterator<Item = &String> {
-        self.services_on_ip.get(&ip_key(ip)).into_iter().flatten()
-    }
-
     pub fn key_for_ip(&self, ip: IpAddr) -> Option<&Key> {
         self.sharing_key_for_ip.get(&ip_key(ip))
     }

@@ -44,8 +44,6 @@ pub enum Failure {
     NoClusterIp,
     NotEnoughClusterIps,
     ClusterIpFamily(String),
-    /// The held IPs could not be re-registered (`ClearAssignment`).
-    Cleared(AllocError),
     InvalidRequest(AllocError),
     Allocation(AllocError),
     Internal(&'static str),
