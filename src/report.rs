@@ -88,7 +88,73 @@ pub struct MetallbService {
     pub pool: Option<String>,
     pub withdraw_reason: Option<String>,
     pub layer2: Option<Layer2>,
-    pub bgp: Option<serde_json::Value>,
+    /// `null` when the Service's pool has no BGPAdvertisement.
+    pub bgp: Option<Bgp>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bgp {
+    /// BGPAdvertisements of the pool that select the Service (on some node), sorted.
+    pub advertisements: Vec<String>,
+    /// Nodes whose speaker returns `""`, sorted.
+    /// Shared between Services with the same set: most Services of a cluster have one.
+    pub announcing: std::sync::Arc<[std::sync::Arc<str>]>,
+    /// BGPPeer names that receive at least one route for the Service from some node.
+    pub peers: Vec<String>,
+    /// From ServiceBGPStatus: per announcing node, the peers it reports; `null` when the
+    /// snapshot holds no ServiceBGPStatus at all.
+    pub actual: Option<Vec<BgpActual>>,
+    pub verdict: String,
+    /// Every node with a live (or assumed) speaker; only in detailed output.
+    pub nodes: Vec<BgpNode>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpActual {
+    pub node: String,
+    pub peers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpNode {
+    pub node: std::sync::Arc<str>,
+    pub speaker: Option<bool>,
+    pub announces: bool,
+    /// What the node's BGP `ShouldAnnounce` returns; `null` where no speaker runs.
+    pub reason: Option<&'static str>,
+    /// The two advertisements behind `conflictingAdvertisements`.
+    pub conflicting: Option<[String; 2]>,
+    pub sessions: Vec<BgpSession>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpSession {
+    pub peer: String,
+    /// Peer address, or the interface for unnumbered peering.
+    pub address: String,
+    /// `null` with `dynamicASN`.
+    pub asn: Option<u32>,
+    #[serde(rename = "dynamicASN")]
+    pub dynamic_asn: Option<String>,
+    #[serde(rename = "myASN")]
+    pub my_asn: u32,
+    pub vrf: String,
+    /// LOCAL_PREF only travels on iBGP sessions.
+    pub ibgp: Option<bool>,
+    pub routes: Vec<BgpRoute>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpRoute {
+    pub prefix: String,
+    /// As handed to the session; `null` = unset (0).
+    pub local_pref: Option<u32>,
+    pub communities: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

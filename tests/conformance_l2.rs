@@ -84,6 +84,7 @@ fn endpoints(v: &Value, table: &NodeTable) -> Vec<EndpointInput> {
             out.push(EndpointInput {
                 node: ep["nodeName"].as_str().and_then(|n| table.id(n)),
                 can_serve: endpoint_can_serve(conditions.as_ref()),
+                has_addresses: ep["addresses"].as_array().is_some_and(|a| !a.is_empty()),
             });
         }
     }
@@ -360,6 +361,9 @@ fn run_head(v: &Value) -> bool {
                 l2_advertisements: ads.iter().collect(),
                 bgp_advertisements: vec![],
                 communities: vec![],
+                bgp_peers: vec![],
+                bfd_profiles: vec![],
+                bgp_type: None,
                 nodes: &nodes,
                 namespaces: &[],
             };

@@ -42,3 +42,8 @@ fn explain_trapped_service() {
 fn explain_all_wide() {
     insta::assert_snapshot!(table(&["explain", "svc", "-A", "-o", "wide", "--from", "testdata/clusters/homelab.yaml"]));
 }
+
+#[test]
+fn explain_bgp_service() {
+    insta::assert_snapshot!(table(&["explain", "svc", "web", "--from", "testdata/scenarios/bgp-two-routers.yaml"]));
+}

@@ -44,6 +44,10 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("alloc-namespace-pools.yaml", &["LBD110", "LBD115"], 1),
         ("alloc-pool-exhausted.yaml", &["LBD110", "LBD206", "LBD208"], 1),
         ("alloc-sharing-conflict.yaml", &["LBD110"], 1),
+        ("bgp-frr-k8s-drift.yaml", &["LBD132", "LBD215"], 0),
+        ("bgp-native-ipv6.yaml", &["LBD201"], 1),
+        ("bgp-nobody-advertises.yaml", &["LBD130", "LBD131", "LBD210", "LBD211", "LBD212", "LBD213", "LBD214"], 1),
+        ("bgp-two-routers.yaml", &[], 0),
         ("ip-not-in-pool.yaml", &["LBD111", "LBD112", "LBD113"], 0),
         ("lb-class-other.yaml", &[], 0),
         ("memberlist-disabled-dead-winner.yaml", &["LBD101"], 1),
@@ -348,4 +352,97 @@ fn a_broken_advertisement_stops_the_speakers_not_allocation() {
     // Overlapping pools stop the controller too: no allocation is guessed.
     let (report, _) = run("overlapping-pools.yaml", &[]);
     assert_eq!(web(&report)["allocation"], Value::Null);
+}
+
+fn bgp_node<'a>(svc: &'a Value, name: &str) -> &'a Value {
+    svc["metallb"]["bgp"]["nodes"].as_array().unwrap().iter().find(|n| n["node"] == name).unwrap()
+}
+
+fn session<'a>(node: &'a Value, peer: &str) -> Option<&'a Value> {
+    node["sessions"].as_array().unwrap().iter().find(|s| s["peer"] == peer)
+}
+
+#[test]
+fn bgp_routes_per_node_and_peer() {
+    let (r, code) = run("bgp-two-routers.yaml", &[]);
+    assert_eq!(code, 0);
+    let web = svc(&r, "default", "web");
+    let bgp = &web["metallb"]["bgp"];
+    assert_eq!(web["metallb"]["layer2"], Value::Null, "a BGP-only pool has no layer-2 election");
+    assert_eq!(bgp["announcing"], serde_json::json!(["edge-1", "worker-a", "worker-b"]));
+    assert_eq!(bgp["advertisements"], serde_json::json!(["to-edge", "to-tor"]));
+    // The excluded control-plane node keeps its session but hands it nothing.
+    let cp = bgp_node(web, "cp-1");
+    assert_eq!(cp["reason"], "nodeLabeledExcludeBalancers");
+    assert_eq!(session(cp, "tor").unwrap()["routes"], serde_json::json!([]));
+    assert!(session(cp, "edge").is_none(), "edge only peers with rack=edge nodes");
+    let edge = bgp_node(web, "edge-1");
+    assert_eq!(
+        session(edge, "tor").unwrap()["routes"],
+        serde_json::json!([{"prefix": "198.51.100.10/32", "localPref": 200, "communities": []}])
+    );
+    let to_edge = session(edge, "edge").unwrap();
+    assert_eq!((to_edge["asn"].as_u64(), to_edge["ibgp"].as_bool()), (Some(65001), Some(false)));
+    // The Community alias resolves; standard communities sort by value.
+    assert_eq!(
+        to_edge["routes"],
+        serde_json::json!([{"prefix": "198.51.100.10/32", "localPref": null, "communities": ["65001:100", "65535:65281"]}])
+    );
+    assert!(session(bgp_node(web, "worker-a"), "edge").is_none());
+
+    let api = svc(&r, "default", "api");
+    assert_eq!(api["metallb"]["bgp"]["announcing"], serde_json::json!(["worker-b"]));
+    assert_eq!(bgp_node(api, "worker-a")["reason"], "noLocalEndpoints");
+    assert_eq!(
+        session(bgp_node(api, "worker-b"), "tor").unwrap()["routes"][0]["prefix"],
+        "198.51.100.128/27",
+        "aggregationLength 27 rolls the IP up"
+    );
+}
+
+#[test]
+fn bgp_failures_name_their_cause() {
+    let (r, _) = run("bgp-nobody-advertises.yaml", &[]);
+    let gold = svc(&r, "default", "gold");
+    let a = bgp_node(gold, "worker-a");
+    assert_eq!(a["reason"], "conflictingAdvertisements");
+    assert_eq!(a["conflicting"], serde_json::json!(["any-tier", "gold"]));
+    let web = svc(&r, "default", "web");
+    assert_eq!(web["metallb"]["bgp"]["announcing"], serde_json::json!(["worker-b"]));
+    assert_eq!(web["metallb"]["bgp"]["peers"], serde_json::json!([]));
+    assert_eq!(bgp_node(web, "worker-a")["reason"], "notOwner");
+    let cluster: Vec<&str> = r["findings"].as_array().unwrap().iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert!(cluster.iter().any(|m| m.contains("tor-2") && m.contains("does not exist")), "{cluster:?}");
+    assert!(cluster.iter().any(|m| m.contains("node-x")), "{cluster:?}");
+}
+
+#[test]
+fn frr_k8s_drift_and_bgp_status_mismatch() {
+    let (r, _) = run("bgp-frr-k8s-drift.yaml", &[]);
+    let drift = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD215").unwrap();
+    let msg = drift["message"].as_str().unwrap();
+    assert!(msg.contains("metallb-node-a"), "{msg}");
+    for part in ["missing neighbour 2001:db8::fe", "missing prefix 198.51.100.5/32", "extra prefix 198.51.100.6/32"] {
+        assert!(msg.contains(part), "{msg} lacks {part}");
+    }
+    let web = svc(&r, "default", "web");
+    let status = web["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD132").unwrap();
+    assert!(status["message"].as_str().unwrap().contains("node-b"));
+    // The IPv6 session is handed the IPv4 route; frr-k8s filters it by family.
+    let a = bgp_node(web, "node-a");
+    assert_eq!(session(a, "tor6").unwrap()["routes"][0]["prefix"], "198.51.100.5/32");
+}
+
+#[test]
+fn native_bgp_rejects_ipv6_pools_and_with_them_layer2() {
+    let (r, code) = run("bgp-native-ipv6.yaml", &[]);
+    assert_eq!(code, 1);
+    let f = &r["findings"][0];
+    assert_eq!(f["code"], "LBD201");
+    assert!(f["message"].as_str().unwrap().contains("native bgp mode does not support ipv6"));
+    assert_eq!(f["objects"], serde_json::json!(["IPAddressPool metallb-system/v6"]));
+    // Under frr the same objects are fine.
+    let (r, code) = run("bgp-native-ipv6.yaml", &["--bgp-type", "frr"]);
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(svc(&r, "default", "web")["metallb"]["layer2"]["expectedAnnouncer"], "node-a");
 }

@@ -13,7 +13,7 @@ fn finding(code: &'static str, severity: Severity, message: String, hint: String
     Finding { code, severity, message, hint, objects }
 }
 
-fn names(world: &World, set: impl IntoIterator<Item = NodeId>, limit: usize) -> String {
+pub(super) fn names(world: &World, set: impl IntoIterator<Item = NodeId>, limit: usize) -> String {
     let all: Vec<&str> = set.into_iter().map(|n| world.table.name(n)).collect();
     let mut text = all.iter().take(limit).copied().collect::<Vec<_>>().join(", ");
     if all.len() > limit {
@@ -292,7 +292,9 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
                 "LBD201",
                 Severity::Error,
                 format!("MetalLB rejects the whole configuration: {}", err.message),
-                if world.controller_config.is_ok() {
+                if err.message.contains("native bgp mode") || err.message.contains("native BGP mode") {
+                    "the speakers run the native BGP backend (the default when METALLB_BGP_TYPE is unset), which cannot carry this: restrict the BGPAdvertisements to IPv4 pools and standard communities, or switch MetalLB to frr or frr-k8s mode. Until then every speaker keeps its last good configuration, layer 2 included".into()
+                } else if world.controller_config.is_ok() {
                     // Advertisements and peers are the speakers' business; the controller reads pools only.
                     "fix the object named; until then every speaker keeps its last good configuration, which the snapshot cannot show (check ConfigurationState objects). The controller reads only pools, communities and namespaces, so allocation goes on".into()
                 } else {

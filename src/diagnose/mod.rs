@@ -2,6 +2,7 @@
 //! Service, what MetalLB's speakers decide for it, and whether reality agrees.
 
 mod allocation;
+mod bgp;
 mod checks;
 mod pools;
 mod verdict;
@@ -60,6 +61,8 @@ pub(crate) struct Evaluation<'w> {
     pub withdraw: Option<Withdraw>,
     pub pool: Option<usize>,
     pub l2: Option<L2Outcome>,
+    /// Only when the pool has BGPAdvertisements.
+    pub bgp: Option<bgp::BgpOutcome>,
     pub observed: Option<Observed>,
 }
 
@@ -153,6 +156,9 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
         findings: {
             let mut f = checks::cluster_findings(&world);
             f.extend(allocation::pool_findings(&world));
+            f.extend(bgp::cluster_findings(&world, &evals));
+            // Stable: within a code, the order each check found them in.
+            f.sort_by_key(|x| x.code);
             f
         },
     };
@@ -182,7 +188,8 @@ fn evaluate<'w>(
     let ips: Vec<String> =
         raw_ips.iter().map(|s| crate::k8s::ip::parse_go_ip(s).map(go_ip_string).unwrap_or_else(|| s.clone())).collect();
     let observed = world.actual.for_service(&namespace, &name);
-    let mut eval = Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, observed };
+    let mut eval =
+        Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, bgp: None, observed };
     let Ok(config) = world.config.as_ref() else {
         return eval;
     };
@@ -209,6 +216,14 @@ fn evaluate<'w>(
         ip: parsed[0],
         endpoints,
     };
+
+    if let (false, Some(index)) = (config.pools[pool].bgp.is_empty(), world.bgp.as_ref()) {
+        eval.bgp = Some(bgp::evaluate(world, index, config, pool, &parsed, &input));
+        // A BGP-only pool has no layer-2 election to show.
+        if config.pools[pool].l2.is_empty() {
+            return eval;
+        }
+    }
     let run = |config: &Config, sets: &[FixedBitSet], pool: usize, head: bool, full_order: bool| {
         let pool_ads: Vec<usize> = config.pools[pool].l2.iter().map(|pa| pa.ad).collect();
         let ads: Vec<AdNodes> =
@@ -247,7 +262,7 @@ fn service_report(
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw.map(|w| w.as_str().to_string()),
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail)),
-        bgp: None,
+        bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
     });
     ServiceReport {
         namespace: e.namespace.clone(),
@@ -263,6 +278,9 @@ fn service_report(
         findings: {
             let mut f = allocation_findings;
             f.extend(checks::service_findings(world, e, answered));
+            if let Some(o) = &e.bgp {
+                f.extend(bgp::service_findings(world, e, o));
+            }
             f
         },
     }
@@ -335,6 +353,12 @@ pub(crate) fn source(world: &World) -> Source {
     let mut assumptions = s.assumptions.clone();
     if world.snap.nodes.is_empty() {
         assumptions.push("the snapshot has no Node objects: node filters cannot be evaluated".into());
+    }
+    if !world.snap.metallb.frr_configurations.is_empty() && s.bgp_type != crate::snapshot::BgpType::FrrK8s {
+        assumptions.push(format!(
+            "the snapshot holds FRRConfiguration objects, but MetalLB's BGP type is {}: they are not compared with what the speakers should write (pass --bgp-type frr-k8s if the speakers run with METALLB_BGP_TYPE=frr-k8s)",
+            s.bgp_type.as_str()
+        ));
     }
     Source {
         mode: "snapshot",

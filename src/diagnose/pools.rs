@@ -90,7 +90,7 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
                     let mut l2: Vec<String> =
                         p.l2.iter().flat_map(|pa| pa.all()).map(|i| cfg.l2_advertisements[i].name.clone()).collect();
                     l2.sort();
-                    (l2, p.bgp.clone())
+                    (l2, cfg.bgp_names(p))
                 }
                 None => (Vec::new(), Vec::new()),
             };

@@ -22,11 +22,6 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
         (None, _) if el.shared_ip_refusal => {
             format!("nobody announces {ip}: newer MetalLB refuses allow-shared-ip Services on L2Advertisements with serviceSelectors")
         }
-        (None, _) if pool.l2.is_empty() && !pool.bgp.is_empty() => format!(
-            "no layer-2 announcement for {ip}: pool {} has only BGPAdvertisements ({}), which this build does not analyse",
-            pool.name,
-            pool.bgp.join(", ")
-        ),
         (None, _) if pool.l2.is_empty() => format!("nobody announces {ip}: pool {} has no advertisement", pool.name),
         (None, _) if el.ads_for_service.is_empty() => {
             format!("nobody announces {ip}: no L2Advertisement of pool {} matches the Service", pool.name)

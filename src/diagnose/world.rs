@@ -1,13 +1,14 @@
 //! Everything derived once per snapshot that every Service's evaluation shares.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
+use super::bgp::BgpIndex;
 use crate::k8s::{endpoint_can_serve, has_exclude_label, is_network_unavailable, EXCLUDE_LB_LABEL};
-use crate::metallb::actual::ActualIndex;
+use crate::metallb::actual::{ActualIndex, BgpActualIndex};
 use crate::metallb::alloc::pools::Pools;
 use crate::metallb::alloc::replay::{replay, Replay};
 use crate::metallb::alloc::svc::SvcView;
@@ -34,10 +35,15 @@ pub struct World<'a> {
     pub live_speakers: Option<FixedBitSet>,
     pub endpoints: HashMap<(String, String), Vec<EndpointInput>>,
     pub actual: ActualIndex,
+    pub bgp_actual: BgpActualIndex,
+    /// BGP node sets and pool compatibility; `None` without a valid configuration.
+    pub(crate) bgp: Option<BgpIndex>,
     /// Shared by every Service's node rows, which would otherwise copy them per Service.
     pub node_names: Vec<Arc<str>>,
     pub node_roles: Vec<Arc<[String]>>,
     pub exclude_values: Vec<Option<String>>,
+    /// Node-name lists handed out by `node_list`, by node set.
+    node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
 }
 
 impl<'a> World<'a> {
@@ -55,6 +61,9 @@ impl<'a> World<'a> {
             l2_advertisements: snap.metallb.l2_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
             bgp_advertisements: snap.metallb.bgp_advertisements.iter().filter(|o| in_ns(o.namespace())).collect(),
             communities: snap.metallb.communities.iter().filter(|o| in_ns(o.namespace())).collect(),
+            bgp_peers: snap.metallb.bgp_peers.iter().filter(|o| in_ns(o.namespace())).collect(),
+            bfd_profiles: snap.metallb.bfd_profiles.iter().filter(|o| in_ns(o.namespace())).collect(),
+            bgp_type: Some(setup.bgp_type),
             nodes: &snap.nodes,
             namespaces: &namespaces,
         };
@@ -66,6 +75,9 @@ impl<'a> World<'a> {
             communities: input.communities.clone(),
             l2_advertisements: Vec::new(),
             bgp_advertisements: Vec::new(),
+            bgp_peers: Vec::new(),
+            bfd_profiles: Vec::new(),
+            bgp_type: None,
             ..input
         };
         let controller_config = config::parse(&controller_input, setup.head());
@@ -113,6 +125,7 @@ impl<'a> World<'a> {
                 list.push(EndpointInput {
                     node: ep.node_name.as_deref().and_then(|n| table.id(n)),
                     can_serve: endpoint_can_serve(ep.conditions.as_ref()),
+                    has_addresses: !ep.addresses.is_empty(),
                 });
             }
         }
@@ -130,6 +143,13 @@ impl<'a> World<'a> {
         }
 
         let actual = ActualIndex::new(snap, ns);
+        let bgp_actual = BgpActualIndex::new(snap, ns);
+        // BGP needs no memberlist: a speaker acts wherever one runs (or is assumed to).
+        let speakers = match &live_speakers {
+            Some(live) => live.clone(),
+            None => table.has_object.clone(),
+        };
+        let bgp = config.as_ref().ok().map(|c| BgpIndex::build(c, snap, &table, speakers));
         World {
             snap,
             setup,
@@ -142,10 +162,21 @@ impl<'a> World<'a> {
             live_speakers,
             endpoints,
             actual,
+            bgp_actual,
+            bgp,
             node_names,
             node_roles,
             exclude_values,
+            node_lists: Mutex::default(),
         }
+    }
+
+    /// The names of `nodes`, sorted, as one list shared by every caller asking for the same set.
+    pub fn node_list(&self, nodes: impl Iterator<Item = usize>) -> Arc<[Arc<str>]> {
+        let mut set = FixedBitSet::with_capacity(self.table.len());
+        set.extend(nodes);
+        let mut lists = self.node_lists.lock().unwrap_or_else(|e| e.into_inner());
+        lists.entry(set).or_insert_with_key(|set| set.ones().map(|n| self.node_names[n].clone()).collect()).clone()
     }
 
     /// Replays MetalLB's controller over every Service. Sequential by nature, so callers run it

@@ -101,3 +101,55 @@ fn event_time(e: &Event) -> Option<Timestamp> {
         .or_else(|| e.first_timestamp.as_ref().map(|t| t.0))
         .or_else(|| e.metadata.creation_timestamp.as_ref().map(|t| t.0))
 }
+
+/// Per Service, the nodes whose speakers report BGP peers for it (ServiceBGPStatus, spec §9.5).
+pub struct BgpActualIndex {
+    by_service: HashMap<(String, String), std::collections::BTreeMap<String, BTreeSet<String>>>,
+    present: bool,
+}
+
+impl BgpActualIndex {
+    pub fn new(snap: &Snapshot, metallb_namespace: &str) -> BgpActualIndex {
+        let mut by_service: HashMap<(String, String), std::collections::BTreeMap<String, BTreeSet<String>>> =
+            HashMap::new();
+        let relevant: Vec<_> =
+            snap.metallb.service_bgp_statuses.iter().filter(|s| s.namespace() == metallb_namespace).collect();
+        for s in &relevant {
+            let labels = s.labels();
+            let status = s.status.clone().unwrap_or_default();
+            let pick = |from_status: String, label: &str| {
+                if from_status.is_empty() {
+                    labels.get(label).cloned().unwrap_or_default()
+                } else {
+                    from_status
+                }
+            };
+            let ns = pick(status.service_namespace, SVC_NS_LABEL);
+            let name = pick(status.service_name, SVC_NAME_LABEL);
+            let node = pick(status.node, NODE_LABEL);
+            if name.is_empty() || node.is_empty() || status.peers.is_empty() {
+                continue;
+            }
+            by_service.entry((ns, name)).or_default().entry(node).or_default().extend(status.peers);
+        }
+        BgpActualIndex { by_service, present: !relevant.is_empty() }
+    }
+
+    /// `None` when the snapshot holds no ServiceBGPStatus at all (nothing is known).
+    pub fn for_service(&self, namespace: &str, name: &str) -> Option<Vec<crate::report::BgpActual>> {
+        if !self.present {
+            return None;
+        }
+        let nodes = self.by_service.get(&(namespace.to_string(), name.to_string()));
+        Some(
+            nodes
+                .into_iter()
+                .flatten()
+                .map(|(node, peers)| crate::report::BgpActual {
+                    node: node.clone(),
+                    peers: peers.iter().cloned().collect(),
+                })
+                .collect(),
+        )
+    }
+}

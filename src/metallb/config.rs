@@ -8,9 +8,11 @@ use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::alloc::pools::{resolve_service_allocation, AllocPool};
+use super::bgp::config::{self as bgp_config, BgpAd, BgpConfigError, Peer, PoolFamilies};
 use crate::k8s::cidr::{overlaps, parse_pool_address};
 use crate::k8s::selector::{go_requirement_q, go_selector_q, go_selector_v, Labels, Selector};
-use crate::snapshot::crd::{BgpAdvertisement, Community, IpAddressPool, L2Advertisement};
+use crate::snapshot::crd::{BfdProfile, BgpAdvertisement, BgpPeer, Community, IpAddressPool, L2Advertisement};
+use crate::snapshot::BgpType;
 
 /// The CRs of MetalLB's own namespace plus every Node, exactly what `config.For` reads.
 pub struct ConfigInput<'a> {
@@ -18,6 +20,11 @@ pub struct ConfigInput<'a> {
     pub l2_advertisements: Vec<&'a L2Advertisement>,
     pub bgp_advertisements: Vec<&'a BgpAdvertisement>,
     pub communities: Vec<&'a Community>,
+    pub bgp_peers: Vec<&'a BgpPeer>,
+    pub bfd_profiles: Vec<&'a BfdProfile>,
+    /// The speaker's BGP backend, whose validation runs first; `None` for the controller,
+    /// which validates nothing of BGP.
+    pub bgp_type: Option<BgpType>,
     pub nodes: &'a [Node],
     /// Namespace names and labels, for pool `namespaceSelectors`.
     pub namespaces: &'a [(String, Labels)],
@@ -29,6 +36,19 @@ pub struct Config {
     pub pools: Vec<Pool>,
     /// One per L2Advertisement CR, sorted by name.
     pub l2_advertisements: Vec<L2Ad>,
+    /// One per BGPAdvertisement CR, sorted by name.
+    pub bgp_advertisements: Vec<BgpAd>,
+    /// BGPPeers, sorted by name.
+    pub peers: Vec<Peer>,
+}
+
+impl Config {
+    /// Names of the BGPAdvertisements attached to `pool`, sorted and deduplicated.
+    pub fn bgp_names(&self, pool: &Pool) -> Vec<String> {
+        let names: std::collections::BTreeSet<&str> =
+            pool.bgp.iter().map(|&i| self.bgp_advertisements[i].name.as_str()).collect();
+        names.into_iter().map(str::to_string).collect()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -38,8 +58,11 @@ pub struct Pool {
     pub cidrs: Vec<IpNet>,
     /// The L2 advertisements attached to this pool, after MetalLB's dedupe.
     pub l2: Vec<PoolAd>,
-    /// Names of the BGPAdvertisements attached to this pool.
-    pub bgp: Vec<String>,
+    /// The BGP advertisements attached to this pool, as indices into `Config::bgp_advertisements`
+    /// (MetalLB does not fold duplicates: an advertisement reaching the pool twice is listed twice).
+    pub bgp: Vec<usize>,
+    /// `spec.addresses` entries with the CIDRs each one summarises to.
+    pub addresses: Vec<(String, Vec<IpNet>)>,
     /// The pool as the controller's allocator holds it.
     pub alloc: AllocPool,
 }
@@ -86,6 +109,25 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     let ns_of = |ns: &str, name: &str| format!("{ns}/{name}");
     let mut pools_sorted = input.pools.clone();
     pools_sorted.sort_by(|a, b| a.name().cmp(b.name()));
+
+    let bgp_err = |e: BgpConfigError| ConfigError { message: e.message, objects: vec![e.object] };
+    let mut peer_crs = input.bgp_peers.clone();
+    peer_crs.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut bgp_sorted = input.bgp_advertisements.clone();
+    bgp_sorted.sort_by(|a, b| a.name().cmp(b.name()));
+    if let Some(bgp_type) = input.bgp_type {
+        bgp_config::validate_backend(
+            bgp_type,
+            &peer_crs,
+            &input.bfd_profiles,
+            &bgp_sorted,
+            &input.communities,
+            &pools_sorted,
+        )
+        .map_err(bgp_err)?;
+    }
+    bgp_config::check_bfd_profiles(&input.bfd_profiles).map_err(bgp_err)?;
+    let peers = bgp_config::parse_peers(&peer_crs, &input.bfd_profiles).map_err(bgp_err)?;
 
     validate_communities(&input.communities)?;
 
@@ -147,18 +189,54 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
         l2_advertisements.push(ad);
     }
 
-    let mut bgp_sorted = input.bgp_advertisements.clone();
-    bgp_sorted.sort_by(|a, b| a.name().cmp(b.name()));
+    let aliases = bgp_config::community_aliases(&input.communities);
+    let node_labels: Vec<(&str, &Labels)> =
+        input.nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
+    let mut bgp_advertisements: Vec<BgpAd> = Vec::new();
     for cr in &bgp_sorted {
         let object = format!("BGPAdvertisement {}", ns_of(cr.namespace(), cr.name()));
-        let targets = attached_pools(&cr.spec.ip_address_pools, &cr.spec.ip_address_pool_selectors, &pools_sorted)
-            .map_err(|message| ConfigError { message, objects: vec![object] })?;
-        for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
-            pool.bgp.push(cr.name().to_string());
+        let fail = |message: String| ConfigError { message, objects: vec![object.clone()] };
+        let mut ad = bgp_config::bgp_ad_from_cr(cr, &aliases, &node_labels).map_err(fail)?;
+        // Named pools in the CR's order, then selected ones; a pool both named and selected
+        // gets the advertisement twice, as in MetalLB.
+        let targets: Vec<String> =
+            if cr.spec.ip_address_pools.is_empty() && cr.spec.ip_address_pool_selectors.is_empty() {
+                pools.iter().map(|p| p.name.clone()).collect()
+            } else {
+                let labelled: Vec<(&str, &Labels)> = pools_sorted.iter().map(|p| (p.name(), p.labels())).collect();
+                let selected = if cr.spec.ip_address_pool_selectors.is_empty() {
+                    BTreeSet::new()
+                } else {
+                    select_names(&labelled, &cr.spec.ip_address_pool_selectors).map_err(fail)?
+                };
+                cr.spec.ip_address_pools.iter().cloned().chain(selected).collect()
+            };
+        let index = bgp_advertisements.len();
+        let mut attached = Vec::new();
+        for target in &targets {
+            let Some(pool) = pools.iter_mut().find(|p| &p.name == target) else { continue };
+            // The advertisement itself may already sit on the pool (named and selected).
+            let existing: Vec<&BgpAd> =
+                pool.bgp.iter().map(|&i| if i == index { &ad } else { &bgp_advertisements[i] }).collect();
+            bgp_config::validate_ad_for_pool(&ad, &pool.addresses, &existing, PoolFamilies::of(&pool.cidrs)).map_err(
+                |message| ConfigError {
+                    message,
+                    objects: vec![object.clone(), format!("IPAddressPool {}", ns_of(cr.namespace(), target))],
+                },
+            )?;
+            pool.bgp.push(index);
+            attached.push(target.clone());
         }
+        ad.pools = attached;
+        bgp_advertisements.push(ad);
+    }
+    for pool in &pools {
+        let ads: Vec<&BgpAd> = pool.bgp.iter().map(|&i| &bgp_advertisements[i]).collect();
+        bgp_config::check_bfd_echo(&pool.name, PoolFamilies::of(&pool.cidrs).v6, &ads, &peers, &input.bfd_profiles)
+            .map_err(|message| ConfigError { message, objects: vec![format!("IPAddressPool {}", pool.name)] })?;
     }
 
-    Ok(Config { pools, l2_advertisements })
+    Ok(Config { pools, l2_advertisements, bgp_advertisements, peers })
 }
 
 fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)]) -> Result<Pool, String> {
@@ -169,10 +247,12 @@ fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)]) -> Result<P
         return Err("pool has no prefixes defined".into());
     }
     let mut cidrs = Vec::new();
+    let mut addresses = Vec::new();
     for entry in &cr.spec.addresses {
         let parsed =
             parse_pool_address(entry).map_err(|e| format!("invalid CIDR {entry:?} in pool {:?}: {e}", cr.name()))?;
-        cidrs.extend(parsed);
+        cidrs.extend(parsed.iter().copied());
+        addresses.push((entry.clone(), parsed));
     }
     if let Some(alloc) = &cr.spec.service_allocation {
         validate_duplicates(&alloc.namespaces, "")
@@ -197,7 +277,15 @@ fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)]) -> Result<P
         avoid_buggy_ips: cr.spec.avoid_buggy_ips.unwrap_or(false),
         service_allocation: cr.spec.service_allocation.as_ref().map(|sa| resolve_service_allocation(sa, namespaces)),
     };
-    Ok(Pool { name: cr.name().to_string(), labels: cr.labels().clone(), cidrs, l2: Vec::new(), bgp: Vec::new(), alloc })
+    Ok(Pool {
+        name: cr.name().to_string(),
+        labels: cr.labels().clone(),
+        cidrs,
+        l2: Vec::new(),
+        bgp: Vec::new(),
+        addresses,
+        alloc,
+    })
 }
 
 /// `l2AdvertisementFromCR` (spec §5.2), in MetalLB's order of checks.
@@ -211,18 +299,8 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result
         nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
     let selected = select_names(&node_labels, &spec.node_selectors)
         .map_err(|e| format!("{e}\nfailed to parse node selector for {}", cr.name()))?;
-    let mut service_selectors = Vec::new();
-    for sel in &spec.service_selectors {
-        let compiled = Selector::compile(sel).map_err(|e| {
-            format!(
-                "invalid service selector {}: {e}\nfailed to parse service selector for {}",
-                go_selector_v(sel),
-                cr.name()
-            )
-        })?;
-        service_selectors.push(compiled);
-    }
-    service_selectors.sort_by_key(|s| s.to_kube_string());
+    let service_selectors = compile_service_selectors(&spec.service_selectors)
+        .map_err(|e| format!("{e}\nfailed to parse service selector for {}", cr.name()))?;
     let preferred = if head {
         preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors)
             .map_err(|e| format!("{e}\nfailed to parse preferred node selectors for {}", cr.name()))?
@@ -241,13 +319,26 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result
     })
 }
 
-fn node_labels(n: &Node) -> &Labels {
+/// `parseSelectors`: compiled, then sorted by their string form.
+pub(crate) fn compile_service_selectors(selectors: &[LabelSelector]) -> Result<Vec<Selector>, String> {
+    let mut out = Vec::new();
+    for sel in selectors {
+        out.push(Selector::compile(sel).map_err(|e| format!("invalid service selector {}: {e}", go_selector_v(sel)))?);
+    }
+    out.sort_by_key(|s| s.to_kube_string());
+    Ok(out)
+}
+
+pub(crate) fn node_labels(n: &Node) -> &Labels {
     static EMPTY: Labels = Labels::new();
     n.metadata.labels.as_ref().unwrap_or(&EMPTY)
 }
 
 /// Names matched by any selector; an empty selector list selects every name.
-fn select_names(objects: &[(&str, &Labels)], selectors: &[LabelSelector]) -> Result<BTreeSet<String>, String> {
+pub(crate) fn select_names(
+    objects: &[(&str, &Labels)],
+    selectors: &[LabelSelector],
+) -> Result<BTreeSet<String>, String> {
     if selectors.is_empty() {
         return Ok(objects.iter().map(|(n, _)| n.to_string()).collect());
     }
@@ -323,7 +414,7 @@ pub fn is_duplicate(existing: &L2Ad, candidate: &L2Ad, head: bool) -> bool {
         && existing.service_selectors == candidate.service_selectors
 }
 
-fn validate_duplicates(values: &[String], what: &str) -> Result<(), String> {
+pub(crate) fn validate_duplicates(values: &[String], what: &str) -> Result<(), String> {
     for (i, v) in values.iter().enumerate() {
         if values[i + 1..].contains(v) {
             return Err(format!("duplicate definition of {what} {v:?}"));
@@ -333,7 +424,7 @@ fn validate_duplicates(values: &[String], what: &str) -> Result<(), String> {
 }
 
 /// `validateLabelSelectorDuplicate`: values sorted first, then whole selectors and expressions compared.
-fn validate_selector_duplicates(selectors: &[LabelSelector], what: &str) -> Result<(), String> {
+pub(crate) fn validate_selector_duplicates(selectors: &[LabelSelector], what: &str) -> Result<(), String> {
     let mut sorted: Vec<LabelSelector> = selectors.to_vec();
     for sel in &mut sorted {
         for expr in sel.match_expressions.iter_mut().flatten() {
@@ -434,6 +525,9 @@ mod tests {
             l2_advertisements: ads.iter().collect(),
             bgp_advertisements: vec![],
             communities: vec![],
+            bgp_peers: vec![],
+            bfd_profiles: vec![],
+            bgp_type: None,
             nodes,
             namespaces: &[],
         };

@@ -55,7 +55,7 @@ pub struct Setup {
     pub memberlist_source: String,
     pub ignore_exclude_lb: bool,
     pub lb_class: String,
-    /// METALLB_BGP_TYPE; read for the BGP engine, reported now.
+    /// METALLB_BGP_TYPE: which validation the speakers run, and whether FRRConfigurations are written.
     pub bgp_type: BgpType,
     pub version: Option<String>,
     pub behaviour: Behaviour,

@@ -131,6 +131,8 @@ pub struct ServiceInput<'a> {
 pub struct EndpointInput {
     pub node: Option<NodeId>,
     pub can_serve: bool,
+    /// BGP only counts endpoints with at least one address (spec T14).
+    pub has_addresses: bool,
 }
 
 /// The string MetalLB's layer2 `ShouldAnnounce` returns.

@@ -3,6 +3,7 @@
 
 pub mod actual;
 pub mod alloc;
+pub mod bgp;
 pub mod config;
 pub mod digest;
 pub mod install;

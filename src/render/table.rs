@@ -7,7 +7,7 @@ use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 
 use crate::report::{
-    AllocationStatus, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, Severity,
+    AllocationStatus, Bgp, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, Severity,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -198,9 +198,130 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
             observed_line(out, l2, paint)?;
             writeln!(out, "{}", paint.bold(&l2.verdict))?;
         }
+        if let Some(bgp) = &m.bgp {
+            if m.layer2.is_some() {
+                writeln!(out)?;
+            }
+            bgp_section(out, bgp, m.pool.as_deref(), paint)?;
+        }
         findings(out, &svc.findings, paint)?;
     }
     cluster_findings(out, report, paint)
+}
+
+/// BGP: rows are nodes, columns are the peers, cells the routes each session receives.
+fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "BGP   pool {}   advertisements: {}",
+        pool.unwrap_or("-"),
+        if bgp.advertisements.is_empty() { "none matching".to_string() } else { bgp.advertisements.join(", ") }
+    )?;
+    writeln!(out)?;
+    // Every peer some node runs a session with, in name order, with its type.
+    let mut peers: BTreeMap<&str, Option<bool>> = BTreeMap::new();
+    for n in &bgp.nodes {
+        for s in &n.sessions {
+            peers.insert(&s.peer, s.ibgp);
+        }
+    }
+    let mut head: Vec<String> = vec!["NODE".into(), "SPEAKER".into(), "REASON".into()];
+    head.extend(peers.iter().map(|(p, ibgp)| match ibgp {
+        Some(true) => format!("{p} (iBGP)"),
+        Some(false) => format!("{p} (eBGP)"),
+        None => p.to_string(),
+    }));
+    let head_refs: Vec<&str> = head.iter().map(String::as_str).collect();
+    let mut t = new_table(paint, &head_refs);
+    for n in &bgp.nodes {
+        let reason = match n.reason {
+            Some(r) => {
+                let mut text = format!("{r:?}");
+                if let Some([a, b]) = &n.conflicting {
+                    text.push_str(&format!(" ({a} vs {b})"));
+                }
+                let cell = Cell::new(text);
+                if r.is_empty() {
+                    cell.fg(Color::Green)
+                } else {
+                    cell
+                }
+            }
+            None => Cell::new("(no speaker)"),
+        };
+        let mut row = vec![
+            Cell::new(&n.node),
+            match n.speaker {
+                Some(live) => mark(live),
+                None => Cell::new("?"),
+            },
+            reason,
+        ];
+        for (peer, ibgp) in &peers {
+            let cell = match n.sessions.iter().find(|s| s.peer == *peer) {
+                None => "-".to_string(),
+                Some(s) if s.routes.is_empty() => "(session, no route)".to_string(),
+                Some(s) => s
+                    .routes
+                    .iter()
+                    .map(|r| {
+                        let mut text = r.prefix.clone();
+                        if let Some(lp) = r.local_pref {
+                            text.push_str(&format!(" lp {lp}"));
+                            if *ibgp == Some(false) {
+                                text.push_str(" (unused on eBGP)");
+                            }
+                        }
+                        if !r.communities.is_empty() {
+                            text.push_str(&format!(" [{}]", r.communities.join(" ")));
+                        }
+                        text
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            };
+            row.push(Cell::new(cell));
+        }
+        t.add_row(row);
+    }
+    print_table(out, &t)?;
+    writeln!(out)?;
+    let unused_pref = bgp
+        .nodes
+        .iter()
+        .flat_map(|n| &n.sessions)
+        .any(|s| s.ibgp != Some(true) && s.routes.iter().any(|r| r.local_pref.is_some()));
+    if unused_pref {
+        writeln!(out, "LOCAL_PREF is handed to every session but only iBGP peers receive it on the wire.")?;
+    }
+    match &bgp.actual {
+        None => writeln!(out, "Observed: unknown (no ServiceBGPStatus in the snapshot)")?,
+        Some(actual) => {
+            let said = if actual.is_empty() {
+                "nobody".to_string()
+            } else {
+                actual.iter().map(|a| format!("{} → {}", a.node, a.peers.join(","))).collect::<Vec<_>>().join("; ")
+            };
+            let expected: Vec<(String, Vec<String>)> = bgp
+                .nodes
+                .iter()
+                .filter(|n| n.announces)
+                .map(|n| {
+                    let mut p: Vec<String> =
+                        n.sessions.iter().filter(|s| !s.routes.is_empty()).map(|s| s.peer.clone()).collect();
+                    p.sort();
+                    p.dedup();
+                    (n.node.to_string(), p)
+                })
+                .filter(|(_, p)| !p.is_empty())
+                .collect();
+            let agrees = actual.len() == expected.len()
+                && actual.iter().zip(&expected).all(|(a, (n, p))| &a.node == n && &a.peers == p);
+            let tail = if agrees { paint.good("agrees") } else { paint.bad("differs (LBD132)") };
+            writeln!(out, "Observed (serviceBGPStatus): {said}, {tail}")?;
+        }
+    }
+    writeln!(out, "{}", paint.bold(&bgp.verdict))
 }
 
 /// The controller's side: what MetalLB assigns, or why it cannot.
@@ -333,7 +454,7 @@ fn status(svc: &ServiceReport) -> &'static str {
     if m.withdraw_reason.is_some() {
         return "withdrawn";
     }
-    if svc.findings.iter().any(|f| f.code == "LBD101") {
+    if svc.findings.iter().any(|f| f.code == "LBD101" || f.code == "LBD130") {
         return "dark";
     }
     if svc.findings.iter().any(|f| f.severity == Severity::Error) {
@@ -348,6 +469,15 @@ fn status(svc: &ServiceReport) -> &'static str {
     "ok"
 }
 
+/// Up to three node names, else a count (all of them with -o wide).
+fn compact_nodes<S: AsRef<str>>(nodes: &[S], wide: bool) -> String {
+    match nodes.len() {
+        0 => "<none>".into(),
+        n if n > 3 && !wide => format!("{n} nodes"),
+        _ => nodes.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(","),
+    }
+}
+
 pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {
     let mut head = vec!["NAMESPACE", "NAME", "IP", "ANNOUNCER", "OBSERVED", "STATUS", "FINDINGS"];
     if wide {
@@ -357,12 +487,25 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
     for svc in &report.services {
         let m = svc.metallb.as_ref();
         let l2 = m.and_then(|m| m.layer2.as_ref());
-        let announcer =
-            l2.map(|l| l.expected_announcer.clone().unwrap_or_else(|| "<none>".into())).unwrap_or_else(|| "-".into());
-        let observed = l2
+        let bgp = m.and_then(|m| m.bgp.as_ref());
+        let mut announcer = l2.map(|l| l.expected_announcer.clone().unwrap_or_else(|| "<none>".into()));
+        let mut observed = l2
             .and_then(|l| l.actual_announcers.as_ref())
             .map(|a| if a.is_empty() { "<none>".into() } else { a.join(",") })
-            .unwrap_or_else(|| "?".into());
+            .or(l2.map(|_| "?".into()));
+        if let Some(b) = bgp {
+            let add = |slot: &mut Option<String>, text: String| {
+                *slot = Some(match slot.take() {
+                    Some(l2) => format!("{l2} bgp:{text}"),
+                    None => format!("bgp:{text}"),
+                });
+            };
+            add(&mut announcer, compact_nodes(&b.announcing, wide));
+            let seen = b.actual.as_ref().map(|a| a.iter().map(|x| x.node.clone()).collect::<Vec<_>>());
+            add(&mut observed, seen.map(|s| compact_nodes(&s, wide)).unwrap_or_else(|| "?".into()));
+        }
+        let announcer = announcer.unwrap_or_else(|| "-".into());
+        let observed = observed.unwrap_or_else(|| "?".into());
         let st = status(svc);
         let st_cell = match st {
             "ok" => Cell::new(st).fg(Color::Green),

@@ -247,6 +247,9 @@ enum Object {
     BgpPeer(Box<crd::BgpPeer>),
     Community(Box<crd::Community>),
     ServiceL2Status(Box<crd::ServiceL2Status>),
+    BfdProfile(Box<crd::BfdProfile>),
+    ServiceBgpStatus(Box<crd::ServiceBgpStatus>),
+    FrrConfiguration(Box<crd::FrrConfiguration>),
     /// Counted by this label, never kept.
     Ignored(String),
 }
@@ -313,6 +316,9 @@ impl Pending<'_> {
             ("metallb.io", "BGPPeer") => typed!(BgpPeer),
             ("metallb.io", "Community") => typed!(Community),
             ("metallb.io", "ServiceL2Status") => typed!(ServiceL2Status),
+            ("metallb.io", "BFDProfile") => typed!(BfdProfile),
+            ("metallb.io", "ServiceBGPStatus") => typed!(ServiceBgpStatus),
+            ("frrk8s.metallb.io", "FRRConfiguration") => typed!(FrrConfiguration),
             _ => Object::Ignored(format!("{kind} ({api_version})")),
         };
         let (namespace, name) = meta.unwrap_or_else(|| object.meta().map(crate::snapshot::key_of).unwrap_or_default());
@@ -347,6 +353,9 @@ impl Object {
             Object::BgpPeer(o) => &o.metadata,
             Object::Community(o) => &o.metadata,
             Object::ServiceL2Status(o) => &o.metadata,
+            Object::BfdProfile(o) => &o.metadata,
+            Object::ServiceBgpStatus(o) => &o.metadata,
+            Object::FrrConfiguration(o) => &o.metadata,
             Object::Info(_) | Object::Ignored(_) => return None,
         })
     }
@@ -618,6 +627,9 @@ impl Collector {
             Object::BgpPeer(o) => m.bgp_peers.push(*o),
             Object::Community(o) => m.communities.push(*o),
             Object::ServiceL2Status(o) => m.service_l2_statuses.push(*o),
+            Object::BfdProfile(o) => m.bfd_profiles.push(*o),
+            Object::ServiceBgpStatus(o) => m.service_bgp_statuses.push(*o),
+            Object::FrrConfiguration(o) => m.frr_configurations.push(*o),
         }
         if let Some(first) = self.seen.insert(key, origin.clone()) {
             return Err(LoadError::Duplicate { object: display, first: first.to_string(), second: origin.to_string() });

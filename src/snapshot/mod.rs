@@ -38,6 +38,10 @@ pub struct MetallbObjects {
     pub bgp_peers: Vec<crd::BgpPeer>,
     pub communities: Vec<crd::Community>,
     pub service_l2_statuses: Vec<crd::ServiceL2Status>,
+    pub bfd_profiles: Vec<crd::BfdProfile>,
+    pub service_bgp_statuses: Vec<crd::ServiceBgpStatus>,
+    /// frr-k8s objects (`frrk8s.metallb.io`), any namespace.
+    pub frr_configurations: Vec<crd::FrrConfiguration>,
 }
 
 impl MetallbObjects {
@@ -48,6 +52,8 @@ impl MetallbObjects {
             && self.bgp_peers.is_empty()
             && self.communities.is_empty()
             && self.service_l2_statuses.is_empty()
+            && self.bfd_profiles.is_empty()
+            && self.service_bgp_statuses.is_empty()
     }
 
     /// Namespaces holding any `metallb.io` object, sorted.
@@ -61,6 +67,8 @@ impl MetallbObjects {
             .chain(self.bgp_peers.iter().map(|o| o.namespace()))
             .chain(self.communities.iter().map(|o| o.namespace()))
             .chain(self.service_l2_statuses.iter().map(|o| o.namespace()))
+            .chain(self.bfd_profiles.iter().map(|o| o.namespace()))
+            .chain(self.service_bgp_statuses.iter().map(|o| o.namespace()))
             .map(str::to_string)
             .collect();
         out.sort();
@@ -141,6 +149,16 @@ pub enum BgpType {
     #[serde(rename = "frr-k8s")]
     #[value(name = "frr-k8s")]
     FrrK8s,
+}
+
+impl BgpType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BgpType::Native => "native",
+            BgpType::Frr => "frr",
+            BgpType::FrrK8s => "frr-k8s",
+        }
+    }
 }
 
 /// `namespace/name` of any object with metadata.

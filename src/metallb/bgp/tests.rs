@@ -1,0 +1,255 @@
+//! The BGP half of `config::parse`: attachment, defaults, and the rejections MetalLB makes.
+
+use k8s_openapi::api::core::v1::Node;
+use serde_json::{json, Value};
+
+use super::community::Community;
+use super::config::{compatible_local_pref, BgpAd, PoolFamilies};
+use crate::metallb::config::{parse, Config, ConfigError, ConfigInput};
+use crate::snapshot::crd::{BgpAdvertisement, BgpPeer, Community as CommunityCr, IpAddressPool};
+use crate::snapshot::BgpType;
+
+fn cr<T: serde::de::DeserializeOwned>(kind: &str, name: &str, spec: Value) -> T {
+    serde_json::from_value(json!({
+        "apiVersion": "metallb.io/v1beta1", "kind": kind,
+        "metadata": {"name": name, "namespace": "metallb-system", "labels": {"pool": name}}, "spec": spec
+    }))
+    .unwrap()
+}
+
+fn nodes() -> Vec<Node> {
+    ["a", "b"]
+        .iter()
+        .map(|n| serde_json::from_value(json!({"metadata": {"name": n, "labels": {"rack": n}}})).unwrap())
+        .collect()
+}
+
+struct Objects {
+    pools: Vec<IpAddressPool>,
+    ads: Vec<BgpAdvertisement>,
+    peers: Vec<BgpPeer>,
+    communities: Vec<CommunityCr>,
+}
+
+impl Objects {
+    fn new(pools: &[(&str, &[&str])]) -> Objects {
+        Objects {
+            pools: pools.iter().map(|(n, a)| cr("IPAddressPool", n, json!({"addresses": a}))).collect(),
+            ads: Vec::new(),
+            peers: Vec::new(),
+            communities: Vec::new(),
+        }
+    }
+    fn ad(mut self, name: &str, spec: Value) -> Objects {
+        self.ads.push(cr("BGPAdvertisement", name, spec));
+        self
+    }
+    fn peer(mut self, name: &str, spec: Value) -> Objects {
+        self.peers.push(cr("BGPPeer", name, spec));
+        self
+    }
+    fn parse(&self, bgp_type: BgpType) -> Result<Config, ConfigError> {
+        let nodes = nodes();
+        let input = ConfigInput {
+            pools: self.pools.iter().collect(),
+            l2_advertisements: vec![],
+            bgp_advertisements: self.ads.iter().collect(),
+            communities: self.communities.iter().collect(),
+            bgp_peers: self.peers.iter().collect(),
+            bfd_profiles: vec![],
+            bgp_type: Some(bgp_type),
+            nodes: &nodes,
+            namespaces: &[],
+        };
+        parse(&input, false)
+    }
+}
+
+fn peer_spec() -> Value {
+    json!({"myASN": 64512, "peerASN": 64513, "peerAddress": "192.0.2.254"})
+}
+
+#[test]
+fn defaults_and_attachment() {
+    let cfg = Objects::new(&[("a", &["198.51.100.0/24"]), ("b", &["192.0.2.0/28"])])
+        .ad("all", json!({}))
+        .ad(
+            "named-and-selected",
+            json!({"ipAddressPools": ["a"], "ipAddressPoolSelectors": [{"matchLabels": {"pool": "a"}}]}),
+        )
+        .ad("edge", json!({"ipAddressPools": ["b", "missing"], "nodeSelectors": [{"matchLabels": {"rack": "b"}}]}))
+        .parse(BgpType::Native)
+        .unwrap();
+    let all = &cfg.bgp_advertisements[0];
+    assert_eq!((all.aggregation_length, all.aggregation_length_v6, all.local_pref), (32, 128, 0));
+    assert_eq!(all.nodes.iter().collect::<Vec<_>>(), ["a", "b"]);
+    // Reached by name and by selector: attached twice, as MetalLB does.
+    let named = &cfg.bgp_advertisements[2];
+    assert_eq!(named.name, "named-and-selected");
+    assert_eq!(named.pools, ["a", "a"]);
+    let edge = &cfg.bgp_advertisements[1];
+    assert_eq!(edge.pools, ["b"]);
+    assert_eq!(edge.nodes.iter().collect::<Vec<_>>(), ["b"]);
+    assert_eq!(cfg.bgp_names(&cfg.pools[0]), ["all", "named-and-selected"]);
+}
+
+#[test]
+fn community_aliases_resolve_and_bad_values_reject() {
+    let mut objs =
+        Objects::new(&[("a", &["198.51.100.0/24"])]).ad("x", json!({"communities": ["no-export", "65000:1"]}));
+    objs.communities.push(cr(
+        "Community",
+        "c",
+        json!({"communities": [{"name": "no-export", "value": "65535:65281"}]}),
+    ));
+    let cfg = objs.parse(BgpType::Native).unwrap();
+    let got: Vec<Community> = cfg.bgp_advertisements[0].communities.iter().copied().collect();
+    assert_eq!(got, [Community::Standard(65000, 1), Community::Standard(65535, 65281)]);
+
+    let err = Objects::new(&[("a", &["198.51.100.0/24"])])
+        .ad("x", json!({"communities": ["65536:1"]}))
+        .parse(BgpType::Frr)
+        .unwrap_err();
+    assert!(
+        err.message.starts_with(r#"invalid community value: invalid section "65536" of community "65536:1""#),
+        "{}",
+        err.message
+    );
+    assert!(err.message.ends_with(r#"invalid community "65536:1" in BGP advertisement"#), "{}", err.message);
+    // An unknown alias is MetalLB's transient "format" error: still a rejection.
+    let err = Objects::new(&[("a", &["198.51.100.0/24"])])
+        .ad("x", json!({"communities": ["later"]}))
+        .parse(BgpType::Frr)
+        .unwrap_err();
+    assert!(err.message.starts_with("invalid community format: later"), "{}", err.message);
+}
+
+#[test]
+fn native_mode_rejects_ipv6_pools_and_large_communities() {
+    let err = Objects::new(&[("v6", &["2001:db8::/120"])]).ad("all", json!({})).parse(BgpType::Native).unwrap_err();
+    assert_eq!(err.message, r#"pool "v6" has ipv6 CIDR 2001:db8::/120, native bgp mode does not support ipv6"#);
+    assert!(Objects::new(&[("v6", &["2001:db8::/120"])]).ad("all", json!({})).parse(BgpType::FrrK8s).is_ok());
+    // A pool no advertisement selects is not checked.
+    assert!(Objects::new(&[("v4", &["192.0.2.0/28"]), ("v6", &["2001:db8::/120"])])
+        .ad("v4-only", json!({"ipAddressPools": ["v4"]}))
+        .parse(BgpType::Native)
+        .is_ok());
+    let err = Objects::new(&[("a", &["192.0.2.0/28"])])
+        .ad("big", json!({"communities": ["large:1:2:3"]}))
+        .parse(BgpType::Native)
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        r#"native BGP mode only supports legacy communities, BGP advertisement "big" has non legacy community "large:1:2:3""#
+    );
+    let err = Objects::new(&[("a", &["192.0.2.0/28"])])
+        .peer("p", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.254", "vrf": "red"}))
+        .parse(BgpType::Native)
+        .unwrap_err();
+    assert_eq!(err.message, "peer 192.0.2.254 has vrf set on native bgp mode");
+}
+
+#[test]
+fn frr_mode_wants_one_router_id_and_one_asn_per_vrf() {
+    let err = Objects::new(&[])
+        .peer("p1", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1"}))
+        .peer("p2", json!({"myASN": 3, "peerASN": 2, "peerAddress": "192.0.2.2"}))
+        .parse(BgpType::Frr)
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "peer 192.0.2.1 has myAsn different from 192.0.2.2, in FRR mode all myAsn must be equal for the same VRF"
+    );
+    assert!(Objects::new(&[])
+        .peer("p1", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1"}))
+        .peer("p2", json!({"myASN": 3, "peerASN": 2, "peerAddress": "192.0.2.2", "vrf": "red"}))
+        .parse(BgpType::Frr)
+        .is_ok());
+}
+
+#[test]
+fn peer_errors_in_metallbs_order_and_words() {
+    let cases = [
+        (json!({"peerASN": 1, "peerAddress": "192.0.2.1"}), "parsing peer p missing local ASN"),
+        (json!({"myASN": 1, "peerAddress": "192.0.2.1"}), "parsing peer p missing peer ASN and dynamicASN"),
+        (
+            json!({"myASN": 1, "peerASN": 1, "ebgpMultiHop": true, "peerAddress": "192.0.2.1"}),
+            "parsing peer p invalid ebgp-multihop parameter set for an ibgp peer",
+        ),
+        (json!({"myASN": 1, "peerASN": 2}), "parsing peer p peer has no Address or Interface specified"),
+        (
+            json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2"}),
+            r#"parsing peer p invalid BGPPeer address "192.0.2""#,
+        ),
+        (
+            json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "holdTime": "2s"}),
+            r#"parsing peer p invalid BGPPeer timers: invalid hold time "2s": must be 0 or >=3s"#,
+        ),
+        (
+            json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "password": "x", "passwordSecret": {"name": "s"}}),
+            r#"parsing peer p can not have both password and secret ref set in peer config "metallb-system"/"p""#,
+        ),
+    ];
+    for (spec, want) in cases {
+        let err = Objects::new(&[]).peer("p", spec).parse(BgpType::Frr).unwrap_err();
+        assert_eq!(err.message, want);
+        assert_eq!(err.objects, ["BGPPeer metallb-system/p"]);
+    }
+    let cfg = Objects::new(&[]).peer("p", peer_spec()).parse(BgpType::Native).unwrap();
+    assert_eq!((cfg.peers[0].port, cfg.peers[0].is_ibgp()), (179, Some(false)));
+}
+
+#[test]
+fn per_pool_checks_aggregation_and_local_pref() {
+    let err = Objects::new(&[("a", &["198.51.100.0/24"])])
+        .ad("agg", json!({"aggregationLength": 16}))
+        .parse(BgpType::Native)
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "invalid aggregation length 16: prefix 24 in this pool is more specific than the aggregation length for addresses 198.51.100.0/24"
+    );
+    let err = Objects::new(&[("a", &["198.51.100.0/24"])])
+        .ad("one", json!({"localPref": 100}))
+        .ad("two", json!({"localPref": 200}))
+        .parse(BgpType::Native)
+        .unwrap_err();
+    assert!(
+        err.message.starts_with("invalid local preference 200: local preferernce 100 was already set"),
+        "{}",
+        err.message
+    );
+    // With serviceSelectors MetalLB does not check: the conflict shows up per Service instead.
+    assert!(Objects::new(&[("a", &["198.51.100.0/24"])])
+        .ad("one", json!({"localPref": 100}))
+        .ad("two", json!({"localPref": 200, "serviceSelectors": [{"matchLabels": {"x": "y"}}]}))
+        .parse(BgpType::Native)
+        .is_ok());
+    let err = Objects::new(&[("a", &["198.51.100.0/24"])])
+        .ad("s", json!({"aggregationLength": 24, "serviceSelectors": [{"matchLabels": {"x": "y"}}]}))
+        .parse(BgpType::Native)
+        .unwrap_err();
+    assert_eq!(err.message, "serviceSelectors and aggregationLength are mutually exclusive, both cannot be set in s");
+}
+
+#[test]
+fn dual_stack_pools_need_both_lengths_to_differ() {
+    let ad = |v4: i32, v6: i32| BgpAd {
+        name: String::new(),
+        aggregation_length: v4,
+        aggregation_length_v6: v6,
+        local_pref: v4 as u32,
+        communities: Default::default(),
+        nodes: ["a".to_string()].into(),
+        has_node_selectors: false,
+        peers: vec![],
+        service_selectors: vec![],
+        pools: vec![],
+    };
+    let dual = PoolFamilies { v4: true, v6: true };
+    let v4 = PoolFamilies { v4: true, v6: false };
+    assert!(!compatible_local_pref(&ad(32, 128), &ad(24, 128), dual));
+    assert!(compatible_local_pref(&ad(32, 128), &ad(24, 120), dual));
+    assert!(compatible_local_pref(&ad(32, 128), &ad(24, 128), v4));
+    assert!(compatible_local_pref(&ad(32, 128), &ad(24, 128), PoolFamilies::default()));
+}
