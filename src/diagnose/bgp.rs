@@ -655,20 +655,13 @@ fn frr_drift(world: &World, index: &BgpIndex, config: &Config, evals: &[Evaluati
         if diffs.is_empty() {
             continue;
         }
-        let neighbor = |(vrf, addr): &(String, String)| {
-            if vrf.is_empty() {
-                addr.clone()
-            } else {
-                format!("{addr} (vrf {vrf})")
-            }
-        };
         let text: Vec<String> = diffs
             .iter()
             .map(|d| match d {
-                FrrDiff::MissingNeighbor(k) => format!("missing neighbour {}", neighbor(k)),
-                FrrDiff::ExtraNeighbor(k) => format!("extra neighbour {}", neighbor(k)),
-                FrrDiff::MissingPrefix(k, p) => format!("missing prefix {p} for {}", neighbor(k)),
-                FrrDiff::ExtraPrefix(k, p) => format!("extra prefix {p} for {}", neighbor(k)),
+                FrrDiff::MissingNeighbor(k) => format!("missing neighbour {k}"),
+                FrrDiff::ExtraNeighbor(k) => format!("extra neighbour {k}"),
+                FrrDiff::MissingPrefix(k, p) => format!("missing prefix {p} for {k}"),
+                FrrDiff::ExtraPrefix(k, p) => format!("extra prefix {p} for {k}"),
             })
             .collect();
         let shown = if text.len() > 6 {

@@ -14,8 +14,24 @@ pub fn config_name(node: &str) -> String {
     format!("metallb-{node}")
 }
 
-/// A neighbour's identity inside one node's configuration: VRF, then address or interface.
-pub type NeighborKey = (String, String);
+/// A neighbour's identity inside one node's configuration: the router it sits under (VRF and
+/// local ASN), then its address or interface.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NeighborKey {
+    pub vrf: String,
+    pub my_asn: u32,
+    pub endpoint: String,
+}
+
+impl std::fmt::Display for NeighborKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (router AS {}", self.endpoint, self.my_asn)?;
+        if !self.vrf.is_empty() {
+            write!(f, ", vrf {}", self.vrf)?;
+        }
+        f.write_str(")")
+    }
+}
 
 /// The neighbours of one node and the prefixes each is allowed to receive.
 pub type NodeFrr = BTreeMap<NeighborKey, BTreeSet<String>>;
@@ -29,7 +45,7 @@ pub fn allowed_prefixes<'a>(peer: &Peer, prefixes: impl IntoIterator<Item = &'a 
 }
 
 pub fn neighbor_key(peer: &Peer) -> NeighborKey {
-    (peer.vrf.clone(), peer.endpoint())
+    NeighborKey { vrf: peer.vrf.clone(), my_asn: peer.my_asn, endpoint: peer.endpoint() }
 }
 
 /// What an FRRConfiguration object says, in the same shape.
@@ -42,7 +58,8 @@ pub fn actual(cfg: &FrrConfiguration) -> NodeFrr {
             } else {
                 crate::k8s::ip::parse_go_ip(&n.address).map(crate::k8s::ip::go_ip_string).unwrap_or(n.address.clone())
             };
-            let prefixes = out.entry((router.vrf.clone(), endpoint)).or_default();
+            let key = NeighborKey { vrf: router.vrf.clone(), my_asn: router.asn, endpoint };
+            let prefixes = out.entry(key).or_default();
             prefixes.extend(n.to_advertise.allowed.prefixes.iter().map(|p| normalize_prefix(p)));
         }
     }
@@ -93,4 +110,50 @@ pub fn password_for_session(
     }
     let plain = if password.is_empty() { secret_password } else { password };
     (plain.to_string(), SecretReference::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peer(address: Option<&str>, interface: &str, dual: bool) -> Peer {
+        Peer {
+            name: "p".into(),
+            my_asn: 64512,
+            asn: 64513,
+            dynamic_asn: String::new(),
+            address: address.map(|a| a.parse().unwrap()),
+            interface: interface.into(),
+            src_address: None,
+            port: 179,
+            router_id: None,
+            vrf: String::new(),
+            node_selectors: Vec::new(),
+            password_secret: SecretReference::default(),
+            has_password: false,
+            bfd_profile: String::new(),
+            ebgp_multi_hop: false,
+            dual_stack_address_family: dual,
+        }
+    }
+
+    #[test]
+    fn neighbours_keep_their_own_family_unless_told_otherwise() {
+        let nets: Vec<IpNet> = vec!["198.51.100.5/32".parse().unwrap(), "2001:db8::5/128".parse().unwrap()];
+        let v4 = allowed_prefixes(&peer(Some("192.0.2.254"), "", false), &nets);
+        assert_eq!(v4.into_iter().collect::<Vec<_>>(), ["198.51.100.5/32"]);
+        let v6 = allowed_prefixes(&peer(Some("2001:db8::fe"), "", false), &nets);
+        assert_eq!(v6.into_iter().collect::<Vec<_>>(), ["2001:db8::5/128"]);
+        assert_eq!(allowed_prefixes(&peer(Some("2001:db8::fe"), "", true), &nets).len(), 2);
+        assert_eq!(allowed_prefixes(&peer(None, "eth1", false), &nets).len(), 2);
+    }
+
+    #[test]
+    fn a_neighbour_under_another_router_is_missing_and_extra() {
+        let key = |asn| NeighborKey { vrf: String::new(), my_asn: asn, endpoint: "192.0.2.254".into() };
+        let want = NodeFrr::from([(key(64512), BTreeSet::from(["198.51.100.5/32".to_string()]))]);
+        let have = NodeFrr::from([(key(64999), BTreeSet::from(["198.51.100.5/32".to_string()]))]);
+        assert_eq!(diff(&want, &have), [FrrDiff::MissingNeighbor(key(64512)), FrrDiff::ExtraNeighbor(key(64999))]);
+        assert!(diff(&want, &want).is_empty());
+    }
 }
