@@ -166,3 +166,17 @@ fn a_byte_order_mark_is_ignored() {
         assert_eq!(load(&[file.to_str().unwrap()]).unwrap().nodes.len(), 1, "{name}");
     }
 }
+
+#[test]
+fn json_documents_joined_by_yaml_separators_are_a_yaml_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("joined.json");
+    let node = |n: &str| format!(r#"{{"apiVersion":"v1","kind":"Node","metadata":{{"name":"{n}"}}}}"#);
+    fs::write(&file, format!("{}\n---\n{}\n", node("a"), node("b"))).unwrap();
+    let snap = load(&[file.to_str().unwrap()]).unwrap();
+    assert_eq!(snap.nodes.len(), 2);
+    // Plain JSON keeps its JSON errors, with positions.
+    fs::write(&file, format!("{}\n{}\n", node("a"), node("b"))).unwrap();
+    let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
+    assert!(err.contains("joined.json:2:1: trailing characters"), "{err}");
+}

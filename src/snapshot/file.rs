@@ -404,7 +404,10 @@ fn split_text<'a>(
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    // JSON documents joined by YAML's `---` (as `kubectl get -o json` output is often
+    // concatenated) are YAML; no line of valid JSON can be a document separator.
+    let yaml_stream = text.lines().any(|l| l == "---" || l.starts_with("--- "));
+    if (trimmed.starts_with('{') || trimmed.starts_with('[')) && !yaml_stream {
         split_json(file, text, lines, out)
     } else {
         split_yaml(file, text, out)
