@@ -394,7 +394,8 @@ fn local_pref_conflicts() {
         let cidrs: Vec<ipnet::IpNet> = strs(&v["pool"]["addresses"]).iter().map(|c| c.parse().unwrap()).collect();
         let families = PoolFamilies::of(&cidrs);
         let all: Vec<usize> = (0..ads.len()).collect();
-        let got = first_conflict(&all, |i, j| compatible_local_pref(&ads[i], &ads[j], families)).is_some();
+        let got =
+            first_conflict(all.iter().copied(), |i, j| compatible_local_pref(&ads[i], &ads[j], families)).is_some();
         assert_eq!(got, v["expected_conflict"].as_bool().unwrap(), "{}", v["name"]);
     }
     if !cases.is_empty() {

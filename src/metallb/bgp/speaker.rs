@@ -101,15 +101,13 @@ where
     if !(0..n).any(|i| (ads.holds_node)(i)) {
         return decided(BgpReason::NotOwner);
     }
-    // The chosen advertisements are walked twice rather than collected: this runs per node × Service.
+    // The chosen advertisements are walked again rather than collected: this runs per node × Service.
     let chosen = || (0..n).filter(|&i| (ads.holds_node)(i) && ads.matches_service[i]);
     if chosen().next().is_none() {
         return decided(BgpReason::NoMatchingAdvertisement);
     }
-    for i in chosen() {
-        if let Some(j) = chosen().filter(|&j| j > i).find(|&j| !(ads.compatible)(i, j)) {
-            return Decision { reason: BgpReason::ConflictingAdvertisements, conflict: Some((i, j)) };
-        }
+    if let Some(pair) = first_conflict(chosen(), &ads.compatible) {
+        return Decision { reason: BgpReason::ConflictingAdvertisements, conflict: Some(pair) };
     }
     decided(if own.network_unavailable {
         BgpReason::NodeNetworkUnavailable
@@ -133,13 +131,15 @@ where
     (0..ads.matches_service.len()).filter(|&i| (ads.holds_node)(i) && ads.matches_service[i]).collect()
 }
 
-/// `checkBGPAdvConflicts`: the first LOCAL_PREF-incompatible pair among `chosen`.
-pub fn first_conflict(chosen: &[usize], compatible: impl Fn(usize, usize) -> bool) -> Option<(usize, usize)> {
-    for (x, &i) in chosen.iter().enumerate() {
-        for &j in &chosen[x + 1..] {
-            if !compatible(i, j) {
-                return Some((i, j));
-            }
+/// `checkBGPAdvConflicts`: the first LOCAL_PREF-incompatible pair among `chosen` (ascending).
+pub fn first_conflict<I>(chosen: I, compatible: impl Fn(usize, usize) -> bool) -> Option<(usize, usize)>
+where
+    I: Iterator<Item = usize> + Clone,
+{
+    let mut rest = chosen;
+    while let Some(i) = rest.next() {
+        if let Some(j) = rest.clone().find(|&j| !compatible(i, j)) {
+            return Some((i, j));
         }
     }
     None
