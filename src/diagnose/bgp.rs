@@ -27,12 +27,10 @@ pub(crate) struct BgpIndex {
     node_peers: Vec<FixedBitSet>,
     /// Per advertisement: the peers its routes are meant for (`spec.peers`, empty = all).
     ad_reach: Vec<FixedBitSet>,
-    /// Nodes with a live (or assumed) speaker.
-    speakers: FixedBitSet,
 }
 
 impl BgpIndex {
-    pub fn build(config: &Config, snap: &Snapshot, table: &NodeTable, speakers: FixedBitSet) -> BgpIndex {
+    pub fn build(config: &Config, snap: &Snapshot, table: &NodeTable) -> BgpIndex {
         let ad_sets = config.bgp_advertisements.iter().map(|a| table.set_of(&a.nodes)).collect();
         static EMPTY: Labels = Labels::new();
         let mut labels: Vec<&Labels> = vec![&EMPTY; table.len()];
@@ -79,7 +77,7 @@ impl BgpIndex {
                 set
             })
             .collect();
-        BgpIndex { ad_sets, peer_sets, compat, node_peers, ad_reach, speakers }
+        BgpIndex { ad_sets, peer_sets, compat, node_peers, ad_reach }
     }
 }
 
@@ -98,14 +96,27 @@ pub(crate) struct BgpOutcome {
     pub conflicts: BTreeMap<NodeId, (usize, usize)>,
     /// Nodes with a healthy endpoint (an address, and able to serve).
     pub healthy: FixedBitSet,
-    /// Announcing nodes whose sessions receive at least one route, and the peers that do.
-    pub delivering: FixedBitSet,
-    pub peers_reached: FixedBitSet,
+    /// Per peer: the announcing nodes whose session with it receives a route for the Service.
+    pub reach: Vec<FixedBitSet>,
 }
 
 impl BgpOutcome {
     pub fn announcing(&self) -> impl Iterator<Item = NodeId> + '_ {
         (0..self.reasons.len()).filter(|&n| self.reasons[n] == Some(BgpReason::Announce))
+    }
+
+    /// Announcing nodes that hand a route to at least one peer.
+    pub fn delivering(&self) -> FixedBitSet {
+        let mut all = FixedBitSet::with_capacity(self.reasons.len());
+        for set in &self.reach {
+            all.union_with(set);
+        }
+        all
+    }
+
+    /// Peers (indices) that receive a route from some node.
+    pub fn peers_reached(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.reach.len()).filter(|&p| !self.reach[p].is_clear())
     }
 }
 
@@ -136,7 +147,7 @@ pub(crate) fn evaluate(
         ad_nodes: &ad_nodes,
         matches_service: &matches_service,
         compatible: |i: usize, j: usize| compat[i * k + j],
-        speakers: &index.speakers,
+        speakers: &world.acting,
         network_unavailable: &world.table.network_unavailable,
         excluded: &world.table.excluded,
         healthy: &healthy,
@@ -146,32 +157,31 @@ pub(crate) fn evaluate(
     .decide(world.table.len());
     // Who hands a route to which peer: an announcing node, in a session with a peer, held by a
     // matching advertisement meant for that peer.
-    let mut delivering = FixedBitSet::with_capacity(world.table.len());
-    let mut peers_reached = FixedBitSet::with_capacity(config.peers.len());
-    if !ips.is_empty() {
-        for (p, on_peer) in index.peer_sets.iter().enumerate() {
+    let reach = index
+        .peer_sets
+        .iter()
+        .enumerate()
+        .map(|(p, on_peer)| {
             let mut reach = FixedBitSet::with_capacity(world.table.len());
-            for (i, &ad) in pool.bgp.iter().enumerate() {
-                if matches_service[i] && index.ad_reach[ad].contains(p) {
-                    reach.union_with(&index.ad_sets[ad]);
+            if !ips.is_empty() {
+                for (i, &ad) in pool.bgp.iter().enumerate() {
+                    if matches_service[i] && index.ad_reach[ad].contains(p) {
+                        reach.union_with(&index.ad_sets[ad]);
+                    }
                 }
+                reach.intersect_with(on_peer);
+                reach.intersect_with(&decision.announce);
             }
-            reach.intersect_with(on_peer);
-            reach.intersect_with(&decision.announce);
-            if !reach.is_clear() {
-                peers_reached.insert(p);
-                delivering.union_with(&reach);
-            }
-        }
-    }
+            reach
+        })
+        .collect();
     BgpOutcome {
         ips: ips.to_vec(),
         matches_service,
         reasons: decision.reasons,
         conflicts: decision.conflicts,
         healthy,
-        delivering,
-        peers_reached,
+        reach,
     }
 }
 
@@ -223,42 +233,18 @@ pub(crate) fn sessions(index: &BgpIndex, config: &Config, pool: &Pool, o: &BgpOu
         .collect()
 }
 
-/// The peers whose session on node `n` receives a route for the Service (into `buf`): what the
-/// node's ServiceBGPStatus lists. Empty unless the node announces.
-fn delivered(index: &BgpIndex, pool: &Pool, o: &BgpOutcome, n: NodeId, buf: &mut FixedBitSet) {
-    buf.clear();
-    if o.reasons[n] != Some(BgpReason::Announce) || o.ips.is_empty() {
-        return;
-    }
-    for (i, &ad) in pool.bgp.iter().enumerate() {
-        if o.matches_service[i] && index.ad_sets[ad].contains(n) {
-            buf.union_with(&index.ad_reach[ad]);
-        }
-    }
-    buf.intersect_with(&index.node_peers[n]);
-}
-
 /// Per announcing node, the peers that receive a route: what ServiceBGPStatus should show.
-pub(crate) fn expected_peers(
-    world: &World,
-    index: &BgpIndex,
-    config: &Config,
-    pool: &Pool,
-    o: &BgpOutcome,
-) -> Vec<BgpActual> {
-    let mut buf = FixedBitSet::with_capacity(config.peers.len());
-    let mut out = Vec::new();
-    for n in o.announcing() {
-        delivered(index, pool, o, n, &mut buf);
-        if buf.is_clear() {
-            continue;
-        }
-        let mut peers: Vec<String> = buf.ones().map(|p| config.peers[p].name.clone()).collect();
-        peers.sort();
-        peers.dedup();
-        out.push(BgpActual { node: world.table.name(n).to_string(), peers });
-    }
-    out
+pub(crate) fn expected_peers(world: &World, config: &Config, o: &BgpOutcome) -> Vec<BgpActual> {
+    o.delivering()
+        .ones()
+        .map(|n| {
+            let mut peers: Vec<String> =
+                o.peers_reached().filter(|&p| o.reach[p].contains(n)).map(|p| config.peers[p].name.clone()).collect();
+            peers.sort();
+            peers.dedup();
+            BgpActual { node: world.table.name(n).to_string(), peers }
+        })
+        .collect()
 }
 
 pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool) -> Option<Bgp> {
@@ -269,7 +255,7 @@ pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool
     let advertisements: BTreeSet<String> =
         ads.iter().zip(&o.matches_service).filter(|(_, m)| **m).map(|(a, _)| a.name.clone()).collect();
     let announcing = world.node_list(o.announcing());
-    let peers: BTreeSet<String> = o.peers_reached.ones().map(|p| config.peers[p].name.clone()).collect();
+    let peers: BTreeSet<String> = o.peers_reached().map(|p| config.peers[p].name.clone()).collect();
     let nodes = if detail {
         (0..world.table.len())
             .filter(|&n| o.reasons[n].is_some() || world.table.has_object.contains(n))
@@ -290,7 +276,7 @@ pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool
         verdict: if detail {
             let names = |set: &mut dyn Iterator<Item = NodeId>| set.map(|n| world.table.name(n).to_string()).collect();
             let announcing: Vec<String> = names(&mut o.announcing());
-            let delivering: Vec<String> = names(&mut o.delivering.ones());
+            let delivering: Vec<String> = names(&mut o.delivering().ones());
             verdict(world, o, &announcing, &delivering, &peers)
         } else {
             String::new()
@@ -373,7 +359,7 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
     let ads = pool_ads(config, pool);
     let ad_objs: Vec<String> =
         ads.iter().map(|a| format!("BGPAdvertisement {ns}/{}", a.name)).collect::<BTreeSet<_>>().into_iter().collect();
-    if o.delivering.is_clear() {
+    if o.delivering().is_clear() {
         let announcing: Vec<NodeId> = o.announcing().collect();
         let (message, hint) = if announcing.is_empty() {
             // notOwner is normal for nodes an advertisement leaves out: the hint follows
@@ -440,7 +426,7 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
     }
 
     if let Some(actual) = world.bgp_actual.for_service(&e.namespace, &e.name) {
-        let expected = expected_peers(world, index, config, pool, o);
+        let expected = expected_peers(world, config, o);
         if actual != expected {
             let show = |v: &[BgpActual]| {
                 if v.is_empty() {

@@ -33,6 +33,8 @@ pub struct World<'a> {
     pub liveness: Liveness,
     /// Nodes running a live speaker Pod; `None` when speakers are assumed everywhere.
     pub live_speakers: Option<FixedBitSet>,
+    /// Nodes where a live (or assumed) speaker acts: the live speakers, else every Node object.
+    pub acting: FixedBitSet,
     pub endpoints: HashMap<(String, String), Vec<EndpointInput>>,
     pub actual: ActualIndex,
     pub bgp_actual: BgpActualIndex,
@@ -144,12 +146,8 @@ impl<'a> World<'a> {
 
         let actual = ActualIndex::new(snap, ns);
         let bgp_actual = BgpActualIndex::new(snap, ns);
-        // BGP needs no memberlist: a speaker acts wherever one runs (or is assumed to).
-        let speakers = match &live_speakers {
-            Some(live) => live.clone(),
-            None => table.has_object.clone(),
-        };
-        let bgp = config.as_ref().ok().map(|c| BgpIndex::build(c, snap, &table, speakers));
+        let acting = live_speakers.clone().unwrap_or_else(|| table.has_object.clone());
+        let bgp = config.as_ref().ok().map(|c| BgpIndex::build(c, snap, &table));
         World {
             snap,
             setup,
@@ -160,6 +158,7 @@ impl<'a> World<'a> {
             table,
             liveness,
             live_speakers,
+            acting,
             endpoints,
             actual,
             bgp_actual,
@@ -217,7 +216,7 @@ impl<'a> World<'a> {
 
     /// Would a live (or assumed) speaker act on this node?
     pub fn speaker_acts(&self, node: usize) -> bool {
-        self.speaker_live(node).unwrap_or(self.table.has_object.contains(node))
+        self.acting.contains(node)
     }
 }
 

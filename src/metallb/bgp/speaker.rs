@@ -6,29 +6,20 @@ use std::net::IpAddr;
 
 use fixedbitset::FixedBitSet;
 use ipnet::IpNet;
-use serde::Serialize;
 
 use super::community::Community;
 use super::config::BgpAd;
 
-/// The string MetalLB's BGP `ShouldAnnounce` returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// The string MetalLB's BGP `ShouldAnnounce` returns ([`BgpReason::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BgpReason {
-    #[serde(rename = "")]
     Announce,
-    #[serde(rename = "notOwner")]
     NotOwner,
-    #[serde(rename = "noMatchingAdvertisement")]
     NoMatchingAdvertisement,
-    #[serde(rename = "conflictingAdvertisements")]
     ConflictingAdvertisements,
-    #[serde(rename = "nodeNetworkUnavailable")]
     NodeNetworkUnavailable,
-    #[serde(rename = "nodeLabeledExcludeBalancers")]
     NodeLabeledExcludeBalancers,
-    #[serde(rename = "noLocalEndpoints")]
     NoLocalEndpoints,
-    #[serde(rename = "noEndpoints")]
     NoEndpoints,
 }
 
