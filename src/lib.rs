@@ -4,10 +4,13 @@
 //! Data flow: [`snapshot`] → engines ([`metallb`]) → [`diagnose`] → [`report::Report`] → [`render`].
 
 pub mod app;
+pub mod cilium;
 pub mod cli;
 pub mod diagnose;
 pub mod k8s;
+pub mod kubevip;
 pub mod metallb;
 pub mod render;
 pub mod report;
+pub mod servicelb;
 pub mod snapshot;

@@ -24,8 +24,19 @@ pub struct Source {
     pub captured_at: Option<String>,
     pub unreadable: Vec<String>,
     pub metallb: Option<MetallbSource>,
+    /// Cilium's load-balancer features as `cilium-config` sets them; `null` when Cilium is absent.
+    pub cilium: Option<crate::cilium::install::Setup>,
+    /// Every load-balancer implementation found, with what showed it.
+    pub implementations: Vec<InstalledImplementation>,
     pub assumptions: Vec<String>,
     pub ignored_kinds: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstalledImplementation {
+    pub implementation: &'static str,
+    pub evidence: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -60,21 +71,85 @@ pub struct ServiceReport {
     pub external_traffic_policy: Option<String>,
     pub load_balancer_class: Option<String>,
     pub implementation: Implementation,
+    /// Who would write this Service's status, and who did.
+    pub ownership: Ownership,
     pub ips: Vec<String>,
     /// MetalLB's controller replayed; `null` when MetalLB is absent or its configuration unknown.
     pub allocation: Option<Allocation>,
     pub metallb: Option<MetallbService>,
-    pub cilium: Option<serde_json::Value>,
+    pub cilium: Option<CiliumService>,
+    /// k3s ServiceLB's view; `null` unless ServiceLB runs and handles the Service.
+    pub servicelb: Option<crate::servicelb::Verdict>,
     pub findings: Vec<Finding>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ownership {
+    /// Implementations whose rules make them write this Service's status, in a fixed order.
+    pub claimants: Vec<Implementation>,
+    /// Field managers that wrote `status` (managedFields, subresource `status`), oldest first.
+    pub status_writers: Vec<StatusWriter>,
+    /// Annotations and conditions that name an implementation.
+    pub evidence: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusWriter {
+    pub manager: String,
+    /// The implementation the manager name belongs to; `null` when not recognised.
+    pub implementation: Option<Implementation>,
+    pub time: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CiliumService {
+    /// `null` unless Node IPAM handles the Service.
+    pub nodeipam: Option<NodeIpam>,
+    /// `null` unless LB-IPAM is responsible for the Service.
+    pub lbipam: Option<crate::cilium::lbipam::Verdict>,
+    /// `null` when L2 announcements are off or the Service's class excludes it.
+    pub l2: Option<crate::cilium::l2::Verdict>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeIpam {
+    /// What Node IPAM's next reconcile leaves in `status.loadBalancer.ingress`, in its order.
+    pub expected_ingress: Vec<String>,
+    pub actual_ingress: Vec<String>,
+    /// The `io.cilium.nodeipam/match-node-labels` annotation, as written.
+    pub match_node_labels: Option<String>,
+    /// The annotation's parse error: the reconcile fails and the old status stays.
+    pub selector_error: Option<String>,
+    /// Cilium logs `No Nodes found with configured label selector`.
+    pub no_nodes_warning: bool,
+    /// Some candidate has an ExternalIP, so only ExternalIPs are used (both families together).
+    pub chose_external: bool,
+    /// Requested families left out because the External choice hid their InternalIPs.
+    pub families_lost_to_external: Vec<&'static str>,
+    pub nodes: Vec<NodeIpamNode>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeIpamNode {
+    pub node: String,
+    pub used: bool,
+    pub excluded_by: Vec<crate::cilium::nodeipam::Exclusion>,
+    pub addresses: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Implementation {
     Metallb,
     CiliumNodeipam,
     CiliumLbipam,
     K3sServicelb,
+    KubeVip,
     None,
     Unknown,
 }
@@ -332,4 +407,18 @@ pub struct PoolCandidate {
     pub service: String,
     pub fit: &'static str,
     pub detail: String,
+}
+
+impl Implementation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Implementation::Metallb => "metallb",
+            Implementation::CiliumNodeipam => "cilium-nodeipam",
+            Implementation::CiliumLbipam => "cilium-lbipam",
+            Implementation::K3sServicelb => "k3s-servicelb",
+            Implementation::KubeVip => "kube-vip",
+            Implementation::None => "none",
+            Implementation::Unknown => "unknown",
+        }
+    }
 }

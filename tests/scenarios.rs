@@ -49,7 +49,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("bgp-nobody-advertises.yaml", &["LBD130", "LBD131", "LBD210", "LBD211", "LBD212", "LBD213", "LBD214"], 1),
         ("bgp-two-routers.yaml", &[], 0),
         ("ip-not-in-pool.yaml", &["LBD111", "LBD112", "LBD113"], 0),
-        ("lb-class-other.yaml", &[], 0),
+        ("lb-class-other.yaml", &["LBD120"], 0),
         ("memberlist-disabled-dead-winner.yaml", &["LBD101"], 1),
         ("network-unavailable.yaml", &["LBD105", "LBD106"], 0),
         ("no-serving-endpoints.yaml", &["LBD101", "LBD104"], 1),
@@ -110,8 +110,12 @@ fn withdraw_reasons_and_ownership() {
     assert_eq!(stale["type"], "ClusterIP");
     assert_eq!(stale["metallb"]["withdrawReason"], "notLoadBalancer");
     let (r, _) = run("lb-class-other.yaml", &[]);
-    assert_eq!(web(&r)["implementation"], "unknown");
+    assert_eq!(web(&r)["implementation"], "none");
+    assert_eq!(web(&r)["ownership"]["claimants"], serde_json::json!([]));
     assert_eq!(web(&r)["metallb"], Value::Null);
+    let lbd120 = &web(&r)["findings"][0];
+    assert_eq!(lbd120["code"], "LBD120");
+    assert!(lbd120["message"].as_str().unwrap().contains("example.com/other"), "{lbd120}");
 }
 
 #[test]

@@ -4,6 +4,9 @@
 mod allocation;
 mod bgp;
 mod checks;
+mod cilium;
+mod implementations;
+mod ownership;
 mod pools;
 mod verdict;
 pub mod world;
@@ -83,6 +86,7 @@ impl L2Outcome {
 
 pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
     let world = World::build(snap, &opts.overrides);
+    let imps = implementations::Implementations::build(snap);
     let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
     let alternate_sets = world.alternate_config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
 
@@ -145,18 +149,19 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     let services = evals
         .iter()
         .filter(|e| in_scope(&e.namespace, &e.name))
-        .map(|e| service_report(&world, e, &answered, opts.detail))
+        .map(|e| service_report(&world, &imps, e, &answered, opts.detail))
         .collect();
 
     let report = Report {
         api_version: API_VERSION,
         kind: "Report",
-        source: source(&world),
+        source: source_with(&world, &imps),
         services,
         findings: {
             let mut f = checks::cluster_findings(&world);
             f.extend(allocation::pool_findings(&world));
             f.extend(bgp::cluster_findings(&world, &evals));
+            f.extend(cilium::cluster_findings(snap, &imps));
             // Stable: within a code, the order each check found them in.
             f.sort_by_key(|x| x.code);
             f
@@ -246,6 +251,7 @@ fn evaluate<'w>(
 
 fn service_report(
     world: &World,
+    imps: &implementations::Implementations,
     e: &Evaluation,
     answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
     detail: bool,
@@ -253,7 +259,15 @@ fn service_report(
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
     let (allocation, allocation_findings) = allocation::assess(world, &e.namespace, &e.name, is_lb);
-    let implementation = if e.handled { Implementation::Metallb } else { Implementation::Unknown };
+    let anything_installed = world.setup.installed
+        || imps.cilium.installed
+        || imps.servicelb.installed
+        || imps.kube_vip.installed;
+    let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc));
+    let implementation = ownership::decide(anything_installed, &ownership);
+    let others = cilium::service(world.snap, imps, e.svc, &e.namespace, &e.name);
+    let ownership_finding =
+        ownership::finding(world, imps, e.svc, &e.namespace, &e.name, &ownership, anything_installed);
     let config = world.config.as_ref().ok();
     let metallb = e.handled.then(|| MetallbService {
         unknown_because: config.is_none().then(|| {
@@ -271,16 +285,21 @@ fn service_report(
         external_traffic_policy: spec.and_then(|s| s.external_traffic_policy.clone()).filter(|p| !p.is_empty()),
         load_balancer_class: spec.and_then(|s| s.load_balancer_class.clone()),
         implementation,
+        ownership,
         ips: e.ips.clone(),
         allocation,
         metallb,
-        cilium: None,
+        cilium: others.cilium,
+        servicelb: others.servicelb,
         findings: {
-            let mut f = allocation_findings;
+            let mut f = Vec::new();
+            f.extend(ownership_finding);
+            f.extend(allocation_findings);
             f.extend(checks::service_findings(world, e, answered));
             if let Some(o) = &e.bgp {
                 f.extend(bgp::service_findings(world, e, o));
             }
+            f.extend(others.findings);
             f
         },
     }
@@ -347,6 +366,44 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
         .collect()
 }
 
+fn source_with(world: &World, imps: &implementations::Implementations) -> Source {
+    let mut s = source(world);
+    let mut found = Vec::new();
+    if world.setup.installed {
+        found.push(InstalledImplementation {
+            implementation: "metallb",
+            evidence: vec![format!("namespace {} ({})", world.setup.namespace, world.setup.namespace_source)],
+        });
+    }
+    if imps.cilium.installed {
+        found.push(InstalledImplementation { implementation: "cilium", evidence: imps.cilium.evidence.clone() });
+        if !imps.cilium.config_found {
+            s.assumptions.push(format!(
+                "Cilium runs but the snapshot has no {}/cilium-config ConfigMap: its defaults are assumed (node IPAM off, LB-IPAM on, default-lb-service-ipam lbipam, L2 announcements off)",
+                imps.cilium.namespace
+            ));
+        }
+        if imps.cilium.l2_announcements && imps.nodes_without_cilium_node > 0 {
+            s.assumptions.push(format!(
+                "{} node(s) have no CiliumNode object: L2 policies' nodeSelectors are matched against their Node labels instead",
+                imps.nodes_without_cilium_node
+            ));
+        }
+        if imps.cilium.l2_announcements && imps.captured_at.is_none() {
+            s.assumptions.push("the snapshot has no capture time (SnapshotInfo capturedAt): whether an L2 Lease has expired is unknown".into());
+        }
+        s.cilium = Some(imps.cilium.clone());
+    }
+    if imps.servicelb.installed {
+        found.push(InstalledImplementation { implementation: "k3s-servicelb", evidence: imps.servicelb.evidence.clone() });
+    }
+    if imps.kube_vip.installed {
+        found.push(InstalledImplementation { implementation: "kube-vip", evidence: imps.kube_vip.evidence.clone() });
+    }
+    s.implementations = found;
+    s
+}
+
 pub(crate) fn source(world: &World) -> Source {
     let s = &world.setup;
     let info = &world.snap.info;
@@ -380,6 +437,8 @@ pub(crate) fn source(world: &World) -> Source {
             speaker_pods: s.speaker_pods.as_ref().map(Vec::len),
             config_valid: world.config.is_ok(),
         }),
+        cilium: None,
+        implementations: Vec::new(),
         assumptions,
         ignored_kinds: world.snap.ignored_kinds.clone(),
     }

@@ -30,6 +30,39 @@ pub fn endpoint_can_serve(conditions: Option<&EndpointConditions>) -> bool {
     }
 }
 
+/// A Go duration (`90s`, `1m30s`, `1.5h`, `500ms`) in seconds.
+pub fn go_duration_seconds(text: &str) -> Option<f64> {
+    let (negative, mut rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if rest == "0" {
+        return Some(0.0);
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let number: f64 = rest[..number_end].parse().ok()?;
+        rest = &rest[number_end..];
+        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let scale = match &rest[..unit_end] {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        total += number * scale;
+        rest = &rest[unit_end..];
+    }
+    Some(if negative { -total } else { total })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,7 +87,7 @@ fn runs_metallb_image(spec: Option<&PodSpec>) -> bool {
     spec.is_some_and(|s| s.containers.iter().any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/"))))
 }
 
-fn pod_is_live(pod: &Pod) -> bool {
+pub fn pod_is_live(pod: &Pod) -> bool {
     let Some(status) = &pod.status else {
         return false;
     };
@@ -326,7 +326,7 @@ impl SpeakerFlags {
     }
 }
 
-fn image_tag(image: &str) -> Option<String> {
+pub fn image_tag(image: &str) -> Option<String> {
     let without_digest = image.split('@').next()?;
     let last = without_digest.rsplit('/').next()?;
     last.split_once(':').map(|(_, tag)| tag.to_string())

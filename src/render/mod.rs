@@ -1,5 +1,6 @@
 //! Printers: one report, several formats. Nothing here decides anything.
 
+mod cilium;
 mod table;
 
 use std::io::Write;

@@ -16,7 +16,7 @@ pub struct Paint {
 }
 
 impl Paint {
-    fn bold(self, s: &str) -> String {
+    pub(super) fn bold(self, s: &str) -> String {
         if self.color {
             s.bold().to_string()
         } else {
@@ -34,14 +34,14 @@ impl Paint {
             Severity::Info => s.cyan().to_string(),
         }
     }
-    fn good(self, s: &str) -> String {
+    pub(super) fn good(self, s: &str) -> String {
         if self.color {
             s.green().to_string()
         } else {
             s.to_string()
         }
     }
-    fn bad(self, s: &str) -> String {
+    pub(super) fn bad(self, s: &str) -> String {
         if self.color {
             s.red().to_string()
         } else {
@@ -50,7 +50,7 @@ impl Paint {
     }
 }
 
-fn new_table(paint: Paint, header: &[&str]) -> Table {
+pub(super) fn new_table(paint: Paint, header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
     if paint.color {
@@ -65,14 +65,14 @@ fn new_table(paint: Paint, header: &[&str]) -> Table {
     t
 }
 
-fn print_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
+pub(super) fn print_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
     for line in t.lines() {
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
 }
 
-fn mark(ok: bool) -> Cell {
+pub(super) fn mark(ok: bool) -> Cell {
     if ok {
         Cell::new("✓").fg(Color::Green)
     } else {
@@ -124,6 +124,7 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
 pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -> std::io::Result<()> {
     for svc in &report.services {
         header(out, report, svc, paint)?;
+        super::cilium::ownership(out, &svc.ownership, paint)?;
         if let Some(why) = svc.metallb.as_ref().and_then(|m| m.unknown_because.as_ref()) {
             writeln!(out, "Unknown: {why}.")?;
             findings(out, &svc.findings, paint)?;
@@ -131,7 +132,10 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
         }
         allocation_lines(out, svc, paint)?;
         let Some(m) = &svc.metallb else {
-            writeln!(out, "MetalLB does not handle this Service{}.", not_handled_why(report, svc))?;
+            if report.source.metallb.is_some() || (svc.cilium.is_none() && svc.servicelb.is_none()) {
+                writeln!(out, "MetalLB does not handle this Service{}.", not_handled_why(report, svc))?;
+            }
+            super::cilium::sections(out, svc, wide, paint)?;
             findings(out, &svc.findings, paint)?;
             continue;
         };
@@ -204,6 +208,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
             }
             bgp_section(out, bgp, m.pool.as_deref(), paint)?;
         }
+        super::cilium::sections(out, svc, wide, paint)?;
         findings(out, &svc.findings, paint)?;
     }
     cluster_findings(out, report, paint)
@@ -442,7 +447,22 @@ fn cluster_findings(out: &mut dyn Write, report: &Report, paint: Paint) -> std::
 
 fn status(svc: &ServiceReport) -> &'static str {
     let Some(m) = &svc.metallb else {
-        return "not-metallb";
+        let error = svc.findings.iter().any(|f| f.severity == Severity::Error);
+        return if svc.ownership.claimants.len() > 1 {
+            "conflict"
+        } else if error && svc.ips.is_empty() {
+            "pending"
+        } else if svc.findings.iter().any(|f| matches!(f.code, "LBD140" | "LBD141" | "LBD142" | "LBD146")) {
+            "dark"
+        } else if error {
+            "error"
+        } else if svc.implementation == crate::report::Implementation::None {
+            "unowned"
+        } else if svc.cilium.is_some() || svc.servicelb.is_some() {
+            "ok"
+        } else {
+            "not-metallb"
+        };
     };
     if m.unknown_because.is_some() {
         return "unknown";
@@ -470,7 +490,7 @@ fn status(svc: &ServiceReport) -> &'static str {
 }
 
 /// Up to three node names, else a count (all of them with -o wide).
-fn compact_nodes<S: AsRef<str>>(nodes: &[S], wide: bool) -> String {
+pub(super) fn compact_nodes<S: AsRef<str>>(nodes: &[S], wide: bool) -> String {
     match nodes.len() {
         0 => "<none>".into(),
         n if n > 3 && !wide => format!("{n} nodes"),
@@ -504,12 +524,16 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
             let seen = b.actual.as_ref().map(|a| a.iter().map(|x| x.node.clone()).collect::<Vec<_>>());
             add(&mut observed, seen.map(|s| compact_nodes(&s, wide)).unwrap_or_else(|| "?".into()));
         }
+        if let (None, Some((a, o))) = (&announcer, super::cilium::compact(svc, wide)) {
+            announcer = Some(a);
+            observed = Some(o);
+        }
         let announcer = announcer.unwrap_or_else(|| "-".into());
         let observed = observed.unwrap_or_else(|| "?".into());
         let st = status(svc);
         let st_cell = match st {
             "ok" => Cell::new(st).fg(Color::Green),
-            "dark" | "error" => Cell::new(st).fg(Color::Red),
+            "dark" | "error" | "conflict" => Cell::new(st).fg(Color::Red),
             "not-metallb" => Cell::new(st),
             _ => Cell::new(st).fg(Color::Yellow),
         };

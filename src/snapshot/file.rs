@@ -12,11 +12,12 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use rayon::prelude::*;
 
-use super::{crd, Snapshot, SnapshotInfo};
+use super::{cilium, crd, Snapshot, SnapshotInfo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -250,6 +251,10 @@ enum Object {
     BfdProfile(Box<crd::BfdProfile>),
     ServiceBgpStatus(Box<crd::ServiceBgpStatus>),
     FrrConfiguration(Box<crd::FrrConfiguration>),
+    Lease(Box<Lease>),
+    CiliumIpPool(Box<cilium::IpPool>),
+    CiliumL2Policy(Box<cilium::L2Policy>),
+    CiliumNode(Box<cilium::CiliumNode>),
     /// Counted by this label, never kept.
     Ignored(String),
 }
@@ -319,6 +324,10 @@ impl Pending<'_> {
             ("metallb.io", "BFDProfile") => typed!(BfdProfile),
             ("metallb.io", "ServiceBGPStatus") => typed!(ServiceBgpStatus),
             ("frrk8s.metallb.io", "FRRConfiguration") => typed!(FrrConfiguration),
+            ("coordination.k8s.io", "Lease") if api_version == "coordination.k8s.io/v1" => typed!(Lease),
+            ("cilium.io", "CiliumLoadBalancerIPPool") => typed!(CiliumIpPool),
+            ("cilium.io", "CiliumL2AnnouncementPolicy") => typed!(CiliumL2Policy),
+            ("cilium.io", "CiliumNode") => typed!(CiliumNode),
             _ => Object::Ignored(format!("{kind} ({api_version})")),
         };
         let (namespace, name) = meta.unwrap_or_else(|| object.meta().map(crate::snapshot::key_of).unwrap_or_default());
@@ -356,6 +365,10 @@ impl Object {
             Object::BfdProfile(o) => &o.metadata,
             Object::ServiceBgpStatus(o) => &o.metadata,
             Object::FrrConfiguration(o) => &o.metadata,
+            Object::Lease(o) => &o.metadata,
+            Object::CiliumIpPool(o) => &o.metadata,
+            Object::CiliumL2Policy(o) => &o.metadata,
+            Object::CiliumNode(o) => &o.metadata,
             Object::Info(_) | Object::Ignored(_) => return None,
         })
     }
@@ -633,6 +646,10 @@ impl Collector {
             Object::BfdProfile(o) => m.bfd_profiles.push(*o),
             Object::ServiceBgpStatus(o) => m.service_bgp_statuses.push(*o),
             Object::FrrConfiguration(o) => m.frr_configurations.push(*o),
+            Object::Lease(o) => s.leases.push(*o),
+            Object::CiliumIpPool(o) => s.cilium.ip_pools.push(*o),
+            Object::CiliumL2Policy(o) => s.cilium.l2_policies.push(*o),
+            Object::CiliumNode(o) => s.cilium.nodes.push(*o),
         }
         if let Some(first) = self.seen.insert(key, origin.clone()) {
             return Err(LoadError::Duplicate { object: display, first: first.to_string(), second: origin.to_string() });

@@ -1,12 +1,14 @@
 //! The one input type of every engine: the Kubernetes objects they read, plus what is known about
 //! how they were collected. Files and (later) live clusters both produce it.
 
+pub mod cilium;
 pub mod crd;
 pub mod file;
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use serde::{Deserialize, Serialize};
@@ -26,6 +28,9 @@ pub struct Snapshot {
     pub daemon_sets: Vec<DaemonSet>,
     pub deployments: Vec<Deployment>,
     pub metallb: MetallbObjects,
+    pub cilium: CiliumObjects,
+    /// `coordination.k8s.io/v1` Leases: Cilium's per-Service L2 leases, kube-vip's.
+    pub leases: Vec<Lease>,
     /// Objects of kinds no engine reads, counted by `Kind (apiVersion)`.
     pub ignored_kinds: BTreeMap<String, usize>,
 }
@@ -42,6 +47,13 @@ pub struct MetallbObjects {
     pub service_bgp_statuses: Vec<crd::ServiceBgpStatus>,
     /// frr-k8s objects (`frrk8s.metallb.io`), any namespace.
     pub frr_configurations: Vec<crd::FrrConfiguration>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CiliumObjects {
+    pub ip_pools: Vec<cilium::IpPool>,
+    pub l2_policies: Vec<cilium::L2Policy>,
+    pub nodes: Vec<cilium::CiliumNode>,
 }
 
 impl MetallbObjects {

@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::community::{Community, CommunityError};
+use crate::k8s::go_duration_seconds;
 use crate::k8s::ip::parse_go_ip;
 use crate::k8s::selector::{Labels, Selector};
 use crate::metallb::config::{
@@ -430,39 +431,6 @@ fn check_timers(hold: Option<&str>, keepalive: Option<&str>) -> Result<(), Strin
         ));
     }
     Ok(())
-}
-
-/// A Go duration (`90s`, `1m30s`, `1.5h`, `500ms`) in seconds.
-pub fn go_duration_seconds(text: &str) -> Option<f64> {
-    let (negative, mut rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    if rest == "0" {
-        return Some(0.0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total = 0.0;
-    while !rest.is_empty() {
-        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let number: f64 = rest[..number_end].parse().ok()?;
-        rest = &rest[number_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let scale = match &rest[..unit_end] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return None,
-        };
-        total += number * scale;
-        rest = &rest[unit_end..];
-    }
-    Some(if negative { -total } else { total })
 }
 
 /// `bgpAdvertisementFromCR`, in MetalLB's order of checks; `nodes` are every Node's name and labels.

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
+mod text;
+
 pub type Labels = BTreeMap<String, String>;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +14,9 @@ enum Op {
     NotIn,
     Exists,
     DoesNotExist,
+    /// Only from the string form (`key>3`): the label's value parses as an integer above/below.
+    Gt,
+    Lt,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +86,17 @@ impl Selector {
                 Op::NotIn => value.is_none_or(|v| !r.values.contains(v)),
                 Op::Exists => value.is_some(),
                 Op::DoesNotExist => value.is_none(),
+                Op::Gt | Op::Lt => {
+                    let (Some(have), Some(bound)) = (value.and_then(|v| v.parse::<i64>().ok()), r.values[0].parse::<i64>().ok())
+                    else {
+                        return false;
+                    };
+                    if r.op == Op::Gt {
+                        have > bound
+                    } else {
+                        have < bound
+                    }
+                }
             }
         })
     }
@@ -96,6 +112,8 @@ impl Selector {
                 Op::NotIn => format!("{} notin ({})", r.key, r.values.join(",")),
                 Op::Exists => r.key.clone(),
                 Op::DoesNotExist => format!("!{}", r.key),
+                Op::Gt => format!("{}>{}", r.key, r.values[0]),
+                Op::Lt => format!("{}<{}", r.key, r.values[0]),
             })
             .collect();
         parts.join(",")

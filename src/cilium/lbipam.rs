@@ -1,0 +1,583 @@
+//! Cilium LB-IPAM (cilium-operator, spec cilium.md §3): which Services it is responsible for,
+//! what they request, and why one has no address. Pool choice among several matching pools is
+//! Go map order in Cilium, so a fresh generic allocation is named as the set of possible pools.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::Service;
+use serde::Serialize;
+
+use super::install::Setup;
+use super::nodeipam::Family;
+use crate::k8s::selector::{Labels, Selector};
+use crate::snapshot::cilium::{Condition, IpPool};
+
+pub const CLASS_L2: &str = "io.cilium/l2-announcer";
+pub const CLASS_BGP: &str = "io.cilium/bgp-control-plane";
+pub const CONDITION: &str = "cilium.io/IPAMRequestSatisfied";
+pub const LEGACY_CONDITION: &str = "io.cilium/lb-ipam-request-satisfied";
+const IPS: [&str; 2] = ["lbipam.cilium.io/ips", "io.cilium/lb-ipam-ips"];
+const SHARING_KEY: [&str; 2] = ["lbipam.cilium.io/sharing-key", "io.cilium/lb-ipam-sharing-key"];
+const CROSS_NS: [&str; 2] = ["lbipam.cilium.io/sharing-cross-namespace", "io.cilium/lb-ipam-sharing-cross-namespace"];
+
+/// One block of a pool as an inclusive address range.
+#[derive(Debug, Clone)]
+pub struct Range {
+    pub from: IpAddr,
+    pub to: IpAddr,
+    /// `allowFirstLastIPs: No` on a CIDR of at least 3 addresses: its first and last are never handed out.
+    pub reserves_first_last: bool,
+}
+
+impl Range {
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        ip.is_ipv4() == self.from.is_ipv4() && self.from <= ip && ip <= self.to
+    }
+    pub fn family(&self) -> Family {
+        if self.to.is_ipv4() {
+            Family::V4
+        } else {
+            Family::V6
+        }
+    }
+    fn reserved(&self, ip: IpAddr) -> bool {
+        self.reserves_first_last && (ip == self.from || ip == self.to)
+    }
+    fn size(&self) -> u128 {
+        (to_u128(self.to) - to_u128(self.from)).saturating_add(1) - if self.reserves_first_last { 2 } else { 0 }
+    }
+    pub fn text(&self) -> String {
+        format!("{} - {}", self.from, self.to)
+    }
+}
+
+fn to_u128(ip: IpAddr) -> u128 {
+    match ip {
+        IpAddr::V4(v4) => u32::from(v4) as u128,
+        IpAddr::V6(v6) => u128::from(v6),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Pool {
+    pub name: String,
+    pub created: Option<Timestamp>,
+    pub ranges: Vec<Range>,
+    pub selector: Result<Selector, String>,
+    pub disabled: bool,
+    /// A block that does not parse: Cilium's upsert fails and the pool is not used.
+    pub invalid_block: Option<String>,
+    /// `cilium.io/PoolConflict` as Cilium would set it: the message.
+    pub conflict: Option<String>,
+    pub actual_conflict: Option<Condition>,
+}
+
+impl Pool {
+    fn usable(&self) -> bool {
+        self.invalid_block.is_none()
+    }
+    fn allocates(&self) -> bool {
+        self.usable() && !self.disabled && self.conflict.is_none()
+    }
+    fn selects(&self, labels: &Labels) -> bool {
+        self.selector.as_ref().is_ok_and(|s| s.matches(labels))
+    }
+}
+
+pub fn pools(objects: &[IpPool]) -> Vec<Pool> {
+    let mut pools: Vec<Pool> = objects
+        .iter()
+        .map(|o| {
+            let mut invalid_block = None;
+            let reserve = o.spec.allow_first_last_ips.as_deref() == Some("No");
+            let mut ranges = Vec::new();
+            for b in &o.spec.blocks {
+                match parse_block(b.cidr.as_deref(), b.start.as_deref(), b.stop.as_deref(), reserve) {
+                    Ok(r) => ranges.push(r),
+                    Err(e) => {
+                        invalid_block.get_or_insert(e);
+                    }
+                }
+            }
+            Pool {
+                name: o.name().to_string(),
+                created: o.metadata.creation_timestamp.as_ref().map(|t| t.0),
+                ranges,
+                selector: match &o.spec.service_selector {
+                    Some(s) => Selector::compile(s),
+                    None => Ok(Selector::default()),
+                },
+                disabled: o.spec.disabled,
+                invalid_block,
+                conflict: None,
+                actual_conflict: o.status.as_ref().and_then(|s| s.find(&["cilium.io/PoolConflict"])).cloned(),
+            }
+        })
+        .collect();
+    mark_conflicts(&mut pools);
+    pools
+}
+
+fn parse_block(cidr: Option<&str>, start: Option<&str>, stop: Option<&str>, reserve: bool) -> Result<Range, String> {
+    if let Some(cidr) = cidr {
+        let net: IpNet = cidr.parse().map_err(|_| format!("invalid CIDR {cidr:?}"))?;
+        let net = net.trunc();
+        let size = to_u128(net.broadcast()) - to_u128(net.network());
+        return Ok(Range { from: net.network(), to: net.broadcast(), reserves_first_last: reserve && size >= 2 });
+    }
+    let start_text = start.ok_or("block has neither cidr nor start")?;
+    let from: IpAddr = start_text.parse().map_err(|_| format!("invalid start {start_text:?}"))?;
+    let to: IpAddr = match stop {
+        Some(s) if !s.is_empty() => s.parse().map_err(|_| format!("invalid stop {s:?}"))?,
+        _ => from,
+    };
+    if from.is_ipv4() != to.is_ipv4() || to_u128(to) < to_u128(from) {
+        return Err(format!("invalid range {from} - {to}"));
+    }
+    Ok(Range { from, to, reserves_first_last: false })
+}
+
+/// Overlapping ranges: the pool created later is marked (a pool overlapping itself too).
+fn mark_conflicts(pools: &mut [Pool]) {
+    let mut marks: Vec<Option<String>> = vec![None; pools.len()];
+    for i in 0..pools.len() {
+        for (a_idx, a) in pools[i].ranges.iter().enumerate() {
+            for (b_idx, b) in pools[i].ranges.iter().enumerate().skip(a_idx + 1) {
+                if overlap(a, b) && marks[i].is_none() {
+                    let _ = b_idx;
+                    marks[i] = Some(conflict_message(a, b, &pools[i].name));
+                }
+            }
+            for j in 0..pools.len() {
+                if i == j || !pools[j].usable() {
+                    continue;
+                }
+                for b in &pools[j].ranges {
+                    if !overlap(a, b) {
+                        continue;
+                    }
+                    let later = (pools[i].created, &pools[i].name) > (pools[j].created, &pools[j].name);
+                    if later && marks[i].is_none() {
+                        marks[i] = Some(conflict_message(a, b, &pools[j].name));
+                    }
+                }
+            }
+        }
+    }
+    for (p, m) in pools.iter_mut().zip(marks) {
+        p.conflict = m;
+    }
+}
+
+fn overlap(a: &Range, b: &Range) -> bool {
+    a.from.is_ipv4() == b.from.is_ipv4() && a.from <= b.to && b.from <= a.to
+}
+
+fn conflict_message(a: &Range, b: &Range, other: &str) -> String {
+    format!("Pool conflicts since range '{}' overlaps range '{}' from IP Pool '{other}'", a.text(), b.text())
+}
+
+/// Cilium's reason vocabulary for `cilium.io/IPAMRequestSatisfied`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Reason {
+    #[serde(rename = "satisfied")]
+    Satisfied,
+    #[serde(rename = "no_pool")]
+    NoPool,
+    #[serde(rename = "pool_selector_mismatch")]
+    PoolSelectorMismatch,
+    #[serde(rename = "already_allocated")]
+    AlreadyAllocated,
+    #[serde(rename = "already_allocated_incompatible_service")]
+    AlreadyAllocatedIncompatibleService,
+    #[serde(rename = "out_of_ips")]
+    OutOfIps,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Satisfied => "satisfied",
+            Reason::NoPool => "no_pool",
+            Reason::PoolSelectorMismatch => "pool_selector_mismatch",
+            Reason::AlreadyAllocated => "already_allocated",
+            Reason::AlreadyAllocatedIncompatibleService => "already_allocated_incompatible_service",
+            Reason::OutOfIps => "out_of_ips",
+        }
+    }
+}
+
+/// Why LB-IPAM leaves a Service alone (§3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NotResponsible {
+    Disabled,
+    /// Dormant: no CiliumLoadBalancerIPPool exists.
+    NoPools,
+    NotLoadBalancer,
+    DefaultIpamNotLbipam,
+    BgpControlPlaneDisabled,
+    L2AnnouncementsDisabled,
+    OtherClass,
+}
+
+pub fn responsible(setup: &Setup, pool_count: usize, svc: &Service) -> Result<(), NotResponsible> {
+    if !setup.lb_ipam {
+        return Err(NotResponsible::Disabled);
+    }
+    if pool_count == 0 {
+        return Err(NotResponsible::NoPools);
+    }
+    let spec = svc.spec.as_ref();
+    if spec.and_then(|s| s.type_.as_deref()) != Some("LoadBalancer") {
+        return Err(NotResponsible::NotLoadBalancer);
+    }
+    match spec.and_then(|s| s.load_balancer_class.as_deref()) {
+        None if setup.default_is("lbipam") => Ok(()),
+        None => Err(NotResponsible::DefaultIpamNotLbipam),
+        Some(CLASS_BGP) if setup.bgp_control_plane => Ok(()),
+        Some(CLASS_BGP) => Err(NotResponsible::BgpControlPlaneDisabled),
+        Some(CLASS_L2) if setup.l2_announcements => Ok(()),
+        Some(CLASS_L2) => Err(NotResponsible::L2AnnouncementsDisabled),
+        Some(_) => Err(NotResponsible::OtherClass),
+    }
+}
+
+/// What LB-IPAM reads from one Service.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub namespace: String,
+    pub name: String,
+    /// Service labels plus the two pseudo-labels.
+    pub labels: Labels,
+    pub specific: Vec<IpAddr>,
+    pub unparsable: Vec<String>,
+    pub families: Vec<Family>,
+    pub sharing_key: Option<String>,
+    pub cross_namespace: Vec<String>,
+    pub ports: Vec<i32>,
+    pub etp_local: bool,
+    pub selector: BTreeMap<String, String>,
+    pub ingress: Vec<IpAddr>,
+    pub actual_condition: Option<Condition>,
+}
+
+/// The first alias present wins, even when empty.
+fn annotation<'a>(svc: &'a Service, keys: &[&str]) -> Option<&'a str> {
+    let a = svc.metadata.annotations.as_ref()?;
+    keys.iter().find_map(|k| a.get(*k)).map(String::as_str)
+}
+
+pub fn request(setup: &Setup, svc: &Service) -> Request {
+    let namespace = svc.metadata.namespace.clone().unwrap_or_default();
+    let name = svc.metadata.name.clone().unwrap_or_default();
+    let spec = svc.spec.clone().unwrap_or_default();
+    let mut labels = svc.metadata.labels.clone().unwrap_or_default();
+    labels.insert("io.kubernetes.service.namespace".into(), namespace.clone());
+    labels.insert("io.kubernetes.service.name".into(), name.clone());
+    let (mut specific, mut unparsable) = (Vec::new(), Vec::new());
+    let raw = spec
+        .load_balancer_ip
+        .iter()
+        .filter(|s| !s.is_empty())
+        .cloned()
+        .chain(annotation(svc, &IPS).into_iter().flat_map(|v| v.split(',')).map(|s| s.trim().to_string()));
+    for text in raw {
+        match text.parse::<IpAddr>() {
+            Ok(ip) if specific.last() != Some(&ip) => specific.push(ip),
+            Ok(_) => {}
+            Err(_) => unparsable.push(text),
+        }
+    }
+    let listed: Vec<Family> = spec
+        .ip_families
+        .iter()
+        .flatten()
+        .filter_map(|f| match f.as_str() {
+            "IPv4" => Some(Family::V4),
+            "IPv6" => Some(Family::V6),
+            _ => None,
+        })
+        .collect();
+    let enabled = |f: &Family| match f {
+        Family::V4 => setup.ipv4,
+        Family::V6 => setup.ipv6,
+    };
+    let families: Vec<Family> = match spec.ip_family_policy.as_deref() {
+        Some("PreferDualStack") if listed.is_empty() => [Family::V4, Family::V6].into_iter().filter(enabled).collect(),
+        Some("PreferDualStack") => listed.iter().copied().filter(enabled).collect(),
+        Some("RequireDualStack") => [Family::V4, Family::V6].into_iter().filter(enabled).collect(),
+        _ => match listed.first() {
+            Some(f) => vec![*f],
+            None if setup.ipv4 => vec![Family::V4],
+            None => vec![Family::V6],
+        },
+    };
+    let ingress = crate::metallb::service::ingress_ips(svc).iter().filter_map(|s| s.parse().ok()).collect();
+    let conditions = svc.status.as_ref().and_then(|s| s.conditions.as_ref());
+    let actual_condition = conditions.and_then(|c| {
+        c.iter().find(|c| c.type_ == CONDITION || c.type_ == LEGACY_CONDITION).map(|c| Condition {
+            type_: c.type_.clone(),
+            status: c.status.clone(),
+            reason: c.reason.clone(),
+            message: c.message.clone(),
+        })
+    });
+    Request {
+        namespace,
+        name,
+        labels,
+        specific,
+        unparsable,
+        families,
+        sharing_key: annotation(svc, &SHARING_KEY).map(String::from),
+        cross_namespace: annotation(svc, &CROSS_NS).map(|v| v.split(',').map(String::from).collect()).unwrap_or_default(),
+        ports: spec.ports.iter().flatten().map(|p| p.port).collect(),
+        etp_local: spec.external_traffic_policy.as_deref() == Some("Local"),
+        selector: spec.selector.unwrap_or_default(),
+        ingress,
+        actual_condition,
+    }
+}
+
+/// §3.6: `None` when `a` may join an IP held by `b`, else Cilium's reason text.
+pub fn incompatibility(a: &Request, b: &Request) -> Option<&'static str> {
+    if a.sharing_key != b.sharing_key {
+        return Some("different sharing key");
+    }
+    if a.namespace != b.namespace {
+        let permits = |x: &Request, other_ns: &str| x.cross_namespace.iter().any(|n| n == "*" || n == other_ns);
+        if !(permits(a, &b.namespace) && permits(b, &a.namespace)) {
+            return Some("different and not permitted namespace");
+        }
+    }
+    if a.ports.iter().any(|p| b.ports.contains(p)) {
+        return Some("same port");
+    }
+    if a.etp_local != b.etp_local {
+        return Some("different ExternalTrafficPolicy");
+    }
+    if a.etp_local && (a.selector.is_empty() || b.selector.is_empty() || a.selector != b.selector) {
+        return Some("compatible ExternalTrafficPolicy local but selecting different set of pods");
+    }
+    None
+}
+
+/// Every responsible Service's request, and which of them holds each address.
+pub struct Ledger {
+    pub pools: Vec<Pool>,
+    pub requests: Vec<Request>,
+    /// Address → indices into `requests` of the Services holding it.
+    pub holders: HashMap<IpAddr, Vec<usize>>,
+}
+
+impl Ledger {
+    pub fn new(pools: Vec<Pool>, requests: Vec<Request>) -> Ledger {
+        let mut holders: HashMap<IpAddr, Vec<usize>> = HashMap::new();
+        for (i, r) in requests.iter().enumerate() {
+            for ip in &r.ingress {
+                if pool_of(&pools, r, *ip).is_some() {
+                    holders.entry(*ip).or_default().push(i);
+                }
+            }
+        }
+        Ledger { pools, requests, holders }
+    }
+
+    fn used_in(&self, range: &Range) -> u128 {
+        self.holders.keys().filter(|ip| range.contains(**ip) && !range.reserved(**ip)).count() as u128
+    }
+}
+
+/// The pool an address is allocated from for this Service: a usable pool whose range holds it
+/// and whose selector matches (disabled and conflicting pools keep what they hold).
+fn pool_of<'p>(pools: &'p [Pool], r: &Request, ip: IpAddr) -> Option<&'p Pool> {
+    pools.iter().find(|p| p.usable() && p.selects(&r.labels) && p.ranges.iter().any(|g| g.contains(ip) && !g.reserved(ip)))
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    /// Specific addresses asked for (`spec.loadBalancerIP`, `lbipam.cilium.io/ips`), in order.
+    pub requested_ips: Vec<String>,
+    pub unparsable_requests: Vec<String>,
+    pub requested_families: Vec<&'static str>,
+    pub sharing_key: Option<String>,
+    /// Ingress addresses LB-IPAM counts as this Service's, with their pool.
+    pub held: Vec<Held>,
+    /// Ingress addresses LB-IPAM removes: in no matching pool, or held by another Service.
+    pub stripped: Vec<String>,
+    pub satisfied: bool,
+    /// What LB-IPAM would set now; `reason` null = it has a free address and would allocate it.
+    pub expected: ExpectedCondition,
+    /// For a fresh generic allocation: every pool it may come from (Cilium's choice is random).
+    pub candidate_pools: Vec<String>,
+    pub actual: Option<Condition>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Held {
+    pub ip: String,
+    pub pool: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpectedCondition {
+    pub status: &'static str,
+    pub reason: Option<Reason>,
+    pub message: String,
+}
+
+pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
+    let r = &ledger.requests[index];
+    let pools = &ledger.pools;
+    let mut held = Vec::new();
+    let mut stripped = Vec::new();
+    for ip in &r.ingress {
+        match pool_of(pools, r, *ip) {
+            Some(p) if ledger.holders[ip].len() == 1 || sharing_ok(ledger, index, *ip) => {
+                held.push(Held { ip: ip.to_string(), pool: p.name.clone() })
+            }
+            _ => stripped.push(ip.to_string()),
+        }
+    }
+    let holds = |ip: IpAddr| held.iter().any(|h| h.ip == ip.to_string());
+    let mut failure: Option<(Reason, String)> = None;
+    let mut candidate_pools: Vec<String> = Vec::new();
+    let satisfied;
+    if !r.specific.is_empty() {
+        satisfied = r.specific.iter().all(|ip| holds(*ip));
+        for ip in r.specific.iter().filter(|ip| !holds(**ip)) {
+            if let Some(f) = specific_failure(ledger, index, *ip) {
+                failure = Some(f);
+            }
+        }
+    } else {
+        let has_family = |f: Family| held.iter().any(|h| h.ip.parse::<IpAddr>().is_ok_and(|ip| ip.is_ipv4() == (f == Family::V4)));
+        satisfied = r.families.iter().all(|f| has_family(*f));
+        for f in r.families.iter().filter(|f| !has_family(**f)) {
+            if r.sharing_key.is_some() && shared_candidate(ledger, index, *f) {
+                continue;
+            }
+            let candidates: Vec<(&Pool, &Range)> = pools
+                .iter()
+                .filter(|p| p.allocates() && p.selects(&r.labels))
+                .flat_map(|p| p.ranges.iter().map(move |g| (p, g)))
+                .filter(|(_, g)| g.family() == *f)
+                .collect();
+            if candidates.is_empty() {
+                failure = Some((
+                    Reason::NoPool,
+                    "There are no enabled CiliumLoadBalancerIPPools that match this service".into(),
+                ));
+                continue;
+            }
+            let mut free: Vec<String> =
+                candidates.iter().filter(|(_, g)| g.size() > ledger.used_in(g)).map(|(p, _)| p.name.clone()).collect();
+            free.dedup();
+            if free.is_empty() {
+                failure = Some((
+                    Reason::OutOfIps,
+                    "All enabled CiliumLoadBalancerIPPools that match this service ran out of allocatable IPs".into(),
+                ));
+            }
+            candidate_pools.extend(free);
+        }
+    }
+    candidate_pools.sort();
+    candidate_pools.dedup();
+    let expected = match (satisfied, failure) {
+        (true, _) => ExpectedCondition { status: "True", reason: Some(Reason::Satisfied), message: String::new() },
+        (false, Some((reason, message))) => ExpectedCondition { status: "False", reason: Some(reason), message },
+        (false, None) => ExpectedCondition {
+            status: "Unknown",
+            reason: None,
+            message: "a free address exists: LB-IPAM allocates it on its next reconcile".into(),
+        },
+    };
+    Verdict {
+        requested_ips: r.specific.iter().map(IpAddr::to_string).collect(),
+        unparsable_requests: r.unparsable.clone(),
+        requested_families: r.families.iter().map(|f| f.as_str()).collect(),
+        sharing_key: r.sharing_key.clone(),
+        held,
+        stripped,
+        satisfied,
+        expected,
+        candidate_pools,
+        actual: r.actual_condition.clone(),
+    }
+}
+
+/// Several Services hold one address: this one keeps it if it is compatible with the others.
+fn sharing_ok(ledger: &Ledger, index: usize, ip: IpAddr) -> bool {
+    let r = &ledger.requests[index];
+    r.sharing_key.is_some()
+        && ledger.holders[&ip].iter().filter(|&&o| o != index).all(|&o| incompatibility(r, &ledger.requests[o]).is_none())
+}
+
+fn shared_candidate(ledger: &Ledger, index: usize, f: Family) -> bool {
+    let r = &ledger.requests[index];
+    ledger.holders.iter().any(|(ip, hs)| {
+        ip.is_ipv4() == (f == Family::V4)
+            && hs.iter().any(|&o| o != index && ledger.requests[o].sharing_key == r.sharing_key)
+            && hs.iter().filter(|&&o| o != index).all(|&o| incompatibility(r, &ledger.requests[o]).is_none())
+    })
+}
+
+fn specific_failure(ledger: &Ledger, index: usize, ip: IpAddr) -> Option<(Reason, String)> {
+    let r = &ledger.requests[index];
+    let containing: Vec<(&Pool, &Range)> = ledger
+        .pools
+        .iter()
+        .filter(|p| p.allocates())
+        .flat_map(|p| p.ranges.iter().map(move |g| (p, g)))
+        .filter(|(_, g)| g.contains(ip))
+        .collect();
+    let Some((_, range)) = containing.iter().find(|(p, _)| p.selects(&r.labels)) else {
+        return Some(if containing.is_empty() {
+            (Reason::NoPool, format!("No pool exists with a CIDR containing '{ip}'"))
+        } else {
+            (Reason::PoolSelectorMismatch, format!("The pool with the CIDR containing '{ip}', doesn't select this service"))
+        });
+    };
+    let others: Vec<usize> = ledger.holders.get(&ip).into_iter().flatten().copied().filter(|&o| o != index).collect();
+    if range.reserved(ip) || (!others.is_empty() && r.sharing_key.is_none()) {
+        return Some((Reason::AlreadyAllocated, format!("The IP '{ip}' is already allocated to another service")));
+    }
+    for o in others {
+        if let Some(why) = incompatibility(r, &ledger.requests[o]) {
+            return Some((
+                Reason::AlreadyAllocatedIncompatibleService,
+                format!("The IP '{ip}' is already allocated to an incompatible service. Reason: {why}"),
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(cidr: &str, reserve: bool) -> Range {
+        parse_block(Some(cidr), None, None, reserve).unwrap()
+    }
+
+    #[test]
+    fn first_last_reserved_only_for_explicit_no_on_cidrs_of_three_or_more() {
+        assert_eq!(range("10.0.0.0/24", false).size(), 256);
+        assert_eq!(range("10.0.0.0/24", true).size(), 254);
+        assert_eq!(range("10.0.0.0/31", true).size(), 2);
+        assert_eq!(range("10.0.0.5/32", true).size(), 1);
+        assert_eq!(range("10.0.0.5/30", false).from.to_string(), "10.0.0.4");
+        let r = parse_block(None, Some("10.0.0.10"), Some("10.0.0.12"), true).unwrap();
+        assert_eq!(r.size(), 3);
+        assert!(parse_block(None, Some("10.0.0.10"), None, false).unwrap().contains("10.0.0.10".parse().unwrap()));
+    }
+}

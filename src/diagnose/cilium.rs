@@ -1,0 +1,480 @@
+//! Cilium's (and k3s ServiceLB's) part of a Service's report, and their findings.
+
+use k8s_openapi::api::core::v1::Service;
+
+use super::implementations::Implementations;
+use crate::cilium::l2::{self, EtpGate, Exclusion as L2Exclusion};
+use crate::cilium::lbipam::{self, Reason};
+use crate::cilium::nodeipam::{self, Outcome};
+use crate::metallb::service::ingress_ips;
+use crate::report::{CiliumService, Finding, NodeIpam, NodeIpamNode, Severity};
+use crate::servicelb;
+use crate::snapshot::Snapshot;
+
+pub(crate) struct Parts {
+    pub cilium: Option<CiliumService>,
+    pub servicelb: Option<servicelb::Verdict>,
+    pub findings: Vec<Finding>,
+}
+
+pub(crate) fn service(snap: &Snapshot, imps: &Implementations, svc: &Service, namespace: &str, name: &str) -> Parts {
+    let mut findings = Vec::new();
+    let object = format!("Service {namespace}/{name}");
+    let c = &imps.cilium;
+    let cilium = c.installed.then(|| {
+        let nodeipam = c.node_ipam.then(|| node_ipam(snap, imps, svc, namespace, name, &object, &mut findings)).flatten();
+        let lbipam = imps.ledger_index.get(&(namespace.to_string(), name.to_string())).map(|&i| {
+            let v = lbipam::evaluate(&imps.ledger, i);
+            lbipam_findings(&v, &object, &mut findings);
+            v
+        });
+        let l2 = c.l2_announcements.then(|| l2_announcement(snap, imps, svc, namespace, name, &object, &mut findings));
+        let l2 = l2.filter(|v| v.skipped != Some(l2::Skip::OtherClass) && v.skipped != Some(l2::Skip::Disabled));
+        if let (Some(n), Some(v)) = (&nodeipam, &l2) {
+            let selecting: Vec<&str> = v.policies.iter().filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
+            if !selecting.is_empty() && !n.expected_ingress.is_empty() {
+                findings.push(Finding {
+                    code: "LBD145",
+                    severity: Severity::Warning,
+                    message: format!("{object} gets node addresses from Node IPAM ({}), and L2 policy {} selects it too: the L2 leader would answer ARP/NDP for other nodes' own addresses", n.expected_ingress.join(", "), selecting.join(", ")),
+                    hint: "Exclude Node IPAM Services from L2 policies (serviceSelector), or give the Service class io.cilium/node, which L2 never announces".into(),
+                    objects: vec![object.clone()],
+                });
+            }
+        }
+        CiliumService { nodeipam, lbipam, l2 }
+    });
+    let servicelb = (imps.servicelb.installed && servicelb::handles(svc)).then(|| {
+        let v = servicelb::evaluate(&imps.servicelb, svc, &snap.nodes, &snap.pods, &snap.endpoint_slices);
+        servicelb_findings(&v, &object, &mut findings);
+        v
+    });
+    Parts { cilium, servicelb, findings }
+}
+
+fn node_ipam(
+    snap: &Snapshot,
+    imps: &Implementations,
+    svc: &Service,
+    namespace: &str,
+    name: &str,
+    object: &str,
+    findings: &mut Vec<Finding>,
+) -> Option<NodeIpam> {
+    let input = nodeipam::Input {
+        service: svc,
+        nodes: &snap.nodes,
+        ready_endpoint_nodes: imps.ready_endpoints(namespace, name),
+        default_nodeipam: imps.cilium.default_is("nodeipam"),
+    };
+    let actual: Vec<String> = ingress_ips(svc);
+    match nodeipam::reconcile(&input) {
+        Outcome::NotHandled(_) => None,
+        Outcome::SelectorError { selector, error } => {
+            findings.push(Finding {
+                code: "LBD123",
+                severity: Severity::Error,
+                message: format!("{object}: the {} annotation {selector:?} is not a valid label selector ({error}); Node IPAM's reconcile fails and keeps the old status {actual:?}", nodeipam::MATCH_NODE_LABELS),
+                hint: "Fix the annotation: a kubectl -l style selector such as `role=edge,zone in (a,b)`; check it with `kubectl get nodes -l '<selector>'`".into(),
+                objects: vec![object.to_string()],
+            });
+            Some(NodeIpam {
+                expected_ingress: actual.clone(),
+                actual_ingress: actual,
+                match_node_labels: Some(selector),
+                selector_error: Some(error),
+                no_nodes_warning: false,
+                chose_external: false,
+                families_lost_to_external: Vec::new(),
+                nodes: Vec::new(),
+            })
+        }
+        Outcome::Written(c) => {
+            if c.ingress.is_empty() {
+                findings.push(Finding {
+                    code: "LBD122",
+                    severity: Severity::Error,
+                    message: format!("{object}: Node IPAM writes an empty ingress list, so the Service is pending: {}", empty_cause(&c)),
+                    hint: empty_hint(&c),
+                    objects: vec![object.to_string()],
+                });
+            } else if c.ingress != actual {
+                findings.push(Finding {
+                    code: "LBD121",
+                    severity: Severity::Warning,
+                    message: format!("{object}: status.loadBalancer.ingress is {actual:?}, Node IPAM would write {:?}", c.ingress),
+                    hint: "Node IPAM rewrites the status on its next reconcile of this Service; if it stays different, check that cilium-operator runs with enable-node-ipam and whether another controller also writes this Service's status (LBD120)".into(),
+                    objects: vec![object.to_string()],
+                });
+            }
+            if !c.families_lost_to_external.is_empty() {
+                let lost: Vec<&str> = c.families_lost_to_external.iter().map(|f| f.as_str()).collect();
+                findings.push(Finding {
+                    code: "LBD124",
+                    severity: Severity::Warning,
+                    message: format!("{object} asks for {} but gets no {} address: a node has an ExternalIP, so Node IPAM uses ExternalIPs only (one choice for both families) and drops every InternalIP", families_text(c.wants), lost.join("/")),
+                    hint: "Give every candidate node an ExternalIP of each family, remove the stray ExternalIP, or restrict the Service to the nodes you want with io.cilium.nodeipam/match-node-labels".into(),
+                    objects: vec![object.to_string()],
+                });
+            }
+            let ingress = c.ingress.clone();
+            Some(NodeIpam {
+                expected_ingress: ingress,
+                actual_ingress: actual,
+                match_node_labels: c.selector,
+                selector_error: None,
+                no_nodes_warning: c.no_nodes_warning,
+                chose_external: c.chose_external,
+                families_lost_to_external: c.families_lost_to_external.iter().map(|f| f.as_str()).collect(),
+                nodes: c
+                    .nodes
+                    .into_iter()
+                    .map(|n| NodeIpamNode { node: n.node, used: n.used, excluded_by: n.excluded_by, addresses: n.addresses })
+                    .collect(),
+            })
+        }
+    }
+}
+
+fn families_text(wants: (bool, bool)) -> &'static str {
+    match wants {
+        (true, true) => "IPv4 and IPv6",
+        (true, false) => "IPv4",
+        (false, true) => "IPv6",
+        (false, false) => "no family",
+    }
+}
+
+fn empty_cause(c: &nodeipam::Computed) -> String {
+    use nodeipam::Exclusion::*;
+    if c.wants == (false, false) {
+        return "spec.ipFamilies is empty".into();
+    }
+    if c.no_nodes_warning {
+        return format!("no Node matches the match-node-labels selector {:?} (Cilium logs \"No Nodes found with configured label selector\")", c.selector.as_deref().unwrap_or(""));
+    }
+    if c.nodes.is_empty() {
+        return "the snapshot has no Node objects".into();
+    }
+    let count = |x: nodeipam::Exclusion| c.nodes.iter().filter(|n| n.excluded_by.contains(&x)).count();
+    let mut parts = Vec::new();
+    for (x, what) in [
+        (NotMatchingNodeLabels, "do not match match-node-labels"),
+        (Deleting, "are being deleted"),
+        (ExcludeLabel, "carry node.kubernetes.io/exclude-from-external-load-balancers"),
+        (ToBeDeletedTaint, "carry the ToBeDeletedByClusterAutoscaler taint"),
+        (NoLocalEndpoint, "have no ready endpoint (externalTrafficPolicy Local)"),
+        (NoAddressOfFamily, "have no InternalIP/ExternalIP of the requested family"),
+    ] {
+        let n = count(x);
+        if n > 0 {
+            parts.push(format!("{n} node(s) {what}"));
+        }
+    }
+    format!("of {} node(s), {}", c.nodes.len(), parts.join(", "))
+}
+
+fn empty_hint(c: &nodeipam::Computed) -> String {
+    if c.etp_local && c.nodes.iter().all(|n| n.excluded_by.contains(&nodeipam::Exclusion::NoLocalEndpoint)) {
+        return "With externalTrafficPolicy Local only nodes with a ready endpoint are used: scale the backend up or check its readiness (`kubectl get endpointslices -l kubernetes.io/service-name=<svc>`); Cilium Ingress/Gateway Services have no node endpoints and need Cluster".into();
+    }
+    if c.no_nodes_warning {
+        return "Fix the io.cilium.nodeipam/match-node-labels annotation; `kubectl get nodes -l '<selector>'` must list nodes".into();
+    }
+    "Remove the exclusion from at least one node (the exclude label's key alone excludes, whatever its value), or check the Service's ipFamilies".into()
+}
+
+fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding>) {
+    if let (false, Some(reason)) = (v.satisfied, v.expected.reason) {
+        let hint = match reason {
+            Reason::NoPool if !v.requested_ips.is_empty() => "Add a CiliumLoadBalancerIPPool block containing the requested address, or change spec.loadBalancerIP / lbipam.cilium.io/ips",
+            Reason::NoPool => "Create a CiliumLoadBalancerIPPool whose serviceSelector matches this Service (and that is not disabled or in conflict), for each family it requests",
+            Reason::PoolSelectorMismatch => "Change the pool's serviceSelector or the Service's labels; the pseudo-labels io.kubernetes.service.namespace and io.kubernetes.service.name are available",
+            Reason::AlreadyAllocated => "Another Service holds the address: give both the same lbipam.cilium.io/sharing-key (with distinct ports), or request another address; with allowFirstLastIPs: No the first and last address of a CIDR are reserved",
+            Reason::AlreadyAllocatedIncompatibleService => "Make the sharing Services compatible (the reason says how) or request another address",
+            Reason::OutOfIps => "Add blocks to a matching pool, or free addresses held by Services that no longer need them",
+            Reason::Satisfied => "",
+        };
+        findings.push(Finding {
+            code: "LBD125",
+            severity: Severity::Error,
+            message: format!("{object} gets no address from Cilium LB-IPAM: {} ({})", v.expected.message, reason.as_str()),
+            hint: hint.into(),
+            objects: vec![object.to_string()],
+        });
+    }
+    if !v.stripped.is_empty() {
+        findings.push(Finding {
+            code: "LBD126",
+            severity: Severity::Warning,
+            message: format!("{object}: LB-IPAM removes {} from status.loadBalancer.ingress: in no pool that selects this Service, or held by an incompatible Service", v.stripped.join(", ")),
+            hint: "These addresses were written by another controller (see LBD120) or belong to a deleted/changed pool; move them into a CiliumLoadBalancerIPPool or let one implementation own the Service".into(),
+            objects: vec![object.to_string()],
+        });
+    }
+    if let Some(actual) = &v.actual {
+        let expected_reason = v.expected.reason.map(Reason::as_str);
+        let agrees = match expected_reason {
+            Some(r) => actual.reason == r && actual.status == v.expected.status,
+            None => true,
+        };
+        if !agrees {
+            findings.push(Finding {
+                code: "LBD127",
+                severity: Severity::Warning,
+                message: format!(
+                    "{object}: its {} condition says {} ({}) but the pools and Services in the snapshot give {} ({})",
+                    actual.type_, actual.status, actual.reason, v.expected.status, expected_reason.unwrap_or("")
+                ),
+                hint: "The condition is stale (cilium-operator not running, or not reconciled since the change) or the snapshot misses pools/Services; check `kubectl -n kube-system logs deploy/cilium-operator | grep -i ipam`".into(),
+                objects: vec![object.to_string()],
+            });
+        }
+    }
+}
+
+fn l2_announcement(
+    snap: &Snapshot,
+    imps: &Implementations,
+    svc: &Service,
+    namespace: &str,
+    name: &str,
+    object: &str,
+    findings: &mut Vec<Finding>,
+) -> l2::Verdict {
+    let nodes: Vec<(String, &crate::k8s::selector::Labels, bool)> =
+        imps.l2_nodes.iter().map(|(n, l, x)| (n.clone(), l, *x)).collect();
+    let input = l2::Input {
+        setup: &imps.cilium,
+        policies: &imps.l2_policies,
+        nodes: &nodes,
+        service: svc,
+        ready_endpoint_nodes: imps.ready_endpoints(namespace, name),
+        leases: &snap.leases,
+        captured_at: imps.captured_at,
+        collides_with: l2::dash_collisions(
+            snap.services.iter().map(|s| (s.metadata.namespace.as_deref().unwrap_or(""), s.metadata.name.as_deref().unwrap_or(""))),
+            namespace,
+            name,
+        ),
+    };
+    let v = l2::evaluate(&input);
+    if v.skipped.is_some() {
+        return v;
+    }
+    let class = svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref());
+    let selecting: Vec<&str> = v.policies.iter().filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
+    let lease = v.lease.as_ref().expect("lease state is set when not skipped");
+    if selecting.is_empty() {
+        // Class-less Services may be announced by BGP instead: only a warning unless L2 is their class.
+        let (severity, tail) = if class == Some(lbipam::CLASS_L2) || !imps.cilium.bgp_control_plane {
+            (Severity::Error, "nobody answers ARP/NDP for its addresses")
+        } else {
+            (Severity::Warning, "only BGP can announce it")
+        };
+        let why: Vec<String> = v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
+        findings.push(Finding {
+            code: "LBD140",
+            severity,
+            message: format!(
+                "{object}: no CiliumL2AnnouncementPolicy selects it ({}), so {tail}",
+                if why.is_empty() { "there are none".to_string() } else { why.join("; ") }
+            ),
+            hint: "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)".into(),
+            objects: vec![object.to_string()],
+        });
+        return v;
+    }
+    let lease_object = format!("Lease {}/{}", lease.namespace, lease.name.as_deref().unwrap_or(&lease.names[0]));
+    if let Some(holder) = &lease.holder {
+        let not_eligible = lease.holder_eligible == Some(false);
+        let agent_down = lease.holder_agent_running == Some(false);
+        if not_eligible || agent_down {
+            let row = v.nodes.iter().find(|n| &n.node == holder);
+            let why = match row {
+                None => "it is not a Node in the snapshot".to_string(),
+                Some(r) if agent_down => format!("its cilium agent is not running{}", if r.excluded_by.len() > 1 { " and it is excluded for other reasons too" } else { "" }),
+                Some(r) => format!("it is excluded ({})", r.excluded_by.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")),
+            };
+            findings.push(Finding {
+                code: "LBD141",
+                severity: Severity::Error,
+                message: format!("{object}: the L2 Lease is held by {holder}, which cannot announce: {why}; until the Lease expires ({}s after its last renewal) nobody answers ARP/NDP", lease.lease_duration_seconds.map(|d| d.to_string()).unwrap_or_else(|| "?".into())),
+                hint: format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); an eligible node takes over once the Lease expires", imps.cilium.namespace),
+                objects: vec![object.to_string(), lease_object.clone()],
+            });
+        }
+    }
+    if v.eligible.is_empty() {
+        findings.push(Finding {
+            code: "LBD142",
+            severity: Severity::Error,
+            message: format!("{object}: policies {} select it but no node can compete for its L2 Lease ({})", selecting.join(", "), exclusion_summary(&v)),
+            hint: "Make a policy's nodeSelector match CiliumNode labels of nodes with a running agent (and, under externalTrafficPolicy Local, a ready endpoint); the exclude-from-external-load-balancers label plays no part in Cilium L2".into(),
+            objects: vec![object.to_string()],
+        });
+    } else if lease.holder.is_none() || lease.fresh == Some(false) {
+        let state = match (&lease.name, &lease.holder) {
+            (None, _) => format!("no Lease {} or {} exists in {}", lease.names[0], lease.names[1], lease.namespace),
+            (Some(_), None) => "its Lease has no holder (released)".to_string(),
+            (Some(_), Some(h)) => format!("its Lease, held by {h}, expired (renewed {}, {}s)", lease.renew_time.as_deref().unwrap_or("?"), lease.lease_duration_seconds.unwrap_or(0)),
+        };
+        findings.push(Finding {
+            code: "LBD142",
+            severity: Severity::Error,
+            message: format!("{object}: {} node(s) may announce it ({}) but {state}: nobody is known to answer ARP/NDP", v.eligible.len(), v.eligible.join(", ")),
+            hint: "Agents create or renew the Lease within the retry period; if none does, check the agents' logs for `Error processing` lines, the client rate limit (k8sClientRateLimit) and that the snapshot was taken while the Service existed".into(),
+            objects: vec![object.to_string(), lease_object.clone()],
+        });
+    }
+    if v.etp_gate != EtpGate::NotLocal {
+        let message = match v.etp_gate {
+            EtpGate::Gated => format!("{object} uses externalTrafficPolicy Local: from Cilium v1.20.2 only nodes with a ready local backend compete for the Lease ({} do)", v.eligible.len()),
+            EtpGate::Ungated => format!("{object} uses externalTrafficPolicy Local, and Cilium {} does not tie the L2 leader to a local backend: a leader without a local pod drops the traffic", imps.cilium.version.as_deref().unwrap_or("")),
+            _ => format!("{object} uses externalTrafficPolicy Local and Cilium's version is unknown: before v1.20.2 the L2 leader may have no local pod (traffic dropped); from v1.20.2 only nodes with a local backend compete"),
+        };
+        findings.push(Finding {
+            code: "LBD143",
+            severity: Severity::Warning,
+            message,
+            hint: "Prefer externalTrafficPolicy Cluster with Cilium L2 announcements, or run a backend on every node a policy selects; Cilium Ingress/Gateway Services are never announced under Local from v1.20.2".into(),
+            objects: vec![object.to_string()],
+        });
+    }
+    if !lease.collides_with.is_empty() && lease.name.as_deref() == Some(lease.names[1].as_str()) {
+        findings.push(Finding {
+            code: "LBD144",
+            severity: Severity::Warning,
+            message: format!("{object}: its L2 Lease {} has the same name as that of {} (Cilium ≤ v1.20 joins namespace and name with '-'), so one Lease elects one leader for both", lease.names[1], lease.collides_with.join(", ")),
+            hint: "Rename one of the Services, or upgrade Cilium to a release that names Leases cilium-l2announce-<ns>.<name>".into(),
+            objects: vec![object.to_string()],
+        });
+    }
+    if let Some(holder) = v.announcer.as_ref() {
+        if let Some(row) = v.nodes.iter().find(|n| &n.node == holder) {
+            if row.interfaces.as_ref().is_some_and(|i| i.is_empty()) {
+                findings.push(Finding {
+                    code: "LBD146",
+                    severity: Severity::Error,
+                    message: format!("{object}: {holder} holds the L2 Lease, but the selecting policies' interfaces match none of the agent's devices ({}): the leader announces nothing", imps.cilium.devices.as_deref().unwrap_or_default().join(", ")),
+                    hint: "Interface patterns are unanchored regular expressions matched against cilium-config `devices`; fix spec.interfaces or the devices list".into(),
+                    objects: vec![object.to_string()],
+                });
+            }
+        }
+    }
+    v
+}
+
+pub(crate) fn exclusion_code(x: L2Exclusion) -> &'static str {
+    match x {
+        L2Exclusion::NotSelectedByPolicy => "notSelectedByPolicy",
+        L2Exclusion::NoLocalEndpoint => "noLocalEndpoint",
+        L2Exclusion::AgentNotRunning => "agentNotRunning",
+    }
+}
+
+fn exclusion_summary(v: &l2::Verdict) -> String {
+    let mut parts = Vec::new();
+    for x in [L2Exclusion::NotSelectedByPolicy, L2Exclusion::NoLocalEndpoint, L2Exclusion::AgentNotRunning] {
+        let n = v.nodes.iter().filter(|r| r.excluded_by.contains(&x)).count();
+        if n > 0 {
+            parts.push(format!("{n} {}", exclusion_code(x)));
+        }
+    }
+    if parts.is_empty() {
+        "the snapshot has no Node objects".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn servicelb_findings(v: &servicelb::Verdict, object: &str, findings: &mut Vec<Finding>) {
+    if v.expected_ingress.is_empty() {
+        let no_pod = v.nodes.iter().filter(|n| n.excluded_by.contains(&servicelb::Exclusion::NoReadySvclbPod)).count();
+        findings.push(Finding {
+            code: "LBD150",
+            severity: Severity::Error,
+            message: format!("{object}: k3s ServiceLB has no node to take an address from ({} svclb Pod(s); {no_pod} of {} node(s) without a Ready one): status stays empty (event UnAvailableLoadBalancer)", v.svclb_pods, v.nodes.len()),
+            hint: "svclb Pods use hostPorts equal to the Service ports: a port another LoadBalancer Service already uses keeps them Pending; with enablelb labels only nodes labelled svccontroller.k3s.cattle.io/enablelb=true run them".into(),
+            objects: vec![object.to_string()],
+        });
+    } else if v.expected_ingress != v.actual_ingress {
+        findings.push(Finding {
+            code: "LBD151",
+            severity: Severity::Warning,
+            message: format!("{object}: status.loadBalancer.ingress is {:?}, k3s ServiceLB would write {:?}", v.actual_ingress, v.expected_ingress),
+            hint: "k3s rewrites it on the next svclb Pod or EndpointSlice change; a lasting difference means another controller writes the status too (LBD120)".into(),
+            objects: vec![object.to_string()],
+        });
+    }
+}
+
+/// Cilium configuration problems that affect every Service.
+pub(crate) fn cluster_findings(snap: &Snapshot, imps: &Implementations) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let c = &imps.cilium;
+    for p in &imps.ledger.pools {
+        let object = format!("CiliumLoadBalancerIPPool {}", p.name);
+        if let Some(conflict) = &p.conflict {
+            out.push(Finding {
+                code: "LBD220",
+                severity: Severity::Warning,
+                message: format!("{object}: {conflict}; Cilium marks it cilium.io/PoolConflict and allocates nothing new from it"),
+                hint: "Remove the overlap (the pool created later is the one marked); existing allocations stay until then".into(),
+                objects: vec![object.clone()],
+            });
+        }
+        let problem = p.invalid_block.clone().or_else(|| p.selector.as_ref().err().map(|e| format!("serviceSelector: {e}")));
+        if let Some(problem) = problem {
+            out.push(Finding {
+                code: "LBD221",
+                severity: Severity::Error,
+                message: format!("{object} is not usable: {problem}"),
+                hint: "Blocks take `cidr`, or `start` with an optional `stop` of the same family; fix the pool and check `kubectl get ciliumloadbalancerippools`".into(),
+                objects: vec![object],
+            });
+        }
+    }
+    if c.installed && !c.l2_announcements && !snap.cilium.l2_policies.is_empty() {
+        out.push(Finding {
+            code: "LBD222",
+            severity: Severity::Warning,
+            message: format!("{} CiliumL2AnnouncementPolicy object(s) exist but enable-l2-announcements is not true in cilium-config: no agent announces anything", snap.cilium.l2_policies.len()),
+            hint: "Set l2announcements.enabled=true (cilium-config enable-l2-announcements: \"true\") with kubeProxyReplacement, then restart the agents".into(),
+            objects: vec![format!("ConfigMap {}/cilium-config", c.namespace)],
+        });
+    }
+    if c.installed && c.l2_announcements {
+        if let Some(kpr) = c.kube_proxy_replacement.as_deref().filter(|v| !matches!(*v, "true" | "strict")) {
+            out.push(Finding {
+                code: "LBD222",
+                severity: Severity::Warning,
+                message: format!("enable-l2-announcements is on but kube-proxy-replacement is {kpr:?}: L2 announcements need Cilium's service datapath"),
+                hint: "Enable kubeProxyReplacement (cilium-config kube-proxy-replacement: \"true\")".into(),
+                objects: vec![format!("ConfigMap {}/cilium-config", c.namespace)],
+            });
+        }
+        for t in &c.lease.corrections {
+            out.push(Finding {
+                code: "LBD222",
+                severity: Severity::Info,
+                message: format!("Cilium corrects its L2 lease timing: {t}"),
+                hint: "Set l2announcements leaseDuration > leaseRenewDeadline > 1.2 × leaseRetryPeriod".into(),
+                objects: vec![format!("ConfigMap {}/cilium-config", c.namespace)],
+            });
+        }
+    }
+    for p in &imps.l2_policies {
+        for (condition, error) in p.problems() {
+            out.push(Finding {
+                code: "LBD223",
+                severity: Severity::Error,
+                message: format!("CiliumL2AnnouncementPolicy {}: {error} (Cilium sets {condition} and ignores the policy)", p.name),
+                hint: "Fix the selector or the interface regular expression; Cilium clears the condition once it parses".into(),
+                objects: vec![format!("CiliumL2AnnouncementPolicy {}", p.name)],
+            });
+        }
+    }
+    out
+}

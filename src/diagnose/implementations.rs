@@ -1,0 +1,92 @@
+//! The load-balancer implementations other than MetalLB, set up once per snapshot.
+
+use std::collections::{BTreeSet, HashMap};
+
+use jiff::Timestamp;
+
+use crate::cilium::{install as cilium_install, l2, lbipam};
+use crate::k8s::selector::Labels;
+use crate::k8s::EXCLUDE_LB_LABEL;
+use crate::snapshot::Snapshot;
+use crate::{kubevip, servicelb};
+
+pub(crate) struct Implementations {
+    pub cilium: cilium_install::Setup,
+    pub servicelb: servicelb::Setup,
+    pub kube_vip: kubevip::Setup,
+    /// LB-IPAM's pools and every Service it is responsible for.
+    pub ledger: lbipam::Ledger,
+    pub ledger_index: HashMap<(String, String), usize>,
+    pub l2_policies: Vec<l2::Policy>,
+    /// Node name, the labels its agent matches policies against, exclude label present.
+    pub l2_nodes: Vec<(String, Labels, bool)>,
+    /// Nodes without a CiliumNode object (Node labels used instead).
+    pub nodes_without_cilium_node: usize,
+    pub captured_at: Option<Timestamp>,
+    /// Ready-endpoint node sets per Service, as Cilium reads them.
+    pub ready_endpoints: HashMap<(String, String), BTreeSet<String>>,
+}
+
+impl Implementations {
+    pub fn build(snap: &Snapshot) -> Implementations {
+        let cilium = cilium_install::discover(snap);
+        let pools = lbipam::pools(&snap.cilium.ip_pools);
+        let mut requests = Vec::new();
+        let mut ledger_index = HashMap::new();
+        if cilium.installed {
+            for svc in &snap.services {
+                if lbipam::responsible(&cilium, pools.len(), svc).is_ok() {
+                    let r = lbipam::request(&cilium, svc);
+                    ledger_index.insert((r.namespace.clone(), r.name.clone()), requests.len());
+                    requests.push(r);
+                }
+            }
+        }
+        let cilium_labels: HashMap<&str, &Labels> =
+            snap.cilium.nodes.iter().map(|n| (n.name(), n.labels())).collect();
+        let mut without = 0;
+        let l2_nodes = snap
+            .nodes
+            .iter()
+            .map(|n| {
+                let name = n.metadata.name.clone().unwrap_or_default();
+                let node_labels = n.metadata.labels.clone().unwrap_or_default();
+                let exclude = node_labels.contains_key(EXCLUDE_LB_LABEL);
+                let labels = match cilium_labels.get(name.as_str()) {
+                    Some(l) => (*l).clone(),
+                    None => {
+                        without += 1;
+                        node_labels
+                    }
+                };
+                (name, labels, exclude)
+            })
+            .collect();
+        let mut ready_endpoints: HashMap<(String, String), BTreeSet<String>> = HashMap::new();
+        for slice in &snap.endpoint_slices {
+            let Some(service) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
+                continue;
+            };
+            let ns = slice.metadata.namespace.clone().unwrap_or_default();
+            let set = ready_endpoints.entry((ns.clone(), service.clone())).or_default();
+            set.extend(crate::cilium::nodeipam::ready_endpoint_nodes([slice], &ns, service));
+        }
+        Implementations {
+            servicelb: servicelb::discover(snap),
+            kube_vip: kubevip::discover(snap),
+            ledger: lbipam::Ledger::new(pools, requests),
+            ledger_index,
+            l2_policies: l2::policies(&snap.cilium.l2_policies),
+            l2_nodes,
+            nodes_without_cilium_node: without,
+            captured_at: snap.info.captured_at.as_deref().and_then(|t| t.parse().ok()),
+            ready_endpoints,
+            cilium,
+        }
+    }
+
+    pub fn ready_endpoints(&self, namespace: &str, name: &str) -> &BTreeSet<String> {
+        static EMPTY: BTreeSet<String> = BTreeSet::new();
+        self.ready_endpoints.get(&(namespace.to_string(), name.to_string())).unwrap_or(&EMPTY)
+    }
+}

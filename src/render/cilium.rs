@@ -1,0 +1,262 @@
+//! Tables for Cilium's features and k3s ServiceLB in `explain svc NAME`.
+
+use std::io::Write;
+
+use comfy_table::{Cell, Color};
+
+use super::table::{mark, new_table, print_table, Paint};
+use crate::cilium::{l2, lbipam};
+use crate::report::{NodeIpam, Ownership, ServiceReport};
+use crate::servicelb;
+
+fn json_str<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "[]".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+pub(super) fn ownership(out: &mut dyn Write, o: &Ownership, paint: Paint) -> std::io::Result<()> {
+    let claimants: Vec<&str> = o.claimants.iter().map(|c| c.as_str()).collect();
+    let who = match claimants.len() {
+        0 => "no implementation claims it".to_string(),
+        1 => format!("written by {}", claimants[0]),
+        _ => paint.bad(&format!("claimed by {} (LBD120)", claimants.join(" and "))),
+    };
+    let writers: Vec<String> = o
+        .status_writers
+        .iter()
+        .map(|w| format!("{}{}", w.manager, w.time.as_deref().map(|t| format!(" at {t}")).unwrap_or_default()))
+        .collect();
+    let mut line = format!("Owner: {who}");
+    if !writers.is_empty() {
+        line.push_str(&format!("   status field managers: {}", writers.join(", ")));
+    }
+    writeln!(out, "{line}")?;
+    if !o.evidence.is_empty() {
+        writeln!(out, "  evidence: {}", o.evidence.join(", "))?;
+    }
+    Ok(())
+}
+
+pub(super) fn sections(out: &mut dyn Write, svc: &ServiceReport, wide: bool, paint: Paint) -> std::io::Result<()> {
+    if let Some(c) = &svc.cilium {
+        if let Some(n) = &c.nodeipam {
+            node_ipam(out, n, paint)?;
+        }
+        if let Some(v) = &c.lbipam {
+            lb_ipam(out, v, paint)?;
+        }
+        if let Some(v) = &c.l2 {
+            l2_section(out, v, wide, paint)?;
+        }
+    }
+    if let Some(v) = &svc.servicelb {
+        service_lb(out, v, paint)?;
+    }
+    Ok(())
+}
+
+fn node_ipam(out: &mut dyn Write, n: &NodeIpam, paint: Paint) -> std::io::Result<()> {
+    writeln!(out)?;
+    let choice = if n.chose_external { "ExternalIPs (some candidate has one)" } else { "InternalIPs (no candidate has an ExternalIP)" };
+    writeln!(
+        out,
+        "{}   match-node-labels: {}   addresses: {choice}",
+        paint.bold("Cilium Node IPAM"),
+        n.match_node_labels.as_deref().map(|s| format!("{s:?}")).unwrap_or_else(|| "-".into()),
+    )?;
+    if let Some(e) = &n.selector_error {
+        writeln!(out, "  the selector does not parse ({e}): the reconcile fails, status stays {}", list(&n.actual_ingress))?;
+        return Ok(());
+    }
+    let agrees = if n.expected_ingress == n.actual_ingress { paint.good("agrees") } else { paint.bad("differs") };
+    writeln!(out, "  expected ingress: {}   actual: {}   {agrees}", list(&n.expected_ingress), list(&n.actual_ingress))?;
+    if n.no_nodes_warning {
+        writeln!(out, "  Cilium logs: level=WARN msg=\"No Nodes found with configured label selector\"")?;
+    }
+    writeln!(out)?;
+    let mut t = new_table(paint, &["NODE", "USED", "ADDRESSES", "EXCLUDED-BY"]);
+    for row in &n.nodes {
+        let excluded: Vec<String> = row.excluded_by.iter().map(json_str).collect();
+        t.add_row(vec![
+            Cell::new(&row.node),
+            mark(row.used),
+            Cell::new(if row.addresses.is_empty() { "-".into() } else { row.addresses.join(",") }),
+            Cell::new(if excluded.is_empty() { "-".into() } else { excluded.join(",") }),
+        ]);
+    }
+    print_table(out, &t)
+}
+
+fn lb_ipam(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::Result<()> {
+    writeln!(out)?;
+    let request = if v.requested_ips.is_empty() {
+        format!("families {}", v.requested_families.join(","))
+    } else {
+        format!("addresses {}", v.requested_ips.join(","))
+    };
+    writeln!(
+        out,
+        "{}   requests {request}{}",
+        paint.bold("Cilium LB-IPAM"),
+        v.sharing_key.as_deref().map(|k| format!("   sharing key {k:?}")).unwrap_or_default()
+    )?;
+    let held: Vec<String> = v.held.iter().map(|h| format!("{} (pool {})", h.ip, h.pool)).collect();
+    writeln!(out, "  holds: {}   removes: {}", if held.is_empty() { "nothing".into() } else { held.join(", ") }, list(&v.stripped))?;
+    if !v.unparsable_requests.is_empty() {
+        writeln!(out, "  skipped, not an IP: {}", v.unparsable_requests.join(", "))?;
+    }
+    let expected = match v.expected.reason {
+        Some(r) => format!("{} {}{}", v.expected.status, r.as_str(), if v.expected.message.is_empty() { String::new() } else { format!(" {:?}", v.expected.message) }),
+        None => v.expected.message.clone(),
+    };
+    let expected = if v.satisfied { paint.good(&expected) } else { paint.bad(&expected) };
+    writeln!(out, "  condition expected: {expected}")?;
+    match &v.actual {
+        Some(a) => writeln!(out, "  condition actual:   {} {} {} {:?}", a.type_, a.status, a.reason, a.message)?,
+        None => writeln!(out, "  condition actual:   none on the Service")?,
+    }
+    if !v.candidate_pools.is_empty() {
+        writeln!(out, "  a new address may come from any of: {} (Cilium's pool order is random)", v.candidate_pools.join(", "))?;
+    }
+    Ok(())
+}
+
+fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) -> std::io::Result<()> {
+    writeln!(out)?;
+    let policies: Vec<String> = v
+        .policies
+        .iter()
+        .map(|p| if p.selects { format!("{} ✓", p.policy) } else { format!("{} ✗ ({})", p.policy, p.why_not.unwrap_or("")) })
+        .collect();
+    writeln!(
+        out,
+        "{}   LB addresses: {}   externalIPs: {}   policies: {}",
+        paint.bold("Cilium L2 announcements"),
+        list(&v.lb_addresses),
+        list(&v.external_addresses),
+        if policies.is_empty() { "none".into() } else { policies.join(", ") }
+    )?;
+    if let Some(skip) = v.skipped {
+        return writeln!(out, "  not announced: {}", json_str(&skip));
+    }
+    if let Some(lease) = &v.lease {
+        let state = match (&lease.name, &lease.holder) {
+            (None, _) => format!("no Lease ({} or {})", lease.names[0], lease.names[1]),
+            (Some(name), None) => format!("Lease {}/{name}: no holder", lease.namespace),
+            (Some(name), Some(h)) => {
+                let fresh = match lease.fresh {
+                    Some(true) => paint.good("fresh"),
+                    Some(false) => paint.bad("expired"),
+                    None => "freshness unknown".into(),
+                };
+                let eligible = match lease.holder_eligible {
+                    Some(true) => paint.good("eligible"),
+                    Some(false) => paint.bad("not eligible"),
+                    None => "?".into(),
+                };
+                format!(
+                    "Lease {}/{name}: holder {}, renewed {} for {}s, {fresh}, holder {eligible}",
+                    lease.namespace,
+                    paint.bold(h),
+                    lease.renew_time.as_deref().unwrap_or("?"),
+                    lease.lease_duration_seconds.map(|d| d.to_string()).unwrap_or_else(|| "?".into())
+                )
+            }
+        };
+        writeln!(out, "  {state}")?;
+    }
+    writeln!(out, "  no computed winner: every eligible agent races for the Lease; the first to write it answers ARP/NDP")?;
+    writeln!(out)?;
+    let mut head = vec!["NODE", "ELIGIBLE", "POLICY", "AGENT"];
+    let local = v.etp_gate != l2::EtpGate::NotLocal;
+    if local {
+        head.push("LOCAL-EP");
+    }
+    head.extend(["EXCLUDE-LB", "INTERFACES"]);
+    let mut t = new_table(paint, &head);
+    for n in &v.nodes {
+        let has = |x: l2::Exclusion| n.excluded_by.contains(&x);
+        let mut row = vec![
+            Cell::new(&n.node),
+            mark(n.eligible),
+            mark(!has(l2::Exclusion::NotSelectedByPolicy)),
+            match n.agent_running {
+                Some(r) => mark(r),
+                None => Cell::new("?"),
+            },
+        ];
+        if local {
+            row.push(match v.etp_gate {
+                l2::EtpGate::Gated => mark(!has(l2::Exclusion::NoLocalEndpoint)),
+                _ => Cell::new("not checked"),
+            });
+        }
+        row.push(if n.exclude_label { Cell::new("set (ignored)").fg(Color::Yellow) } else { Cell::new("-") });
+        row.push(Cell::new(match &n.interfaces {
+            Some(i) if i.is_empty() => "none match".to_string(),
+            Some(i) => i.join(","),
+            None => "auto".into(),
+        }));
+        t.add_row(row);
+    }
+    if wide || !v.nodes.is_empty() {
+        print_table(out, &t)?;
+    }
+    if v.nodes.iter().any(|n| n.exclude_label) {
+        writeln!(out, "  note: node.kubernetes.io/exclude-from-external-load-balancers does not apply to Cilium L2 announcements")?;
+    }
+    Ok(())
+}
+
+fn service_lb(out: &mut dyn Write, v: &servicelb::Verdict, paint: Paint) -> std::io::Result<()> {
+    writeln!(out)?;
+    let agrees = if v.expected_ingress == v.actual_ingress { paint.good("agrees") } else { paint.bad("differs") };
+    writeln!(
+        out,
+        "{}   svclb Pods: {}   expected ingress: {}   actual: {}   {agrees}",
+        paint.bold("k3s ServiceLB"),
+        v.svclb_pods,
+        list(&v.expected_ingress),
+        list(&v.actual_ingress)
+    )?;
+    writeln!(out)?;
+    let mut t = new_table(paint, &["NODE", "USED", "EXCLUDED-BY"]);
+    for n in &v.nodes {
+        let excluded: Vec<String> = n.excluded_by.iter().map(json_str).collect();
+        t.add_row(vec![
+            Cell::new(&n.node),
+            mark(n.used),
+            Cell::new(if excluded.is_empty() { "-".into() } else { excluded.join(",") }),
+        ]);
+    }
+    print_table(out, &t)
+}
+
+/// The compact table's ANNOUNCER and OBSERVED for Services no MetalLB election covers.
+pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String)> {
+    let nodes = |n: Vec<&str>| super::table::compact_nodes(&n, wide);
+    if let Some(l2) = svc.cilium.as_ref().and_then(|c| c.l2.as_ref()).filter(|v| v.skipped.is_none()) {
+        let holder = match &l2.lease {
+            Some(lease) if lease.fresh == Some(true) => lease.holder.clone().unwrap_or_else(|| "<none>".into()),
+            Some(lease) if lease.fresh.is_none() && lease.holder.is_some() => format!("{}?", lease.holder.as_deref().unwrap_or("")),
+            _ => "<none>".into(),
+        };
+        return Some((format!("l2-lease:{}", nodes(l2.eligible.iter().map(String::as_str).collect())), holder));
+    }
+    if let Some(n) = svc.cilium.as_ref().and_then(|c| c.nodeipam.as_ref()) {
+        let used: Vec<&str> = n.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
+        return Some((format!("nodeipam:{}", nodes(used)), "-".into()));
+    }
+    if let Some(v) = &svc.servicelb {
+        let used: Vec<&str> = v.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
+        return Some((format!("svclb:{}", nodes(used)), "-".into()));
+    }
+    None
+}
