@@ -28,14 +28,34 @@ pub fn discover(snap: &Snapshot) -> Setup {
     let is_kube_vip = |c: &Container| c.image.as_deref().is_some_and(|i| i.contains("kube-vip"));
     let from_ds = snap.daemon_sets.iter().find_map(|d| {
         let c = d.spec.as_ref()?.template.spec.as_ref()?.containers.iter().find(|c| is_kube_vip(c))?;
-        Some((format!("DaemonSet {}/{}", d.metadata.namespace.as_deref().unwrap_or(""), d.metadata.name.as_deref().unwrap_or("")), c))
+        Some((
+            format!(
+                "DaemonSet {}/{}",
+                d.metadata.namespace.as_deref().unwrap_or(""),
+                d.metadata.name.as_deref().unwrap_or("")
+            ),
+            c,
+        ))
     });
     let from_pod = snap.pods.iter().find_map(|p| {
         let c = p.spec.as_ref()?.containers.iter().find(|c| is_kube_vip(c))?;
-        Some((format!("Pod {}/{}", p.metadata.namespace.as_deref().unwrap_or(""), p.metadata.name.as_deref().unwrap_or("")), c))
+        Some((
+            format!(
+                "Pod {}/{}",
+                p.metadata.namespace.as_deref().unwrap_or(""),
+                p.metadata.name.as_deref().unwrap_or("")
+            ),
+            c,
+        ))
     });
     let Some((evidence, container)) = from_ds.or(from_pod) else {
-        return Setup { installed: false, evidence: Vec::new(), services: false, class_only: false, class_name: DEFAULT_CLASS.into() };
+        return Setup {
+            installed: false,
+            evidence: Vec::new(),
+            services: false,
+            class_only: false,
+            class_name: DEFAULT_CLASS.into(),
+        };
     };
     Setup {
         installed: true,

@@ -16,7 +16,8 @@ pub const LB_POOL: &str = "svccontroller.k3s.cattle.io/lbpool";
 pub const SVC_NAME: &str = "svccontroller.k3s.cattle.io/svcname";
 pub const SVC_NAMESPACE: &str = "svccontroller.k3s.cattle.io/svcnamespace";
 /// Events k3s's service controller emits on Services.
-pub const EVENTS: [&str; 4] = ["UpdatedLoadBalancer", "UnAvailableLoadBalancer", "AppliedDaemonSet", "DeletedDaemonSet"];
+pub const EVENTS: [&str; 4] =
+    ["UpdatedLoadBalancer", "UnAvailableLoadBalancer", "AppliedDaemonSet", "DeletedDaemonSet"];
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -48,14 +49,16 @@ pub fn discover(snap: &Snapshot) -> Setup {
     if snap.events.iter().any(|e| e.reason.as_deref().is_some_and(|r| EVENTS.contains(&r))) {
         evidence.push("ServiceLB Events".into());
     }
-    let enablelb_mode = snap.nodes.iter().any(|n| n.metadata.labels.as_ref().is_some_and(|l| l.contains_key(ENABLE_LB)));
+    let enablelb_mode =
+        snap.nodes.iter().any(|n| n.metadata.labels.as_ref().is_some_and(|l| l.contains_key(ENABLE_LB)));
     Setup { installed: !evidence.is_empty(), evidence, enablelb_mode }
 }
 
 /// ServiceLB handles class-less LoadBalancer Services only.
 pub fn handles(svc: &Service) -> bool {
     let spec = svc.spec.as_ref();
-    spec.and_then(|s| s.type_.as_deref()) == Some("LoadBalancer") && spec.and_then(|s| s.load_balancer_class.as_ref()).is_none()
+    spec.and_then(|s| s.type_.as_deref()) == Some("LoadBalancer")
+        && spec.and_then(|s| s.load_balancer_class.as_ref()).is_none()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -112,7 +115,10 @@ pub fn evaluate(setup: &Setup, svc: &Service, nodes: &[Node], pods: &[Pod], slic
     let local: BTreeSet<&str> = slices
         .iter()
         .filter(|s| s.metadata.namespace.as_deref() == Some(namespace))
-        .filter(|s| s.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")).map(String::as_str) == Some(name))
+        .filter(|s| {
+            s.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")).map(String::as_str)
+                == Some(name)
+        })
         .flat_map(|s| s.endpoints.iter())
         .filter(|e| e.target_ref.as_ref().and_then(|t| t.kind.as_deref()) == Some("Pod"))
         .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) == Some(true))
@@ -140,10 +146,16 @@ pub fn evaluate(setup: &Setup, svc: &Service, nodes: &[Node], pods: &[Pod], slic
         rows.push((NodeRow { node, used: false, excluded_by }, n));
     }
     let address_of = |n: &Node, kind: &str| -> Vec<String> {
-        n.status.iter().flat_map(|s| s.addresses.iter().flatten()).filter(|a| a.type_ == kind).map(|a| a.address.clone()).collect()
+        n.status
+            .iter()
+            .flat_map(|s| s.addresses.iter().flatten())
+            .filter(|a| a.type_ == kind)
+            .map(|a| a.address.clone())
+            .collect()
     };
     // The External/Internal choice comes before family filtering, unlike Cilium.
-    let chose_external = rows.iter().filter(|(r, _)| r.excluded_by.is_empty()).any(|(_, n)| !address_of(n, "ExternalIP").is_empty());
+    let chose_external =
+        rows.iter().filter(|(r, _)| r.excluded_by.is_empty()).any(|(_, n)| !address_of(n, "ExternalIP").is_empty());
     let kind = if chose_external { "ExternalIP" } else { "InternalIP" };
     let families = spec.ip_families.clone().unwrap_or_default();
     let (mut v4, mut v6) = (Vec::new(), Vec::new());

@@ -82,7 +82,11 @@ fn every_node_ipam_vector_agrees() {
         let nodes: Vec<Node> = v["nodes"].as_array().unwrap().iter().map(node).collect();
         let svc = service(&v["service"]);
         let slices: Vec<EndpointSlice> = v["endpointslices"].as_array().into_iter().flatten().map(slice).collect();
-        let ready = nodeipam::ready_endpoint_nodes(&slices, v["service"]["namespace"].as_str().unwrap(), v["service"]["name"].as_str().unwrap());
+        let ready = nodeipam::ready_endpoint_nodes(
+            &slices,
+            v["service"]["namespace"].as_str().unwrap(),
+            v["service"]["name"].as_str().unwrap(),
+        );
         let input = Input {
             service: &svc,
             nodes: &nodes,

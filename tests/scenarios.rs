@@ -48,9 +48,15 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("bgp-native-ipv6.yaml", &["LBD201"], 1),
         ("bgp-nobody-advertises.yaml", &["LBD130", "LBD131", "LBD210", "LBD211", "LBD212", "LBD213", "LBD214"], 1),
         ("bgp-two-routers.yaml", &[], 0),
+        ("cilium-l2-holder-agent-lost.yaml", &["LBD141"], 1),
+        ("cilium-lbipam-pending.yaml", &["LBD125", "LBD220"], 1),
+        ("cilium-nodeipam-dual-stack.yaml", &["LBD122", "LBD124"], 1),
+        ("cilium-nodeipam-external-some-nodes.yaml", &["LBD121"], 0),
         ("ip-not-in-pool.yaml", &["LBD111", "LBD112", "LBD113"], 0),
+        ("k3s-servicelb-and-cilium-nodeipam.yaml", &["LBD120", "LBD121"], 0),
         ("lb-class-other.yaml", &["LBD120"], 0),
         ("memberlist-disabled-dead-winner.yaml", &["LBD101"], 1),
+        ("metallb-and-cilium-lbipam.yaml", &["LBD120", "LBD126", "LBD127"], 0),
         ("network-unavailable.yaml", &["LBD105", "LBD106"], 0),
         ("no-serving-endpoints.yaml", &["LBD101", "LBD104"], 1),
         ("objects-outside-namespace.yaml", &["LBD205"], 0),
@@ -449,4 +455,69 @@ fn native_bgp_rejects_ipv6_pools_and_with_them_layer2() {
     let (r, code) = run("bgp-native-ipv6.yaml", &["--bgp-type", "frr"]);
     assert_eq!(code, 0, "{r}");
     assert_eq!(svc(&r, "default", "web")["metallb"]["layer2"]["expectedAnnouncer"], "node-a");
+}
+
+fn service<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["services"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()
+}
+
+#[test]
+fn node_ipam_external_choice_is_all_or_nothing() {
+    let (r, _) = run("cilium-nodeipam-external-some-nodes.yaml", &[]);
+    let n = &web(&r)["cilium"]["nodeipam"];
+    assert_eq!(web(&r)["implementation"], "cilium-nodeipam");
+    assert_eq!(n["expectedIngress"], serde_json::json!(["203.0.113.10"]));
+    let excluded: Vec<(String, Value)> = n["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["node"].as_str().unwrap().to_string(), x["excludedBy"].clone()))
+        .collect();
+    assert!(excluded.contains(&("node-a".into(), serde_json::json!(["externalPreferred"]))), "{excluded:?}");
+    assert!(excluded.contains(&("node-d".into(), serde_json::json!(["excludeLabel"]))), "{excluded:?}");
+    assert!(excluded.contains(&("node-e".into(), serde_json::json!(["toBeDeletedTaint"]))), "{excluded:?}");
+
+    let (r, _) = run("cilium-nodeipam-dual-stack.yaml", &[]);
+    assert_eq!(web(&r)["cilium"]["nodeipam"]["familiesLostToExternal"], serde_json::json!(["IPv6"]));
+    assert_eq!(service(&r, "api")["cilium"]["nodeipam"]["expectedIngress"], serde_json::json!([]));
+}
+
+#[test]
+fn cilium_l2_reports_the_lease_and_the_eligible_set() {
+    let (r, _) = run("cilium-l2-holder-agent-lost.yaml", &[]);
+    let l2 = &web(&r)["cilium"]["l2"];
+    assert_eq!(l2["eligible"], serde_json::json!(["node-a", "node-c"]));
+    assert_eq!(l2["lease"]["holder"], "node-b");
+    assert_eq!(l2["lease"]["fresh"], true);
+    assert_eq!(l2["lease"]["holderEligible"], false);
+    assert_eq!(l2["lease"]["holderAgentRunning"], false);
+    assert_eq!(l2["lease"]["expiresAt"], "2026-11-20T10:00:10Z");
+    let lbd141 = &web(&r)["findings"][0];
+    assert!(lbd141["message"].as_str().unwrap().contains("is not Ready (phase Running)"), "{lbd141}");
+}
+
+#[test]
+fn two_claimants_are_named_with_their_evidence() {
+    let (r, _) = run("metallb-and-cilium-lbipam.yaml", &[]);
+    let svc = web(&r);
+    assert_eq!(svc["ownership"]["claimants"], serde_json::json!(["metallb", "cilium-lbipam"]));
+    // managedFields: MetalLB's controller wrote status last.
+    assert_eq!(svc["implementation"], "metallb");
+    assert_eq!(svc["cilium"]["lbipam"]["stripped"], serde_json::json!(["192.0.2.240"]));
+    let (r, _) = run("k3s-servicelb-and-cilium-nodeipam.yaml", &[]);
+    let svc = web(&r);
+    assert_eq!(svc["ownership"]["claimants"], serde_json::json!(["cilium-nodeipam", "k3s-servicelb"]));
+    assert_eq!(svc["implementation"], "k3s-servicelb");
+    let hint = svc["findings"][0]["hint"].as_str().unwrap();
+    assert!(hint.contains("--disable=servicelb") && hint.contains("io.cilium/node"), "{hint}");
+    assert_eq!(svc["servicelb"]["expectedIngress"], serde_json::json!(["192.0.2.1", "192.0.2.2"]));
+}
+
+#[test]
+fn lbipam_pending_reasons_use_ciliums_vocabulary() {
+    let (r, _) = run("cilium-lbipam-pending.yaml", &[]);
+    assert_eq!(web(&r)["cilium"]["lbipam"]["expected"]["reason"], "no_pool");
+    assert_eq!(service(&r, "shop")["cilium"]["lbipam"]["expected"]["reason"], "pool_selector_mismatch");
+    assert_eq!(r["findings"][0]["code"], "LBD220");
+    assert_eq!(r["findings"][0]["objects"], serde_json::json!(["CiliumLoadBalancerIPPool pool-b"]));
 }

@@ -45,7 +45,9 @@ pub struct Setup {
 pub struct Agent {
     pub pod: String,
     pub node: Option<String>,
+    /// Phase Running and condition Ready True.
     pub running: bool,
+    pub phase: Option<String>,
 }
 
 /// The L2 lease durations after Cilium's per-Service sanitisation (spec §2.1), in seconds.
@@ -62,6 +64,21 @@ pub struct LeaseTiming {
 impl Setup {
     pub fn default_is(&self, value: &str) -> bool {
         self.default_lb_service_ipam == value
+    }
+
+    /// How the node's agent Pod stands, for messages: `agent Pod cilium-x is not Ready (phase Running)`.
+    pub fn agent_state(&self, node: &str) -> String {
+        let Some(agents) = &self.agents else {
+            return "its agent Pod is not in the snapshot".into();
+        };
+        match agents.iter().find(|a| a.node.as_deref() == Some(node)) {
+            None => "no cilium agent Pod runs on it".into(),
+            Some(a) => format!(
+                "its cilium agent Pod {} is not Ready (phase {})",
+                a.pod,
+                a.phase.as_deref().unwrap_or("unknown")
+            ),
+        }
     }
 
     pub fn agent_running_on(&self, node: &str) -> Option<bool> {
@@ -109,12 +126,17 @@ pub fn discover(snap: &Snapshot) -> Setup {
     }
     let agent_ds = snap.daemon_sets.iter().find(|d| {
         d.metadata.name.as_deref() == Some("cilium")
-            || d.spec.as_ref().and_then(|s| s.template.spec.as_ref()).is_some_and(|s| {
-                s.containers.iter().any(|c| c.image.as_deref().is_some_and(cilium_image))
-            })
+            || d.spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .is_some_and(|s| s.containers.iter().any(|c| c.image.as_deref().is_some_and(cilium_image)))
     });
     if let Some(d) = agent_ds {
-        evidence.push(format!("DaemonSet {}/{}", d.metadata.namespace.as_deref().unwrap_or(""), d.metadata.name.as_deref().unwrap_or("")));
+        evidence.push(format!(
+            "DaemonSet {}/{}",
+            d.metadata.namespace.as_deref().unwrap_or(""),
+            d.metadata.name.as_deref().unwrap_or("")
+        ));
     }
     if snap.deployments.iter().any(|d| d.metadata.name.as_deref() == Some("cilium-operator")) {
         evidence.push("Deployment cilium-operator".into());
@@ -168,6 +190,7 @@ pub fn discover(snap: &Snapshot) -> Setup {
                     pod: p.metadata.name.clone().unwrap_or_default(),
                     node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
                     running: pod_is_live(p),
+                    phase: p.status.as_ref().and_then(|s| s.phase.clone()),
                 })
                 .collect()
         }),
@@ -190,8 +213,7 @@ impl LeaseTiming {
         }
         if retry < 1e-9 {
             retry = 0.2;
-            corrections
-                .push("--l2-announcements-retry-period must be greater than 1ns, defaulting to 200ms".into());
+            corrections.push("--l2-announcements-retry-period must be greater than 1ns, defaulting to 200ms".into());
         }
         if lease <= renew {
             renew = lease / 2.0;

@@ -2,7 +2,7 @@
 //! eligible agent races for one Lease per Service. This engine finds the eligible set, reads the
 //! Lease and judges it against the snapshot's capture time (never the clock).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -70,13 +70,7 @@ impl Policy {
     pub fn matching_devices(&self, devices: Option<&[String]>) -> Option<Vec<String>> {
         let devices = devices?;
         let regexes = self.interfaces.as_ref().ok()?;
-        Some(
-            devices
-                .iter()
-                .filter(|d| regexes.is_empty() || regexes.iter().any(|r| r.is_match(d)))
-                .cloned()
-                .collect(),
-        )
+        Some(devices.iter().filter(|d| regexes.is_empty() || regexes.iter().any(|r| r.is_match(d))).cloned().collect())
     }
 }
 
@@ -149,6 +143,8 @@ pub struct LeaseState {
     pub holder: Option<String>,
     pub renew_time: Option<String>,
     pub lease_duration_seconds: Option<i32>,
+    /// `renewTime + leaseDurationSeconds`: when another node may take over if nobody renews.
+    pub expires_at: Option<String>,
     /// `renewTime + leaseDurationSeconds` after the capture time; `null` without either.
     pub fresh: Option<bool>,
     pub holder_eligible: Option<bool>,
@@ -177,7 +173,7 @@ pub struct Input<'a> {
     pub setup: &'a Setup,
     pub policies: &'a [Policy],
     /// Every node with the labels its agent matches nodeSelectors against.
-    pub nodes: &'a [(String, &'a Labels, bool)],
+    pub nodes: &'a [(String, Labels, bool)],
     pub service: &'a Service,
     pub ready_endpoint_nodes: &'a BTreeSet<String>,
     pub leases: &'a [Lease],
@@ -285,6 +281,7 @@ pub fn evaluate(input: &Input) -> Verdict {
     verdict.nodes.sort_by(|a, b| (!a.eligible, &a.node).cmp(&(!b.eligible, &b.node)));
 
     let lease = lease_state(input, &namespace, &name, &verdict);
+    // Spec §2.4: offline, the holder of an unexpired Lease is who answers (LBD141 flags a bad holder).
     verdict.announcer = lease.holder.clone().filter(|_| lease.fresh == Some(true));
     verdict.lease = Some(lease);
     verdict
@@ -315,6 +312,10 @@ fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) ->
         holder_agent_running: holder.as_ref().and_then(|h| input.setup.agent_running_on(h)),
         holder,
         renew_time: renewed.map(|t| t.to_string()),
+        expires_at: renewed
+            .zip(duration)
+            .and_then(|(r, d)| r.checked_add(jiff::SignedDuration::from_secs(d.into())).ok())
+            .map(|t| t.to_string()),
         lease_duration_seconds: duration,
         fresh,
         names,
@@ -322,20 +323,24 @@ fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) ->
     }
 }
 
-/// Other Services whose `<ns>-<name>` equals this one's: the dash-form Lease is shared.
-pub fn dash_collisions<'a>(
-    all: impl IntoIterator<Item = (&'a str, &'a str)>,
-    namespace: &str,
-    name: &str,
-) -> Vec<String> {
-    let joined = format!("{namespace}-{name}");
-    let mut out: Vec<String> = all
-        .into_iter()
-        .filter(|(ns, n)| (*ns, *n) != (namespace, name) && format!("{ns}-{n}") == joined)
-        .map(|(ns, n)| format!("{ns}/{n}"))
-        .collect();
-    out.sort();
-    out
+/// Services grouped by their dash-form Lease name `<ns>-<name>`: a group of two or more shares
+/// one Lease on Cilium up to v1.20 (issue #48084).
+pub fn dash_groups<'a>(all: impl IntoIterator<Item = (&'a str, &'a str)>) -> HashMap<String, Vec<String>> {
+    let mut groups: HashMap<String, Vec<String>> = HashMap::new();
+    for (ns, n) in all {
+        groups.entry(format!("{ns}-{n}")).or_default().push(format!("{ns}/{n}"));
+    }
+    groups.retain(|_, v| v.len() > 1);
+    for v in groups.values_mut() {
+        v.sort();
+    }
+    groups
+}
+
+/// The other members of this Service's dash-form group.
+pub fn dash_collisions(groups: &HashMap<String, Vec<String>>, namespace: &str, name: &str) -> Vec<String> {
+    let me = format!("{namespace}/{name}");
+    groups.get(&format!("{namespace}-{name}")).into_iter().flatten().filter(|s| **s != me).cloned().collect()
 }
 
 /// v1.20.2 and later gate eTP=Local on a local backend.
@@ -372,8 +377,8 @@ mod tests {
 
     #[test]
     fn dash_form_lease_names_collide() {
-        let all = [("foo", "bar-baz"), ("foo-bar", "baz"), ("foo", "other")];
-        assert_eq!(dash_collisions(all, "foo", "bar-baz"), vec!["foo-bar/baz"]);
-        assert!(dash_collisions(all, "foo", "other").is_empty());
+        let groups = dash_groups([("foo", "bar-baz"), ("foo-bar", "baz"), ("foo", "other")]);
+        assert_eq!(dash_collisions(&groups, "foo", "bar-baz"), vec!["foo-bar/baz"]);
+        assert!(dash_collisions(&groups, "foo", "other").is_empty());
     }
 }

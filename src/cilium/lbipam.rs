@@ -334,7 +334,9 @@ pub fn request(setup: &Setup, svc: &Service) -> Request {
         unparsable,
         families,
         sharing_key: annotation(svc, &SHARING_KEY).map(String::from),
-        cross_namespace: annotation(svc, &CROSS_NS).map(|v| v.split(',').map(String::from).collect()).unwrap_or_default(),
+        cross_namespace: annotation(svc, &CROSS_NS)
+            .map(|v| v.split(',').map(String::from).collect())
+            .unwrap_or_default(),
         ports: spec.ports.iter().flatten().map(|p| p.port).collect(),
         etp_local: spec.external_traffic_policy.as_deref() == Some("Local"),
         selector: spec.selector.unwrap_or_default(),
@@ -395,7 +397,9 @@ impl Ledger {
 /// The pool an address is allocated from for this Service: a usable pool whose range holds it
 /// and whose selector matches (disabled and conflicting pools keep what they hold).
 fn pool_of<'p>(pools: &'p [Pool], r: &Request, ip: IpAddr) -> Option<&'p Pool> {
-    pools.iter().find(|p| p.usable() && p.selects(&r.labels) && p.ranges.iter().any(|g| g.contains(ip) && !g.reserved(ip)))
+    pools
+        .iter()
+        .find(|p| p.usable() && p.selects(&r.labels) && p.ranges.iter().any(|g| g.contains(ip) && !g.reserved(ip)))
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -458,7 +462,8 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
             }
         }
     } else {
-        let has_family = |f: Family| held.iter().any(|h| h.ip.parse::<IpAddr>().is_ok_and(|ip| ip.is_ipv4() == (f == Family::V4)));
+        let has_family =
+            |f: Family| held.iter().any(|h| h.ip.parse::<IpAddr>().is_ok_and(|ip| ip.is_ipv4() == (f == Family::V4)));
         satisfied = r.families.iter().all(|f| has_family(*f));
         for f in r.families.iter().filter(|f| !has_family(**f)) {
             if r.sharing_key.is_some() && shared_candidate(ledger, index, *f) {
@@ -518,7 +523,10 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
 fn sharing_ok(ledger: &Ledger, index: usize, ip: IpAddr) -> bool {
     let r = &ledger.requests[index];
     r.sharing_key.is_some()
-        && ledger.holders[&ip].iter().filter(|&&o| o != index).all(|&o| incompatibility(r, &ledger.requests[o]).is_none())
+        && ledger.holders[&ip]
+            .iter()
+            .filter(|&&o| o != index)
+            .all(|&o| incompatibility(r, &ledger.requests[o]).is_none())
 }
 
 fn shared_candidate(ledger: &Ledger, index: usize, f: Family) -> bool {
@@ -543,7 +551,10 @@ fn specific_failure(ledger: &Ledger, index: usize, ip: IpAddr) -> Option<(Reason
         return Some(if containing.is_empty() {
             (Reason::NoPool, format!("No pool exists with a CIDR containing '{ip}'"))
         } else {
-            (Reason::PoolSelectorMismatch, format!("The pool with the CIDR containing '{ip}', doesn't select this service"))
+            (
+                Reason::PoolSelectorMismatch,
+                format!("The pool with the CIDR containing '{ip}', doesn't select this service"),
+            )
         });
     };
     let others: Vec<usize> = ledger.holders.get(&ip).into_iter().flatten().copied().filter(|&o| o != index).collect();

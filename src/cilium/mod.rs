@@ -5,3 +5,6 @@ pub mod install;
 pub mod l2;
 pub mod lbipam;
 pub mod nodeipam;
+
+#[cfg(test)]
+mod tests;

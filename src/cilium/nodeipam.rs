@@ -52,7 +52,10 @@ pub enum Family {
 pub enum Outcome {
     NotHandled(Unhandled),
     /// The match-node-labels annotation does not parse: the reconcile fails, status is kept.
-    SelectorError { selector: String, error: String },
+    SelectorError {
+        selector: String,
+        error: String,
+    },
     Written(Computed),
 }
 

@@ -94,15 +94,34 @@ fn node_ipam(
                 findings.push(Finding {
                     code: "LBD122",
                     severity: Severity::Error,
-                    message: format!("{object}: Node IPAM writes an empty ingress list, so the Service is pending: {}", empty_cause(&c)),
+                    message: format!(
+                        "{object}: Node IPAM writes an empty ingress list, so the Service is pending: {}",
+                        empty_cause(&c)
+                    ),
                     hint: empty_hint(&c),
                     objects: vec![object.to_string()],
                 });
             } else if c.ingress != actual {
+                let preferred: Vec<&str> = c
+                    .nodes
+                    .iter()
+                    .filter(|n| n.excluded_by.contains(&nodeipam::Exclusion::ExternalPreferred))
+                    .map(|n| n.node.as_str())
+                    .collect();
+                let cause = if preferred.is_empty() {
+                    String::new()
+                } else {
+                    let with_external: Vec<&str> = c.nodes.iter().filter(|n| n.used).map(|n| n.node.as_str()).collect();
+                    format!(
+                        ": {} has an ExternalIP, so Node IPAM uses ExternalIPs only (all or nothing) and {} contribute nothing",
+                        with_external.join(", "),
+                        preferred.join(", ")
+                    )
+                };
                 findings.push(Finding {
                     code: "LBD121",
                     severity: Severity::Warning,
-                    message: format!("{object}: status.loadBalancer.ingress is {actual:?}, Node IPAM would write {:?}", c.ingress),
+                    message: format!("{object}: status.loadBalancer.ingress is {actual:?}, Node IPAM would write {:?}{cause}", c.ingress),
                     hint: "Node IPAM rewrites the status on its next reconcile of this Service; if it stays different, check that cilium-operator runs with enable-node-ipam and whether another controller also writes this Service's status (LBD120)".into(),
                     objects: vec![object.to_string()],
                 });
@@ -129,7 +148,12 @@ fn node_ipam(
                 nodes: c
                     .nodes
                     .into_iter()
-                    .map(|n| NodeIpamNode { node: n.node, used: n.used, excluded_by: n.excluded_by, addresses: n.addresses })
+                    .map(|n| NodeIpamNode {
+                        node: n.node,
+                        used: n.used,
+                        excluded_by: n.excluded_by,
+                        addresses: n.addresses,
+                    })
                     .collect(),
             })
         }
@@ -157,7 +181,7 @@ fn empty_cause(c: &nodeipam::Computed) -> String {
         return "the snapshot has no Node objects".into();
     }
     let count = |x: nodeipam::Exclusion| c.nodes.iter().filter(|n| n.excluded_by.contains(&x)).count();
-    let mut parts = Vec::new();
+    let mut parts: Vec<(usize, &str)> = Vec::new();
     for (x, what) in [
         (NotMatchingNodeLabels, "do not match match-node-labels"),
         (Deleting, "are being deleted"),
@@ -168,10 +192,16 @@ fn empty_cause(c: &nodeipam::Computed) -> String {
     ] {
         let n = count(x);
         if n > 0 {
-            parts.push(format!("{n} node(s) {what}"));
+            parts.push((n, what));
         }
     }
-    format!("of {} node(s), {}", c.nodes.len(), parts.join(", "))
+    match parts.as_slice() {
+        [(n, what)] if *n == c.nodes.len() => format!("all {n} node(s) {what}"),
+        _ => {
+            let listed: Vec<String> = parts.iter().map(|(n, what)| format!("{n} node(s) {what}")).collect();
+            format!("of {} node(s), {}", c.nodes.len(), listed.join(", "))
+        }
+    }
 }
 
 fn empty_hint(c: &nodeipam::Computed) -> String {
@@ -198,7 +228,11 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
         findings.push(Finding {
             code: "LBD125",
             severity: Severity::Error,
-            message: format!("{object} gets no address from Cilium LB-IPAM: {} ({})", v.expected.message, reason.as_str()),
+            message: format!(
+                "{object} gets no address from Cilium LB-IPAM: {} ({})",
+                v.expected.message,
+                reason.as_str()
+            ),
             hint: hint.into(),
             objects: vec![object.to_string()],
         });
@@ -216,15 +250,22 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
         let expected_reason = v.expected.reason.map(Reason::as_str);
         let agrees = match expected_reason {
             Some(r) => actual.reason == r && actual.status == v.expected.status,
-            None => true,
+            // About to allocate: any False reason may be current, but True cannot be.
+            None => actual.status != "True",
         };
         if !agrees {
             findings.push(Finding {
                 code: "LBD127",
                 severity: Severity::Warning,
                 message: format!(
-                    "{object}: its {} condition says {} ({}) but the pools and Services in the snapshot give {} ({})",
-                    actual.type_, actual.status, actual.reason, v.expected.status, expected_reason.unwrap_or("")
+                    "{object}: its {} condition says {} ({}) but {}",
+                    actual.type_,
+                    actual.status,
+                    actual.reason,
+                    match expected_reason {
+                        Some(r) => format!("the pools and Services in the snapshot give {} ({r})", v.expected.status),
+                        None => "LB-IPAM holds no address for it in the snapshot (a free one exists: it would allocate on its next reconcile)".to_string(),
+                    }
                 ),
                 hint: "The condition is stale (cilium-operator not running, or not reconciled since the change) or the snapshot misses pools/Services; check `kubectl -n kube-system logs deploy/cilium-operator | grep -i ipam`".into(),
                 objects: vec![object.to_string()],
@@ -242,21 +283,15 @@ fn l2_announcement(
     object: &str,
     findings: &mut Vec<Finding>,
 ) -> l2::Verdict {
-    let nodes: Vec<(String, &crate::k8s::selector::Labels, bool)> =
-        imps.l2_nodes.iter().map(|(n, l, x)| (n.clone(), l, *x)).collect();
     let input = l2::Input {
         setup: &imps.cilium,
         policies: &imps.l2_policies,
-        nodes: &nodes,
+        nodes: &imps.l2_nodes,
         service: svc,
         ready_endpoint_nodes: imps.ready_endpoints(namespace, name),
         leases: &snap.leases,
         captured_at: imps.captured_at,
-        collides_with: l2::dash_collisions(
-            snap.services.iter().map(|s| (s.metadata.namespace.as_deref().unwrap_or(""), s.metadata.name.as_deref().unwrap_or(""))),
-            namespace,
-            name,
-        ),
+        collides_with: l2::dash_collisions(&imps.lease_name_groups, namespace, name),
     };
     let v = l2::evaluate(&input);
     if v.skipped.is_some() {
@@ -272,7 +307,8 @@ fn l2_announcement(
         } else {
             (Severity::Warning, "only BGP can announce it")
         };
-        let why: Vec<String> = v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
+        let why: Vec<String> =
+            v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
         findings.push(Finding {
             code: "LBD140",
             severity,
@@ -293,14 +329,21 @@ fn l2_announcement(
             let row = v.nodes.iter().find(|n| &n.node == holder);
             let why = match row {
                 None => "it is not a Node in the snapshot".to_string(),
-                Some(r) if agent_down => format!("its cilium agent is not running{}", if r.excluded_by.len() > 1 { " and it is excluded for other reasons too" } else { "" }),
-                Some(r) => format!("it is excluded ({})", r.excluded_by.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")),
+                Some(_) if agent_down => imps.cilium.agent_state(holder),
+                Some(r) => format!(
+                    "it is excluded ({})",
+                    r.excluded_by.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            let takeover = match (&lease.expires_at, lease.fresh) {
+                (Some(at), Some(true)) => format!("unless it renews, another eligible node can take the Lease at {at}"),
+                _ => "another eligible node can take the Lease once it expires".to_string(),
             };
             findings.push(Finding {
                 code: "LBD141",
                 severity: Severity::Error,
-                message: format!("{object}: the L2 Lease is held by {holder}, which cannot announce: {why}; until the Lease expires ({}s after its last renewal) nobody answers ARP/NDP", lease.lease_duration_seconds.map(|d| d.to_string()).unwrap_or_else(|| "?".into())),
-                hint: format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); an eligible node takes over once the Lease expires", imps.cilium.namespace),
+                message: format!("{object}: the L2 Lease is held by {holder}, which should not hold it: {why}. It answers ARP/NDP only as long as its datapath still runs, cannot renew, and no other node answers meanwhile; {takeover}"),
+                hint: format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); an eligible node ({}) takes over once the Lease runs out", imps.cilium.namespace, if v.eligible.is_empty() { "none now".to_string() } else { v.eligible.join(", ") }),
                 objects: vec![object.to_string(), lease_object.clone()],
             });
         }
@@ -317,7 +360,11 @@ fn l2_announcement(
         let state = match (&lease.name, &lease.holder) {
             (None, _) => format!("no Lease {} or {} exists in {}", lease.names[0], lease.names[1], lease.namespace),
             (Some(_), None) => "its Lease has no holder (released)".to_string(),
-            (Some(_), Some(h)) => format!("its Lease, held by {h}, expired (renewed {}, {}s)", lease.renew_time.as_deref().unwrap_or("?"), lease.lease_duration_seconds.unwrap_or(0)),
+            (Some(_), Some(h)) => format!(
+                "its Lease, held by {h}, expired (renewed {}, {}s)",
+                lease.renew_time.as_deref().unwrap_or("?"),
+                lease.lease_duration_seconds.unwrap_or(0)
+            ),
         };
         findings.push(Finding {
             code: "LBD142",
@@ -425,7 +472,8 @@ pub(crate) fn cluster_findings(snap: &Snapshot, imps: &Implementations) -> Vec<F
                 objects: vec![object.clone()],
             });
         }
-        let problem = p.invalid_block.clone().or_else(|| p.selector.as_ref().err().map(|e| format!("serviceSelector: {e}")));
+        let problem =
+            p.invalid_block.clone().or_else(|| p.selector.as_ref().err().map(|e| format!("serviceSelector: {e}")));
         if let Some(problem) = problem {
             out.push(Finding {
                 code: "LBD221",
@@ -470,8 +518,13 @@ pub(crate) fn cluster_findings(snap: &Snapshot, imps: &Implementations) -> Vec<F
             out.push(Finding {
                 code: "LBD223",
                 severity: Severity::Error,
-                message: format!("CiliumL2AnnouncementPolicy {}: {error} (Cilium sets {condition} and ignores the policy)", p.name),
-                hint: "Fix the selector or the interface regular expression; Cilium clears the condition once it parses".into(),
+                message: format!(
+                    "CiliumL2AnnouncementPolicy {}: {error} (Cilium sets {condition} and ignores the policy)",
+                    p.name
+                ),
+                hint:
+                    "Fix the selector or the interface regular expression; Cilium clears the condition once it parses"
+                        .into(),
                 objects: vec![format!("CiliumL2AnnouncementPolicy {}", p.name)],
             });
         }

@@ -23,6 +23,8 @@ pub(crate) struct Implementations {
     /// Nodes without a CiliumNode object (Node labels used instead).
     pub nodes_without_cilium_node: usize,
     pub captured_at: Option<Timestamp>,
+    /// Services sharing a dash-form L2 Lease name.
+    pub lease_name_groups: HashMap<String, Vec<String>>,
     /// Ready-endpoint node sets per Service, as Cilium reads them.
     pub ready_endpoints: HashMap<(String, String), BTreeSet<String>>,
 }
@@ -42,12 +44,12 @@ impl Implementations {
                 }
             }
         }
-        let cilium_labels: HashMap<&str, &Labels> =
-            snap.cilium.nodes.iter().map(|n| (n.name(), n.labels())).collect();
+        let cilium_labels: HashMap<&str, &Labels> = snap.cilium.nodes.iter().map(|n| (n.name(), n.labels())).collect();
         let mut without = 0;
         let l2_nodes = snap
             .nodes
             .iter()
+            .filter(|_| cilium.l2_announcements)
             .map(|n| {
                 let name = n.metadata.name.clone().unwrap_or_default();
                 let node_labels = n.metadata.labels.clone().unwrap_or_default();
@@ -63,7 +65,9 @@ impl Implementations {
             })
             .collect();
         let mut ready_endpoints: HashMap<(String, String), BTreeSet<String>> = HashMap::new();
-        for slice in &snap.endpoint_slices {
+        // Only Cilium reads these; big MetalLB-only snapshots skip the work.
+        let slices = if cilium.installed { snap.endpoint_slices.as_slice() } else { &[] };
+        for slice in slices {
             let Some(service) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
                 continue;
             };
@@ -81,6 +85,12 @@ impl Implementations {
             nodes_without_cilium_node: without,
             captured_at: snap.info.captured_at.as_deref().and_then(|t| t.parse().ok()),
             ready_endpoints,
+            lease_name_groups: l2::dash_groups(
+                snap.services
+                    .iter()
+                    .filter(|_| cilium.l2_announcements)
+                    .map(|s| (s.metadata.namespace.as_deref().unwrap_or(""), s.metadata.name.as_deref().unwrap_or(""))),
+            ),
             cilium,
         }
     }

@@ -259,10 +259,8 @@ fn service_report(
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
     let (allocation, allocation_findings) = allocation::assess(world, &e.namespace, &e.name, is_lb);
-    let anything_installed = world.setup.installed
-        || imps.cilium.installed
-        || imps.servicelb.installed
-        || imps.kube_vip.installed;
+    let anything_installed =
+        world.setup.installed || imps.cilium.installed || imps.servicelb.installed || imps.kube_vip.installed;
     let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc));
     let implementation = ownership::decide(anything_installed, &ownership);
     let others = cilium::service(world.snap, imps, e.svc, &e.namespace, &e.name);
@@ -395,7 +393,10 @@ fn source_with(world: &World, imps: &implementations::Implementations) -> Source
         s.cilium = Some(imps.cilium.clone());
     }
     if imps.servicelb.installed {
-        found.push(InstalledImplementation { implementation: "k3s-servicelb", evidence: imps.servicelb.evidence.clone() });
+        found.push(InstalledImplementation {
+            implementation: "k3s-servicelb",
+            evidence: imps.servicelb.evidence.clone(),
+        });
     }
     if imps.kube_vip.installed {
         found.push(InstalledImplementation { implementation: "kube-vip", evidence: imps.kube_vip.evidence.clone() });

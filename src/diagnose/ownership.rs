@@ -162,11 +162,54 @@ pub(crate) fn finding(
                 code: "LBD120",
                 severity: Severity::Warning,
                 message,
-                hint: "Leave one owner: give the Service a loadBalancerClass only one implementation serves (e.g. io.cilium/l2-announcer), start MetalLB with --lb-class, set Cilium's default-lb-service-ipam to none, or run k3s with --disable=servicelb".into(),
+                hint: conflict_hint(world, imps, &o.claimants),
                 objects: vec![object],
             })
         }
     }
+}
+
+/// How to make each claimant let go, and the classes exactly one installed implementation serves.
+fn conflict_hint(world: &World, imps: &Implementations, claimants: &[Implementation]) -> String {
+    let mut ways: Vec<String> = Vec::new();
+    for c in claimants {
+        ways.push(match c {
+            Implementation::Metallb if world.setup.lb_class.is_empty() => {
+                "start MetalLB's controller and speakers with --lb-class=<class> (they then skip class-less Services)".into()
+            }
+            Implementation::Metallb => format!("change the Service's class away from {} (MetalLB's --lb-class)", world.setup.lb_class),
+            Implementation::CiliumNodeipam => "set Cilium's default-lb-service-ipam to lbipam or none (class-less Services), or drop class io.cilium/node".into(),
+            Implementation::CiliumLbipam => "set Cilium's default-lb-service-ipam to none (class-less Services)".into(),
+            Implementation::K3sServicelb => "run k3s with --disable=servicelb".into(),
+            Implementation::KubeVip => "set kube-vip's lb_class_only=true".into(),
+            Implementation::None | Implementation::Unknown => continue,
+        });
+    }
+    let c = &imps.cilium;
+    let mut classes: Vec<String> = Vec::new();
+    if world.setup.installed && !world.setup.lb_class.is_empty() {
+        classes.push(format!("{} (MetalLB)", world.setup.lb_class));
+    }
+    if c.installed && c.node_ipam {
+        classes.push(format!("{} (Cilium Node IPAM)", nodeipam::CLASS));
+    }
+    if c.installed && c.lb_ipam && !imps.ledger.pools.is_empty() && c.l2_announcements {
+        classes.push(format!("{} (Cilium LB-IPAM + L2)", lbipam::CLASS_L2));
+    }
+    if c.installed && c.lb_ipam && !imps.ledger.pools.is_empty() && c.bgp_control_plane {
+        classes.push(format!("{} (Cilium LB-IPAM + BGP)", lbipam::CLASS_BGP));
+    }
+    if imps.kube_vip.installed && imps.kube_vip.services {
+        classes.push(format!("{} (kube-vip)", imps.kube_vip.class_name));
+    }
+    let mut hint = format!("Leave one owner: {}", ways.join("; or "));
+    if !classes.is_empty() {
+        hint.push_str(&format!(
+            "; or give the Service a loadBalancerClass only one of them serves: {}",
+            classes.join(", ")
+        ));
+    }
+    hint
 }
 
 fn installed_summary(world: &World, imps: &Implementations) -> String {

@@ -25,7 +25,7 @@ pub(super) fn ownership(out: &mut dyn Write, o: &Ownership, paint: Paint) -> std
     let claimants: Vec<&str> = o.claimants.iter().map(|c| c.as_str()).collect();
     let who = match claimants.len() {
         0 => "no implementation claims it".to_string(),
-        1 => format!("written by {}", claimants[0]),
+        1 => format!("{} (its rules claim the Service)", claimants[0]),
         _ => paint.bad(&format!("claimed by {} (LBD120)", claimants.join(" and "))),
     };
     let writers: Vec<String> = o
@@ -64,7 +64,11 @@ pub(super) fn sections(out: &mut dyn Write, svc: &ServiceReport, wide: bool, pai
 
 fn node_ipam(out: &mut dyn Write, n: &NodeIpam, paint: Paint) -> std::io::Result<()> {
     writeln!(out)?;
-    let choice = if n.chose_external { "ExternalIPs (some candidate has one)" } else { "InternalIPs (no candidate has an ExternalIP)" };
+    let choice = if n.chose_external {
+        "ExternalIPs (some candidate has one)"
+    } else {
+        "InternalIPs (no candidate has an ExternalIP)"
+    };
     writeln!(
         out,
         "{}   match-node-labels: {}   addresses: {choice}",
@@ -72,11 +76,20 @@ fn node_ipam(out: &mut dyn Write, n: &NodeIpam, paint: Paint) -> std::io::Result
         n.match_node_labels.as_deref().map(|s| format!("{s:?}")).unwrap_or_else(|| "-".into()),
     )?;
     if let Some(e) = &n.selector_error {
-        writeln!(out, "  the selector does not parse ({e}): the reconcile fails, status stays {}", list(&n.actual_ingress))?;
+        writeln!(
+            out,
+            "  the selector does not parse ({e}): the reconcile fails, status stays {}",
+            list(&n.actual_ingress)
+        )?;
         return Ok(());
     }
     let agrees = if n.expected_ingress == n.actual_ingress { paint.good("agrees") } else { paint.bad("differs") };
-    writeln!(out, "  expected ingress: {}   actual: {}   {agrees}", list(&n.expected_ingress), list(&n.actual_ingress))?;
+    writeln!(
+        out,
+        "  expected ingress: {}   actual: {}   {agrees}",
+        list(&n.expected_ingress),
+        list(&n.actual_ingress)
+    )?;
     if n.no_nodes_warning {
         writeln!(out, "  Cilium logs: level=WARN msg=\"No Nodes found with configured label selector\"")?;
     }
@@ -108,12 +121,22 @@ fn lb_ipam(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::R
         v.sharing_key.as_deref().map(|k| format!("   sharing key {k:?}")).unwrap_or_default()
     )?;
     let held: Vec<String> = v.held.iter().map(|h| format!("{} (pool {})", h.ip, h.pool)).collect();
-    writeln!(out, "  holds: {}   removes: {}", if held.is_empty() { "nothing".into() } else { held.join(", ") }, list(&v.stripped))?;
+    writeln!(
+        out,
+        "  holds: {}   removes: {}",
+        if held.is_empty() { "nothing".into() } else { held.join(", ") },
+        list(&v.stripped)
+    )?;
     if !v.unparsable_requests.is_empty() {
         writeln!(out, "  skipped, not an IP: {}", v.unparsable_requests.join(", "))?;
     }
     let expected = match v.expected.reason {
-        Some(r) => format!("{} {}{}", v.expected.status, r.as_str(), if v.expected.message.is_empty() { String::new() } else { format!(" {:?}", v.expected.message) }),
+        Some(r) => format!(
+            "{} {}{}",
+            v.expected.status,
+            r.as_str(),
+            if v.expected.message.is_empty() { String::new() } else { format!(" {:?}", v.expected.message) }
+        ),
         None => v.expected.message.clone(),
     };
     let expected = if v.satisfied { paint.good(&expected) } else { paint.bad(&expected) };
@@ -123,7 +146,11 @@ fn lb_ipam(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::R
         None => writeln!(out, "  condition actual:   none on the Service")?,
     }
     if !v.candidate_pools.is_empty() {
-        writeln!(out, "  a new address may come from any of: {} (Cilium's pool order is random)", v.candidate_pools.join(", "))?;
+        writeln!(
+            out,
+            "  a new address may come from any of: {} (Cilium's pool order is random)",
+            v.candidate_pools.join(", ")
+        )?;
     }
     Ok(())
 }
@@ -133,7 +160,13 @@ fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) ->
     let policies: Vec<String> = v
         .policies
         .iter()
-        .map(|p| if p.selects { format!("{} ✓", p.policy) } else { format!("{} ✗ ({})", p.policy, p.why_not.unwrap_or("")) })
+        .map(|p| {
+            if p.selects {
+                format!("{} ✓", p.policy)
+            } else {
+                format!("{} ✗ ({})", p.policy, p.why_not.unwrap_or(""))
+            }
+        })
         .collect();
     writeln!(
         out,
@@ -172,7 +205,10 @@ fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) ->
         };
         writeln!(out, "  {state}")?;
     }
-    writeln!(out, "  no computed winner: every eligible agent races for the Lease; the first to write it answers ARP/NDP")?;
+    writeln!(
+        out,
+        "  no computed winner: every eligible agent races for the Lease; the first to write it answers ARP/NDP"
+    )?;
     writeln!(out)?;
     let mut head = vec!["NODE", "ELIGIBLE", "POLICY", "AGENT"];
     let local = v.etp_gate != l2::EtpGate::NotLocal;
@@ -210,7 +246,10 @@ fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) ->
         print_table(out, &t)?;
     }
     if v.nodes.iter().any(|n| n.exclude_label) {
-        writeln!(out, "  note: node.kubernetes.io/exclude-from-external-load-balancers does not apply to Cilium L2 announcements")?;
+        writeln!(
+            out,
+            "  note: node.kubernetes.io/exclude-from-external-load-balancers does not apply to Cilium L2 announcements"
+        )?;
     }
     Ok(())
 }
@@ -241,11 +280,23 @@ fn service_lb(out: &mut dyn Write, v: &servicelb::Verdict, paint: Paint) -> std:
 
 /// The compact table's ANNOUNCER and OBSERVED for Services no MetalLB election covers.
 pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String)> {
+    use crate::report::Implementation;
     let nodes = |n: Vec<&str>| super::table::compact_nodes(&n, wide);
+    let servicelb = || {
+        svc.servicelb.as_ref().map(|v| {
+            let used: Vec<&str> = v.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
+            (format!("svclb:{}", nodes(used)), "-".to_string())
+        })
+    };
+    if svc.implementation == Implementation::K3sServicelb {
+        return servicelb();
+    }
     if let Some(l2) = svc.cilium.as_ref().and_then(|c| c.l2.as_ref()).filter(|v| v.skipped.is_none()) {
         let holder = match &l2.lease {
             Some(lease) if lease.fresh == Some(true) => lease.holder.clone().unwrap_or_else(|| "<none>".into()),
-            Some(lease) if lease.fresh.is_none() && lease.holder.is_some() => format!("{}?", lease.holder.as_deref().unwrap_or("")),
+            Some(lease) if lease.fresh.is_none() && lease.holder.is_some() => {
+                format!("{}?", lease.holder.as_deref().unwrap_or(""))
+            }
             _ => "<none>".into(),
         };
         return Some((format!("l2-lease:{}", nodes(l2.eligible.iter().map(String::as_str).collect())), holder));
@@ -254,9 +305,5 @@ pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String
         let used: Vec<&str> = n.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
         return Some((format!("nodeipam:{}", nodes(used)), "-".into()));
     }
-    if let Some(v) = &svc.servicelb {
-        let used: Vec<&str> = v.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
-        return Some((format!("svclb:{}", nodes(used)), "-".into()));
-    }
-    None
+    servicelb()
 }

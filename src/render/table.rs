@@ -446,11 +446,12 @@ fn cluster_findings(out: &mut dyn Write, report: &Report, paint: Paint) -> std::
 }
 
 fn status(svc: &ServiceReport) -> &'static str {
+    if svc.ownership.claimants.len() > 1 {
+        return "conflict";
+    }
     let Some(m) = &svc.metallb else {
         let error = svc.findings.iter().any(|f| f.severity == Severity::Error);
-        return if svc.ownership.claimants.len() > 1 {
-            "conflict"
-        } else if error && svc.ips.is_empty() {
+        return if error && svc.ips.is_empty() {
             "pending"
         } else if svc.findings.iter().any(|f| matches!(f.code, "LBD140" | "LBD141" | "LBD142" | "LBD146")) {
             "dark"

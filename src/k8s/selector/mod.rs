@@ -87,7 +87,8 @@ impl Selector {
                 Op::Exists => value.is_some(),
                 Op::DoesNotExist => value.is_none(),
                 Op::Gt | Op::Lt => {
-                    let (Some(have), Some(bound)) = (value.and_then(|v| v.parse::<i64>().ok()), r.values[0].parse::<i64>().ok())
+                    let (Some(have), Some(bound)) =
+                        (value.and_then(|v| v.parse::<i64>().ok()), r.values[0].parse::<i64>().ok())
                     else {
                         return false;
                     };
