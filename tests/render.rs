@@ -47,3 +47,30 @@ fn explain_all_wide() {
 fn explain_bgp_service() {
     insta::assert_snapshot!(table(&["explain", "svc", "web", "--from", "testdata/scenarios/bgp-two-routers.yaml"]));
 }
+
+#[test]
+fn explain_cilium_l2_service() {
+    insta::assert_snapshot!(table(&[
+        "explain",
+        "svc",
+        "web",
+        "--from",
+        "testdata/scenarios/cilium-l2-holder-agent-lost.yaml"
+    ]));
+}
+
+#[test]
+fn explain_two_claimants() {
+    insta::assert_snapshot!(table(&[
+        "explain",
+        "svc",
+        "web",
+        "--from",
+        "testdata/scenarios/k3s-servicelb-and-cilium-nodeipam.yaml"
+    ]));
+}
+
+#[test]
+fn check_node_ipam_dual_stack() {
+    insta::assert_snapshot!(table(&["check", "--from", "testdata/scenarios/cilium-nodeipam-dual-stack.yaml"]));
+}

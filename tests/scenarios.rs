@@ -49,13 +49,14 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("bgp-nobody-advertises.yaml", &["LBD130", "LBD131", "LBD210", "LBD211", "LBD212", "LBD213", "LBD214"], 1),
         ("bgp-two-routers.yaml", &[], 0),
         ("cilium-l2-holder-agent-lost.yaml", &["LBD141"], 1),
-        ("cilium-lbipam-pending.yaml", &["LBD125", "LBD220"], 1),
+        ("cilium-lbipam-pending.yaml", &["LBD125", "LBD220", "LBD221"], 1),
         ("cilium-nodeipam-dual-stack.yaml", &["LBD122", "LBD124"], 1),
         ("cilium-nodeipam-external-some-nodes.yaml", &["LBD121"], 0),
         ("ip-not-in-pool.yaml", &["LBD111", "LBD112", "LBD113"], 0),
         ("k3s-servicelb-and-cilium-nodeipam.yaml", &["LBD120", "LBD121"], 0),
         ("lb-class-other.yaml", &["LBD120"], 0),
         ("memberlist-disabled-dead-winner.yaml", &["LBD101"], 1),
+        ("metallb-and-cilium-l2.yaml", &["LBD145"], 0),
         ("metallb-and-cilium-lbipam.yaml", &["LBD120", "LBD126", "LBD127"], 0),
         ("network-unavailable.yaml", &["LBD105", "LBD106"], 0),
         ("no-serving-endpoints.yaml", &["LBD101", "LBD104"], 1),
@@ -520,4 +521,15 @@ fn lbipam_pending_reasons_use_ciliums_vocabulary() {
     assert_eq!(service(&r, "shop")["cilium"]["lbipam"]["expected"]["reason"], "pool_selector_mismatch");
     assert_eq!(r["findings"][0]["code"], "LBD220");
     assert_eq!(r["findings"][0]["objects"], serde_json::json!(["CiliumLoadBalancerIPPool pool-b"]));
+    assert_eq!(r["findings"][1]["objects"], serde_json::json!(["CiliumLoadBalancerIPPool legacy"]));
+}
+
+#[test]
+fn cilium_l2_also_answers_for_a_metallb_address() {
+    let (r, _) = run("metallb-and-cilium-l2.yaml", &[]);
+    let svc = web(&r);
+    assert_eq!(svc["ownership"]["claimants"], serde_json::json!(["metallb"]));
+    assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], "node-b");
+    assert_eq!(svc["cilium"]["l2"]["announcer"], "node-a");
+    assert!(svc["findings"][0]["message"].as_str().unwrap().contains("Lease holder (node-a)"));
 }

@@ -73,6 +73,8 @@ pub struct Pool {
     /// `cilium.io/PoolConflict` as Cilium would set it: the message.
     pub conflict: Option<String>,
     pub actual_conflict: Option<Condition>,
+    /// Only the deprecated `spec.cidrs` (v2alpha1) is set; current Cilium reads `spec.blocks` alone.
+    pub cidrs_only: bool,
 }
 
 impl Pool {
@@ -113,7 +115,12 @@ pub fn pools(objects: &[IpPool]) -> Vec<Pool> {
                 disabled: o.spec.disabled,
                 invalid_block,
                 conflict: None,
-                actual_conflict: o.status.as_ref().and_then(|s| s.find(&["cilium.io/PoolConflict"])).cloned(),
+                actual_conflict: o
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.find(&["cilium.io/PoolConflict", "io.cilium/pool-conflict"]))
+                    .cloned(),
+                cidrs_only: o.spec.blocks.is_empty() && !o.spec.cidrs.is_empty(),
             }
         })
         .collect();

@@ -7,7 +7,7 @@ use crate::cilium::l2::{self, EtpGate, Exclusion as L2Exclusion};
 use crate::cilium::lbipam::{self, Reason};
 use crate::cilium::nodeipam::{self, Outcome};
 use crate::metallb::service::ingress_ips;
-use crate::report::{CiliumService, Finding, NodeIpam, NodeIpamNode, Severity};
+use crate::report::{CiliumService, Finding, Implementation, NodeIpam, NodeIpamNode, Severity};
 use crate::servicelb;
 use crate::snapshot::Snapshot;
 
@@ -17,7 +17,14 @@ pub(crate) struct Parts {
     pub findings: Vec<Finding>,
 }
 
-pub(crate) fn service(snap: &Snapshot, imps: &Implementations, svc: &Service, namespace: &str, name: &str) -> Parts {
+pub(crate) fn service(
+    snap: &Snapshot,
+    imps: &Implementations,
+    svc: &Service,
+    namespace: &str,
+    name: &str,
+    claimants: &[Implementation],
+) -> Parts {
     let mut findings = Vec::new();
     let object = format!("Service {namespace}/{name}");
     let c = &imps.cilium;
@@ -30,8 +37,30 @@ pub(crate) fn service(snap: &Snapshot, imps: &Implementations, svc: &Service, na
         });
         let l2 = c.l2_announcements.then(|| l2_announcement(snap, imps, svc, namespace, name, &object, &mut findings));
         let l2 = l2.filter(|v| v.skipped != Some(l2::Skip::OtherClass) && v.skipped != Some(l2::Skip::Disabled));
-        if let (Some(n), Some(v)) = (&nodeipam, &l2) {
-            let selecting: Vec<&str> = v.policies.iter().filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
+        let selecting: Vec<&str> =
+            l2.iter().flat_map(|v| v.policies.iter()).filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
+        let others: Vec<&str> = claimants
+            .iter()
+            .filter(|c| matches!(c, Implementation::Metallb | Implementation::K3sServicelb | Implementation::KubeVip))
+            .map(|c| c.as_str())
+            .collect();
+        if let (false, false, None) = (selecting.is_empty(), others.is_empty(), &lbipam) {
+            let ips: Vec<String> = ingress_ips(svc);
+            findings.push(Finding {
+                code: "LBD145",
+                severity: Severity::Warning,
+                message: format!(
+                    "{object}'s address {} comes from {}, and Cilium L2 policy {} selects it too: the Lease holder{} answers ARP/NDP for it as well, so two nodes may answer with different MACs",
+                    ips.join(", "),
+                    others.join(" and "),
+                    selecting.join(", "),
+                    l2.as_ref().and_then(|v| v.announcer.as_deref()).map(|h| format!(" ({h})")).unwrap_or_default()
+                ),
+                hint: "Give Cilium L2 policies a serviceSelector that leaves out Services another implementation announces (e.g. match a label only your Cilium Services carry)".into(),
+                objects: vec![object.clone()],
+            });
+        }
+        if let Some(n) = &nodeipam {
             if !selecting.is_empty() && !n.expected_ingress.is_empty() {
                 findings.push(Finding {
                     code: "LBD145",
@@ -335,14 +364,14 @@ fn l2_announcement(
                     r.excluded_by.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")
                 ),
             };
-            let takeover = match (&lease.expires_at, lease.fresh) {
-                (Some(at), Some(true)) => format!("unless it renews, another eligible node can take the Lease at {at}"),
-                _ => "another eligible node can take the Lease once it expires".to_string(),
+            let until = match (&lease.expires_at, lease.fresh) {
+                (Some(at), Some(true)) => format!("before the Lease runs out at {at}"),
+                _ => "until the Lease expires".to_string(),
             };
             findings.push(Finding {
                 code: "LBD141",
                 severity: Severity::Error,
-                message: format!("{object}: the L2 Lease is held by {holder}, which should not hold it: {why}. It answers ARP/NDP only as long as its datapath still runs, cannot renew, and no other node answers meanwhile; {takeover}"),
+                message: format!("{object}: the L2 Lease is held by {holder}, which should not hold it: {why}. At best {holder}'s datapath still answers ARP/NDP; no other node takes over {until}"),
                 hint: format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); an eligible node ({}) takes over once the Lease runs out", imps.cilium.namespace, if v.eligible.is_empty() { "none now".to_string() } else { v.eligible.join(", ") }),
                 objects: vec![object.to_string(), lease_object.clone()],
             });
@@ -463,12 +492,35 @@ pub(crate) fn cluster_findings(snap: &Snapshot, imps: &Implementations) -> Vec<F
     let c = &imps.cilium;
     for p in &imps.ledger.pools {
         let object = format!("CiliumLoadBalancerIPPool {}", p.name);
+        let marked = p.actual_conflict.as_ref().map(|c| c.status == "True");
         if let Some(conflict) = &p.conflict {
+            let seen = match marked {
+                Some(true) => "; its status agrees",
+                Some(false) => "; its status does not show it yet",
+                None => "",
+            };
             out.push(Finding {
                 code: "LBD220",
                 severity: Severity::Warning,
-                message: format!("{object}: {conflict}; Cilium marks it cilium.io/PoolConflict and allocates nothing new from it"),
+                message: format!("{object}: {conflict}; Cilium marks it cilium.io/PoolConflict and allocates nothing new from it{seen}"),
                 hint: "Remove the overlap (the pool created later is the one marked); existing allocations stay until then".into(),
+                objects: vec![object.clone()],
+            });
+        } else if marked == Some(true) {
+            out.push(Finding {
+                code: "LBD220",
+                severity: Severity::Info,
+                message: format!("{object}: its status says cilium.io/PoolConflict True, but no pool in the snapshot overlaps it: Cilium lifts the mark on its next reconcile"),
+                hint: "If the mark stays, check that cilium-operator runs and that the snapshot holds every CiliumLoadBalancerIPPool".into(),
+                objects: vec![object.clone()],
+            });
+        }
+        if p.cidrs_only {
+            out.push(Finding {
+                code: "LBD221",
+                severity: Severity::Error,
+                message: format!("{object} sets only the deprecated spec.cidrs: current Cilium reads spec.blocks alone, so the pool offers no address"),
+                hint: "Move the entries to spec.blocks (`- cidr: …`)".into(),
                 objects: vec![object.clone()],
             });
         }

@@ -263,7 +263,7 @@ fn service_report(
         world.setup.installed || imps.cilium.installed || imps.servicelb.installed || imps.kube_vip.installed;
     let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc));
     let implementation = ownership::decide(anything_installed, &ownership);
-    let others = cilium::service(world.snap, imps, e.svc, &e.namespace, &e.name);
+    let others = cilium::service(world.snap, imps, e.svc, &e.namespace, &e.name, &ownership.claimants);
     let ownership_finding =
         ownership::finding(world, imps, e.svc, &e.namespace, &e.name, &ownership, anything_installed);
     let config = world.config.as_ref().ok();
