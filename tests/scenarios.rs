@@ -491,7 +491,7 @@ fn cilium_l2_reports_the_lease_and_the_eligible_set() {
     assert_eq!(l2["lease"]["holder"], "node-b");
     assert_eq!(l2["lease"]["fresh"], true);
     assert_eq!(l2["lease"]["holderEligible"], false);
-    assert_eq!(l2["lease"]["holderAgentRunning"], false);
+    assert_eq!(l2["lease"]["holderAgentReady"], false);
     assert_eq!(l2["lease"]["expiresAt"], "2026-11-20T10:00:10Z");
     let lbd141 = &web(&r)["findings"][0];
     assert!(lbd141["message"].as_str().unwrap().contains("is not Ready (phase Running)"), "{lbd141}");

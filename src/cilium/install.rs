@@ -46,7 +46,7 @@ pub struct Agent {
     pub pod: String,
     pub node: Option<String>,
     /// Phase Running and condition Ready True.
-    pub running: bool,
+    pub ready: bool,
     pub phase: Option<String>,
 }
 
@@ -81,9 +81,9 @@ impl Setup {
         }
     }
 
-    pub fn agent_running_on(&self, node: &str) -> Option<bool> {
+    pub fn agent_ready_on(&self, node: &str) -> Option<bool> {
         let agents = self.agents.as_ref()?;
-        Some(agents.iter().any(|a| a.running && a.node.as_deref() == Some(node)))
+        Some(agents.iter().any(|a| a.ready && a.node.as_deref() == Some(node)))
     }
 }
 
@@ -189,7 +189,7 @@ pub fn discover(snap: &Snapshot) -> Setup {
                 .map(|p| Agent {
                     pod: p.metadata.name.clone().unwrap_or_default(),
                     node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
-                    running: pod_is_live(p),
+                    ready: pod_is_live(p),
                     phase: p.status.as_ref().and_then(|s| s.phase.clone()),
                 })
                 .collect()

@@ -39,7 +39,16 @@ pub fn policies(objects: &[L2Policy]) -> Vec<Policy> {
             name: o.name().to_string(),
             node_selector: compile(&o.spec.node_selector),
             service_selector: compile(&o.spec.service_selector),
-            interfaces: o.spec.interfaces.iter().map(|p| Regex::new(p).map_err(|e| e.to_string())).collect(),
+            interfaces: o
+                .spec
+                .interfaces
+                .iter()
+                .map(|p| {
+                    Regex::new(p).map_err(|e| {
+                        format!("interface pattern {p:?} is not a valid regular expression: {}", regex_error(&e))
+                    })
+                })
+                .collect(),
             interface_patterns: o.spec.interfaces.clone(),
             external_ips: o.spec.external_ips,
             load_balancer_ips: o.spec.load_balancer_ips,
@@ -48,6 +57,16 @@ pub fn policies(objects: &[L2Policy]) -> Vec<Policy> {
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+/// The regex crate's error without its multi-line pattern excerpt.
+fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.trim().trim_start_matches("error: ").to_string())
+        .unwrap_or(text)
 }
 
 impl Policy {
@@ -68,7 +87,8 @@ impl Policy {
 
     /// Regexes are unanchored and OR-ed; none means every device. `None`: devices unknown.
     pub fn matching_devices(&self, devices: Option<&[String]>) -> Option<Vec<String>> {
-        let devices = devices?;
+        // `eth+` is a prefix wildcard resolved on each node: the real names are unknown offline.
+        let devices = devices.filter(|d| d.iter().all(|x| !x.ends_with('+')))?;
         let regexes = self.interfaces.as_ref().ok()?;
         Some(devices.iter().filter(|d| regexes.is_empty() || regexes.iter().any(|r| r.is_match(d))).cloned().collect())
     }
@@ -82,7 +102,7 @@ pub enum Exclusion {
     NotSelectedByPolicy,
     /// eTP Local (Cilium v1.20.2 and later): no ready local backend.
     NoLocalEndpoint,
-    AgentNotRunning,
+    AgentNotReady,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -111,7 +131,7 @@ pub struct NodeRow {
     pub eligible: bool,
     pub excluded_by: Vec<Exclusion>,
     /// `null` when the snapshot has no Cilium agent Pods.
-    pub agent_running: Option<bool>,
+    pub agent_ready: Option<bool>,
     /// Carries the exclude-from-external-load-balancers label, which Cilium L2 does not read.
     pub exclude_label: bool,
     /// Devices the selecting policies' interface patterns match on this node; `null` when the
@@ -148,7 +168,7 @@ pub struct LeaseState {
     /// `renewTime + leaseDurationSeconds` after the capture time; `null` without either.
     pub fresh: Option<bool>,
     pub holder_eligible: Option<bool>,
-    pub holder_agent_running: Option<bool>,
+    pub holder_agent_ready: Option<bool>,
     /// Other Services whose dash-form Lease name is the same (Cilium issue #48084).
     pub collides_with: Vec<String>,
 }
@@ -253,17 +273,18 @@ pub fn evaluate(input: &Input) -> Verdict {
         if gate && !input.ready_endpoint_nodes.contains(node) {
             excluded_by.push(Exclusion::NoLocalEndpoint);
         }
-        let agent_running = input.setup.agent_running_on(node);
-        if agent_running == Some(false) {
-            excluded_by.push(Exclusion::AgentNotRunning);
+        let agent_ready = input.setup.agent_ready_on(node);
+        if agent_ready == Some(false) {
+            excluded_by.push(Exclusion::AgentNotReady);
         }
-        let interfaces = input.setup.devices.as_deref().map(|devices| {
-            let mut all: Vec<String> =
-                mine.iter().filter_map(|p| p.matching_devices(Some(devices))).flatten().collect();
-            all.sort();
-            all.dedup();
-            all
-        });
+        let interfaces =
+            input.setup.devices.as_deref().filter(|d| d.iter().all(|x| !x.ends_with('+'))).map(|devices| {
+                let mut all: Vec<String> =
+                    mine.iter().filter_map(|p| p.matching_devices(Some(devices))).flatten().collect();
+                all.sort();
+                all.dedup();
+                all
+            });
         let eligible = excluded_by.is_empty();
         if eligible {
             verdict.eligible.push(node.clone());
@@ -272,7 +293,7 @@ pub fn evaluate(input: &Input) -> Verdict {
             node: node.clone(),
             eligible,
             excluded_by,
-            agent_running,
+            agent_ready,
             exclude_label: *exclude_label,
             interfaces,
         });
@@ -309,7 +330,7 @@ fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) ->
         namespace: ns.clone(),
         name: found.and_then(|l| l.metadata.name.clone()),
         holder_eligible: holder.as_ref().map(|h| verdict.eligible.contains(h)),
-        holder_agent_running: holder.as_ref().and_then(|h| input.setup.agent_running_on(h)),
+        holder_agent_ready: holder.as_ref().and_then(|h| input.setup.agent_ready_on(h)),
         holder,
         renew_time: renewed.map(|t| t.to_string()),
         expires_at: renewed
@@ -341,6 +362,21 @@ pub fn dash_groups<'a>(all: impl IntoIterator<Item = (&'a str, &'a str)>) -> Has
 pub fn dash_collisions(groups: &HashMap<String, Vec<String>>, namespace: &str, name: &str) -> Vec<String> {
     let me = format!("{namespace}/{name}");
     groups.get(&format!("{namespace}-{name}")).into_iter().flatten().filter(|s| **s != me).cloned().collect()
+}
+
+/// Whether this Cilium version names Leases `<ns>.<name>` (main after PR #48138, so v1.21 on);
+/// `None` when the version does not say.
+pub fn dotted_lease_names(version: &str) -> Option<bool> {
+    let v = version.trim_start_matches('v');
+    if matches!(v, "main" | "latest") {
+        return Some(true);
+    }
+    let core = v.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<u64> = core.split('.').filter_map(|p| p.parse().ok()).collect();
+    match parts.as_slice() {
+        [major, minor, ..] => Some((*major, *minor) >= (1, 21)),
+        _ => None,
+    }
 }
 
 /// v1.20.2 and later gate eTP=Local on a local backend.

@@ -419,14 +419,27 @@ pub struct Verdict {
     pub sharing_key: Option<String>,
     /// Ingress addresses LB-IPAM counts as this Service's, with their pool.
     pub held: Vec<Held>,
-    /// Ingress addresses LB-IPAM removes: in no matching pool, or held by another Service.
+    /// Ingress addresses LB-IPAM removes: in no pool that selects the Service.
     pub stripped: Vec<String>,
+    /// Ingress addresses other Services hold too without being able to share them: LB-IPAM
+    /// keeps each on whichever Service it allocated first (the snapshot does not say which).
+    pub contested: Vec<Contested>,
     pub satisfied: bool,
     /// What LB-IPAM would set now; `reason` null = it has a free address and would allocate it.
     pub expected: ExpectedCondition,
     /// For a fresh generic allocation: every pool it may come from (Cilium's choice is random).
     pub candidate_pools: Vec<String>,
     pub actual: Option<Condition>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Contested {
+    pub ip: String,
+    /// `namespace/name` of the other Services showing the address.
+    pub with: Vec<String>,
+    /// Cilium's reason text for the first incompatibility, or `no sharing key`.
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -449,12 +462,32 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
     let pools = &ledger.pools;
     let mut held = Vec::new();
     let mut stripped = Vec::new();
+    let mut contested = Vec::new();
     for ip in &r.ingress {
         match pool_of(pools, r, *ip) {
             Some(p) if ledger.holders[ip].len() == 1 || sharing_ok(ledger, index, *ip) => {
                 held.push(Held { ip: ip.to_string(), pool: p.name.clone() })
             }
-            _ => stripped.push(ip.to_string()),
+            Some(_) => {
+                let others: Vec<usize> = ledger.holders[ip].iter().copied().filter(|&o| o != index).collect();
+                let reason = match &r.sharing_key {
+                    None => "no sharing key".to_string(),
+                    Some(_) => others
+                        .iter()
+                        .find_map(|&o| incompatibility(r, &ledger.requests[o]))
+                        .unwrap_or("incompatible")
+                        .to_string(),
+                };
+                contested.push(Contested {
+                    ip: ip.to_string(),
+                    with: others
+                        .iter()
+                        .map(|&o| format!("{}/{}", ledger.requests[o].namespace, ledger.requests[o].name))
+                        .collect(),
+                    reason,
+                });
+            }
+            None => stripped.push(ip.to_string()),
         }
     }
     let holds = |ip: IpAddr| held.iter().any(|h| h.ip == ip.to_string());
@@ -519,6 +552,7 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
         sharing_key: r.sharing_key.clone(),
         held,
         stripped,
+        contested,
         satisfied,
         expected,
         candidate_pools,

@@ -35,7 +35,11 @@ pub(crate) fn service(
             lbipam_findings(&v, &object, &mut findings);
             v
         });
-        let l2 = c.l2_announcements.then(|| l2_announcement(snap, imps, svc, namespace, name, &object, &mut findings));
+        let expects_l2 = svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref()) == Some(lbipam::CLASS_L2)
+            || (lbipam.is_some() && !c.bgp_control_plane);
+        let l2 = c
+            .l2_announcements
+            .then(|| l2_announcement(snap, imps, svc, namespace, name, &object, expects_l2, &mut findings));
         let l2 = l2.filter(|v| v.skipped != Some(l2::Skip::OtherClass) && v.skipped != Some(l2::Skip::Disabled));
         let selecting: Vec<&str> =
             l2.iter().flat_map(|v| v.policies.iter()).filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
@@ -50,7 +54,7 @@ pub(crate) fn service(
                 code: "LBD145",
                 severity: Severity::Warning,
                 message: format!(
-                    "{object}'s address {} comes from {}, and Cilium L2 policy {} selects it too: the Lease holder{} answers ARP/NDP for it as well, so two nodes may answer with different MACs",
+                    "address {} comes from {}, and Cilium L2 policy {} selects the Service too: the Lease holder{} answers ARP/NDP for it as well, so two nodes may answer with different MACs",
                     ips.join(", "),
                     others.join(" and "),
                     selecting.join(", "),
@@ -65,7 +69,7 @@ pub(crate) fn service(
                 findings.push(Finding {
                     code: "LBD145",
                     severity: Severity::Warning,
-                    message: format!("{object} gets node addresses from Node IPAM ({}), and L2 policy {} selects it too: the L2 leader would answer ARP/NDP for other nodes' own addresses", n.expected_ingress.join(", "), selecting.join(", ")),
+                    message: format!("its addresses are node addresses from Node IPAM ({}), and L2 policy {} selects it too: the L2 leader would answer ARP/NDP for other nodes' own addresses", n.expected_ingress.join(", "), selecting.join(", ")),
                     hint: "Exclude Node IPAM Services from L2 policies (serviceSelector), or give the Service class io.cilium/node, which L2 never announces".into(),
                     objects: vec![object.clone()],
                 });
@@ -103,7 +107,7 @@ fn node_ipam(
             findings.push(Finding {
                 code: "LBD123",
                 severity: Severity::Error,
-                message: format!("{object}: the {} annotation {selector:?} is not a valid label selector ({error}); Node IPAM's reconcile fails and keeps the old status {actual:?}", nodeipam::MATCH_NODE_LABELS),
+                message: format!("the {} annotation {selector:?} is not a valid label selector ({error}); Node IPAM's reconcile fails and keeps the old status [{}]", nodeipam::MATCH_NODE_LABELS, actual.join(", ")),
                 hint: "Fix the annotation: a kubectl -l style selector such as `role=edge,zone in (a,b)`; check it with `kubectl get nodes -l '<selector>'`".into(),
                 objects: vec![object.to_string()],
             });
@@ -124,7 +128,7 @@ fn node_ipam(
                     code: "LBD122",
                     severity: Severity::Error,
                     message: format!(
-                        "{object}: Node IPAM writes an empty ingress list, so the Service is pending: {}",
+                        "Node IPAM writes an empty ingress list, so the Service is pending: {}",
                         empty_cause(&c)
                     ),
                     hint: empty_hint(&c),
@@ -150,7 +154,7 @@ fn node_ipam(
                 findings.push(Finding {
                     code: "LBD121",
                     severity: Severity::Warning,
-                    message: format!("{object}: status.loadBalancer.ingress is {actual:?}, Node IPAM would write {:?}{cause}", c.ingress),
+                    message: format!("status.loadBalancer.ingress is [{}], Node IPAM would write [{}]{cause}", actual.join(", "), c.ingress.join(", ")),
                     hint: "Node IPAM rewrites the status on its next reconcile of this Service; if it stays different, check that cilium-operator runs with enable-node-ipam and whether another controller also writes this Service's status (LBD120)".into(),
                     objects: vec![object.to_string()],
                 });
@@ -160,7 +164,7 @@ fn node_ipam(
                 findings.push(Finding {
                     code: "LBD124",
                     severity: Severity::Warning,
-                    message: format!("{object} asks for {} but gets no {} address: a node has an ExternalIP, so Node IPAM uses ExternalIPs only (one choice for both families) and drops every InternalIP", families_text(c.wants), lost.join("/")),
+                    message: format!("{} requested, but no {} address: a node has an ExternalIP, so Node IPAM uses ExternalIPs only (one choice for both families) and drops every InternalIP", families_text(c.wants), lost.join("/")),
                     hint: "Give every candidate node an ExternalIP of each family, remove the stray ExternalIP, or restrict the Service to the nodes you want with io.cilium.nodeipam/match-node-labels".into(),
                     objects: vec![object.to_string()],
                 });
@@ -257,20 +261,30 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
         findings.push(Finding {
             code: "LBD125",
             severity: Severity::Error,
-            message: format!(
-                "{object} gets no address from Cilium LB-IPAM: {} ({})",
-                v.expected.message,
-                reason.as_str()
-            ),
+            message: format!("no address from Cilium LB-IPAM: {} ({})", v.expected.message, reason.as_str()),
             hint: hint.into(),
             objects: vec![object.to_string()],
+        });
+    }
+    for c in &v.contested {
+        findings.push(Finding {
+            code: "LBD126",
+            severity: Severity::Warning,
+            message: format!(
+                "{} is also in the status of {}, and they cannot share it ({}): LB-IPAM keeps it on the Service it allocated it to first and removes it from the other",
+                c.ip,
+                c.with.join(", "),
+                c.reason
+            ),
+            hint: "Give the Services the same lbipam.cilium.io/sharing-key with distinct ports (and, across namespaces, lbipam.cilium.io/sharing-cross-namespace on both), or let one of them request another address".into(),
+            objects: std::iter::once(object.to_string()).chain(c.with.iter().map(|w| format!("Service {w}"))).collect(),
         });
     }
     if !v.stripped.is_empty() {
         findings.push(Finding {
             code: "LBD126",
             severity: Severity::Warning,
-            message: format!("{object}: LB-IPAM removes {} from status.loadBalancer.ingress: in no pool that selects this Service, or held by an incompatible Service", v.stripped.join(", ")),
+            message: format!("LB-IPAM removes {} from status.loadBalancer.ingress: in no CiliumLoadBalancerIPPool that selects this Service", v.stripped.join(", ")),
             hint: "These addresses were written by another controller (see LBD120) or belong to a deleted/changed pool; move them into a CiliumLoadBalancerIPPool or let one implementation own the Service".into(),
             objects: vec![object.to_string()],
         });
@@ -279,15 +293,15 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
         let expected_reason = v.expected.reason.map(Reason::as_str);
         let agrees = match expected_reason {
             Some(r) => actual.reason == r && actual.status == v.expected.status,
-            // About to allocate: any False reason may be current, but True cannot be.
-            None => actual.status != "True",
+            // A free address exists: any condition on the Service predates it (stale).
+            None => false,
         };
         if !agrees {
             findings.push(Finding {
                 code: "LBD127",
                 severity: Severity::Warning,
                 message: format!(
-                    "{object}: its {} condition says {} ({}) but {}",
+                    "its {} condition says {} ({}) but {}",
                     actual.type_,
                     actual.status,
                     actual.reason,
@@ -303,6 +317,13 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
     }
 }
 
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// L2 Leases of one Service; `expects_l2`: Cilium L2 is how its address is meant to be reached
+/// (class `io.cilium/l2-announcer`, or an LB-IPAM address without the BGP control plane).
+#[allow(clippy::too_many_arguments)]
 fn l2_announcement(
     snap: &Snapshot,
     imps: &Implementations,
@@ -310,6 +331,7 @@ fn l2_announcement(
     namespace: &str,
     name: &str,
     object: &str,
+    expects_l2: bool,
     findings: &mut Vec<Finding>,
 ) -> l2::Verdict {
     let input = l2::Input {
@@ -330,37 +352,40 @@ fn l2_announcement(
     let selecting: Vec<&str> = v.policies.iter().filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
     let lease = v.lease.as_ref().expect("lease state is set when not skipped");
     if selecting.is_empty() {
-        // Class-less Services may be announced by BGP instead: only a warning unless L2 is their class.
-        let (severity, tail) = if class == Some(lbipam::CLASS_L2) || !imps.cilium.bgp_control_plane {
-            (Severity::Error, "nobody answers ARP/NDP for its addresses")
-        } else {
-            (Severity::Warning, "only BGP can announce it")
-        };
-        let why: Vec<String> =
-            v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
-        findings.push(Finding {
-            code: "LBD140",
-            severity,
-            message: format!(
-                "{object}: no CiliumL2AnnouncementPolicy selects it ({}), so {tail}",
-                if why.is_empty() { "there are none".to_string() } else { why.join("; ") }
-            ),
-            hint: "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)".into(),
-            objects: vec![object.to_string()],
-        });
+        if expects_l2 {
+            let why: Vec<String> =
+                v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
+            let (severity, tail) = if class == Some(lbipam::CLASS_L2) || !imps.cilium.bgp_control_plane {
+                (Severity::Error, "nobody answers ARP/NDP for its addresses")
+            } else {
+                (Severity::Warning, "only BGP can announce it")
+            };
+            findings.push(Finding {
+                code: "LBD140",
+                severity,
+                message: format!(
+                    "no CiliumL2AnnouncementPolicy selects it ({}), so {tail}",
+                    if why.is_empty() { "there are none".to_string() } else { why.join("; ") }
+                ),
+                hint: "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)".into(),
+                objects: vec![object.to_string()],
+            });
+        }
         return v;
     }
-    let lease_object = format!("Lease {}/{}", lease.namespace, lease.name.as_deref().unwrap_or(&lease.names[0]));
-    if let Some(holder) = &lease.holder {
+    let lease_object =
+        format!("Lease {}/{}", lease.namespace, lease.name.as_deref().unwrap_or(&lease.names[preferred_name(imps)]));
+    let leases_known = !snap.leases.is_empty();
+    if let Some(holder) = lease.holder.as_ref().filter(|_| lease.fresh != Some(false)) {
         let not_eligible = lease.holder_eligible == Some(false);
-        let agent_down = lease.holder_agent_running == Some(false);
+        let agent_down = lease.holder_agent_ready == Some(false);
         if not_eligible || agent_down {
             let row = v.nodes.iter().find(|n| &n.node == holder);
             let why = match row {
                 None => "it is not a Node in the snapshot".to_string(),
                 Some(_) if agent_down => imps.cilium.agent_state(holder),
                 Some(r) => format!(
-                    "it is excluded ({})",
+                    "it no longer competes ({})",
                     r.excluded_by.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")
                 ),
             };
@@ -368,29 +393,45 @@ fn l2_announcement(
                 (Some(at), Some(true)) => format!("before the Lease runs out at {at}"),
                 _ => "until the Lease expires".to_string(),
             };
+            let takers = if v.eligible.is_empty() {
+                "no node is eligible now".to_string()
+            } else {
+                format!("then one of {} takes it", v.eligible.join(", "))
+            };
+            let hint = if agent_down {
+                format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); {takers}", imps.cilium.namespace)
+            } else {
+                format!("A node that stops competing releases its Lease (ReleaseOnCancel) once its agent sees the change; if the Lease stays held, check the agent on {holder} for `Error processing` lines; {takers}")
+            };
             findings.push(Finding {
                 code: "LBD141",
                 severity: Severity::Error,
-                message: format!("{object}: the L2 Lease is held by {holder}, which should not hold it: {why}. At best {holder}'s datapath still answers ARP/NDP; no other node takes over {until}"),
-                hint: format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); an eligible node ({}) takes over once the Lease runs out", imps.cilium.namespace, if v.eligible.is_empty() { "none now".to_string() } else { v.eligible.join(", ") }),
+                message: format!("the L2 Lease is held by {holder}, which should not hold it: {why}. At best {holder}'s datapath still answers ARP/NDP; no other node takes over {until}"),
+                hint,
                 objects: vec![object.to_string(), lease_object.clone()],
             });
         }
     }
     if v.eligible.is_empty() {
+        let policies = if selecting.len() == 1 {
+            format!("policy {} selects", selecting[0])
+        } else {
+            format!("policies {} select", selecting.join(", "))
+        };
         findings.push(Finding {
             code: "LBD142",
             severity: Severity::Error,
-            message: format!("{object}: policies {} select it but no node can compete for its L2 Lease ({})", selecting.join(", "), exclusion_summary(&v)),
-            hint: "Make a policy's nodeSelector match CiliumNode labels of nodes with a running agent (and, under externalTrafficPolicy Local, a ready endpoint); the exclude-from-external-load-balancers label plays no part in Cilium L2".into(),
+            message: format!("{policies} it but no node can compete for its L2 Lease ({})", exclusion_summary(&v)),
+            hint: "Make a policy's nodeSelector match CiliumNode labels of nodes with a Ready agent (and, under externalTrafficPolicy Local, a ready endpoint); the exclude-from-external-load-balancers label plays no part in Cilium L2".into(),
             objects: vec![object.to_string()],
         });
-    } else if lease.holder.is_none() || lease.fresh == Some(false) {
+    } else if leases_known && (lease.holder.is_none() || lease.fresh == Some(false)) {
         let state = match (&lease.name, &lease.holder) {
             (None, _) => format!("no Lease {} or {} exists in {}", lease.names[0], lease.names[1], lease.namespace),
             (Some(_), None) => "its Lease has no holder (released)".to_string(),
             (Some(_), Some(h)) => format!(
-                "its Lease, held by {h}, expired (renewed {}, {}s)",
+                "its Lease, held by {h}, expired at {} (renewed {}, {}s)",
+                lease.expires_at.as_deref().unwrap_or("?"),
                 lease.renew_time.as_deref().unwrap_or("?"),
                 lease.lease_duration_seconds.unwrap_or(0)
             ),
@@ -398,16 +439,26 @@ fn l2_announcement(
         findings.push(Finding {
             code: "LBD142",
             severity: Severity::Error,
-            message: format!("{object}: {} node(s) may announce it ({}) but {state}: nobody is known to answer ARP/NDP", v.eligible.len(), v.eligible.join(", ")),
+            message: format!(
+                "{} may announce it ({}) but {state}: nobody is known to answer ARP/NDP",
+                plural(v.eligible.len(), "node", "nodes"),
+                v.eligible.join(", ")
+            ),
             hint: "Agents create or renew the Lease within the retry period; if none does, check the agents' logs for `Error processing` lines, the client rate limit (k8sClientRateLimit) and that the snapshot was taken while the Service existed".into(),
             objects: vec![object.to_string(), lease_object.clone()],
         });
     }
     if v.etp_gate != EtpGate::NotLocal {
         let message = match v.etp_gate {
-            EtpGate::Gated => format!("{object} uses externalTrafficPolicy Local: from Cilium v1.20.2 only nodes with a ready local backend compete for the Lease ({} do)", v.eligible.len()),
-            EtpGate::Ungated => format!("{object} uses externalTrafficPolicy Local, and Cilium {} does not tie the L2 leader to a local backend: a leader without a local pod drops the traffic", imps.cilium.version.as_deref().unwrap_or("")),
-            _ => format!("{object} uses externalTrafficPolicy Local and Cilium's version is unknown: before v1.20.2 the L2 leader may have no local pod (traffic dropped); from v1.20.2 only nodes with a local backend compete"),
+            EtpGate::Gated => format!(
+                "externalTrafficPolicy Local: from Cilium v1.20.2 only nodes with a ready local backend compete for the Lease ({} of them)",
+                v.eligible.len()
+            ),
+            EtpGate::Ungated => format!(
+                "externalTrafficPolicy Local, and Cilium {} does not tie the L2 leader to a local backend: a leader without a local pod drops the traffic",
+                imps.cilium.version.as_deref().unwrap_or("")
+            ),
+            _ => "externalTrafficPolicy Local and Cilium's version is unknown: before v1.20.2 the L2 leader may have no local pod (traffic dropped); from v1.20.2 only nodes with a local backend compete".to_string(),
         };
         findings.push(Finding {
             code: "LBD143",
@@ -417,22 +468,34 @@ fn l2_announcement(
             objects: vec![object.to_string()],
         });
     }
-    if !lease.collides_with.is_empty() && lease.name.as_deref() == Some(lease.names[1].as_str()) {
+    if !lease.collides_with.is_empty()
+        && lease.name.as_deref() != Some(lease.names[0].as_str())
+        && preferred_name(imps) == 1
+    {
         findings.push(Finding {
             code: "LBD144",
             severity: Severity::Warning,
-            message: format!("{object}: its L2 Lease {} has the same name as that of {} (Cilium ≤ v1.20 joins namespace and name with '-'), so one Lease elects one leader for both", lease.names[1], lease.collides_with.join(", ")),
+            message: format!(
+                "its L2 Lease {} has the same name as that of {} (Cilium up to v1.20 joins namespace and name with '-'), so one Lease elects one leader for both",
+                lease.names[1],
+                lease.collides_with.join(", ")
+            ),
             hint: "Rename one of the Services, or upgrade Cilium to a release that names Leases cilium-l2announce-<ns>.<name>".into(),
             objects: vec![object.to_string()],
         });
     }
     if let Some(holder) = v.announcer.as_ref() {
-        if let Some(row) = v.nodes.iter().find(|n| &n.node == holder) {
+        let selected = v
+            .nodes
+            .iter()
+            .find(|n| &n.node == holder)
+            .filter(|n| !n.excluded_by.contains(&L2Exclusion::NotSelectedByPolicy));
+        if let Some(row) = selected {
             if row.interfaces.as_ref().is_some_and(|i| i.is_empty()) {
                 findings.push(Finding {
                     code: "LBD146",
                     severity: Severity::Error,
-                    message: format!("{object}: {holder} holds the L2 Lease, but the selecting policies' interfaces match none of the agent's devices ({}): the leader announces nothing", imps.cilium.devices.as_deref().unwrap_or_default().join(", ")),
+                    message: format!("{holder} holds the L2 Lease, but the selecting policies' interfaces match none of the agent's devices ({}): the leader announces nothing", imps.cilium.devices.as_deref().unwrap_or_default().join(", ")),
                     hint: "Interface patterns are unanchored regular expressions matched against cilium-config `devices`; fix spec.interfaces or the devices list".into(),
                     objects: vec![object.to_string()],
                 });
@@ -442,17 +505,25 @@ fn l2_announcement(
     v
 }
 
+/// Index into `LeaseState::names` of the form this Cilium writes: dash up to v1.20, dot after.
+fn preferred_name(imps: &Implementations) -> usize {
+    match imps.cilium.version.as_deref().and_then(l2::dotted_lease_names) {
+        Some(false) => 1,
+        _ => 0,
+    }
+}
+
 pub(crate) fn exclusion_code(x: L2Exclusion) -> &'static str {
     match x {
         L2Exclusion::NotSelectedByPolicy => "notSelectedByPolicy",
         L2Exclusion::NoLocalEndpoint => "noLocalEndpoint",
-        L2Exclusion::AgentNotRunning => "agentNotRunning",
+        L2Exclusion::AgentNotReady => "agentNotReady",
     }
 }
 
 fn exclusion_summary(v: &l2::Verdict) -> String {
     let mut parts = Vec::new();
-    for x in [L2Exclusion::NotSelectedByPolicy, L2Exclusion::NoLocalEndpoint, L2Exclusion::AgentNotRunning] {
+    for x in [L2Exclusion::NotSelectedByPolicy, L2Exclusion::NoLocalEndpoint, L2Exclusion::AgentNotReady] {
         let n = v.nodes.iter().filter(|r| r.excluded_by.contains(&x)).count();
         if n > 0 {
             parts.push(format!("{n} {}", exclusion_code(x)));
@@ -471,7 +542,7 @@ fn servicelb_findings(v: &servicelb::Verdict, object: &str, findings: &mut Vec<F
         findings.push(Finding {
             code: "LBD150",
             severity: Severity::Error,
-            message: format!("{object}: k3s ServiceLB has no node to take an address from ({} svclb Pod(s); {no_pod} of {} node(s) without a Ready one): status stays empty (event UnAvailableLoadBalancer)", v.svclb_pods, v.nodes.len()),
+            message: format!("k3s ServiceLB has no node to take an address from ({} svclb Pod(s); {no_pod} of {} node(s) without a Ready one): it writes an empty ingress list and emits UnAvailableLoadBalancer", v.svclb_pods, v.nodes.len()),
             hint: "svclb Pods use hostPorts equal to the Service ports: a port another LoadBalancer Service already uses keeps them Pending; with enablelb labels only nodes labelled svccontroller.k3s.cattle.io/enablelb=true run them".into(),
             objects: vec![object.to_string()],
         });
@@ -479,7 +550,7 @@ fn servicelb_findings(v: &servicelb::Verdict, object: &str, findings: &mut Vec<F
         findings.push(Finding {
             code: "LBD151",
             severity: Severity::Warning,
-            message: format!("{object}: status.loadBalancer.ingress is {:?}, k3s ServiceLB would write {:?}", v.actual_ingress, v.expected_ingress),
+            message: format!("status.loadBalancer.ingress is [{}], k3s ServiceLB would write [{}]", v.actual_ingress.join(", "), v.expected_ingress.join(", ")),
             hint: "k3s rewrites it on the next svclb Pod or EndpointSlice change; a lasting difference means another controller writes the status too (LBD120)".into(),
             objects: vec![object.to_string()],
         });
@@ -531,7 +602,11 @@ pub(crate) fn cluster_findings(snap: &Snapshot, imps: &Implementations) -> Vec<F
                 code: "LBD221",
                 severity: Severity::Error,
                 message: format!("{object} is not usable: {problem}"),
-                hint: "Blocks take `cidr`, or `start` with an optional `stop` of the same family; fix the pool and check `kubectl get ciliumloadbalancerippools`".into(),
+                hint: if p.invalid_block.is_some() {
+                    "Blocks take `cidr`, or `start` with an optional `stop` of the same family; fix the pool and check `kubectl get ciliumloadbalancerippools`".into()
+                } else {
+                    "Fix spec.serviceSelector (operators In, NotIn, Exists, DoesNotExist; In/NotIn need values)".into()
+                },
                 objects: vec![object],
             });
         }
@@ -546,20 +621,32 @@ pub(crate) fn cluster_findings(snap: &Snapshot, imps: &Implementations) -> Vec<F
         });
     }
     if c.installed && c.l2_announcements {
-        if let Some(kpr) = c.kube_proxy_replacement.as_deref().filter(|v| !matches!(*v, "true" | "strict")) {
+        let kpr = c.kube_proxy_replacement.as_deref();
+        if !matches!(kpr, Some("true" | "strict")) {
+            let what = match kpr {
+                Some(v) => format!("kube-proxy-replacement is {v:?}"),
+                None => "cilium-config does not set kube-proxy-replacement (off by default)".to_string(),
+            };
             out.push(Finding {
                 code: "LBD222",
                 severity: Severity::Warning,
-                message: format!("enable-l2-announcements is on but kube-proxy-replacement is {kpr:?}: L2 announcements need Cilium's service datapath"),
+                message: format!("enable-l2-announcements is on but {what}: L2 announcements answer through Cilium's service datapath, which needs kube-proxy replacement"),
                 hint: "Enable kubeProxyReplacement (cilium-config kube-proxy-replacement: \"true\")".into(),
                 objects: vec![format!("ConfigMap {}/cilium-config", c.namespace)],
             });
         }
-        for t in &c.lease.corrections {
+        if !c.lease.corrections.is_empty() {
+            let t = &c.lease;
             out.push(Finding {
                 code: "LBD222",
                 severity: Severity::Info,
-                message: format!("Cilium corrects its L2 lease timing: {t}"),
+                message: format!(
+                    "Cilium corrects its L2 lease timing and uses lease {}s, renew deadline {}s, retry period {}s; it logs: {}",
+                    t.lease_duration,
+                    t.renew_deadline,
+                    t.retry_period,
+                    t.corrections.join(" / ")
+                ),
                 hint: "Set l2announcements leaseDuration > leaseRenewDeadline > 1.2 × leaseRetryPeriod".into(),
                 objects: vec![format!("ConfigMap {}/cilium-config", c.namespace)],
             });

@@ -387,6 +387,9 @@ fn source_with(world: &World, imps: &implementations::Implementations) -> Source
                 imps.nodes_without_cilium_node
             ));
         }
+        if imps.cilium.l2_announcements && world.snap.leases.is_empty() {
+            s.assumptions.push("the snapshot has no Lease objects: who holds Cilium's L2 Leases is unknown (capture `kubectl get leases -n kube-system`)".into());
+        }
         if imps.cilium.l2_announcements && imps.captured_at.is_none() {
             s.assumptions.push("the snapshot has no capture time (SnapshotInfo capturedAt): whether an L2 Lease has expired is unknown".into());
         }

@@ -210,7 +210,7 @@ fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) ->
         "  no computed winner: every eligible agent races for the Lease; the first to write it answers ARP/NDP"
     )?;
     writeln!(out)?;
-    let mut head = vec!["NODE", "ELIGIBLE", "POLICY", "AGENT"];
+    let mut head = vec!["NODE", "ELIGIBLE", "POLICY", "AGENT-READY"];
     let local = v.etp_gate != l2::EtpGate::NotLocal;
     if local {
         head.push("LOCAL-EP");
@@ -223,7 +223,7 @@ fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) ->
             Cell::new(&n.node),
             mark(n.eligible),
             mark(!has(l2::Exclusion::NotSelectedByPolicy)),
-            match n.agent_running {
+            match n.agent_ready {
                 Some(r) => mark(r),
                 None => Cell::new("?"),
             },
@@ -302,6 +302,9 @@ pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String
         return Some((format!("l2-lease:{}", nodes(l2.eligible.iter().map(String::as_str).collect())), holder));
     }
     if let Some(n) = svc.cilium.as_ref().and_then(|c| c.nodeipam.as_ref()) {
+        if n.selector_error.is_some() {
+            return Some(("nodeipam:(selector error)".into(), "-".into()));
+        }
         let used: Vec<&str> = n.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
         return Some((format!("nodeipam:{}", nodes(used)), "-".into()));
     }
