@@ -3,6 +3,9 @@
 //! Lease and judges it against the snapshot's capture time (never the clock).
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use fixedbitset::FixedBitSet;
 
 use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -127,7 +130,7 @@ pub struct PolicyMatch {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeRow {
-    pub node: String,
+    pub node: Arc<str>,
     pub eligible: bool,
     pub excluded_by: Vec<Exclusion>,
     /// `null` when the snapshot has no Cilium agent Pods.
@@ -137,6 +140,14 @@ pub struct NodeRow {
     /// Devices the selecting policies' interface patterns match on this node; `null` when the
     /// agent's devices are auto-detected (not in cilium-config).
     pub interfaces: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExcludedCounts {
+    pub not_selected_by_policy: usize,
+    pub no_local_endpoint: usize,
+    pub agent_not_ready: usize,
 }
 
 /// Whether the eTP=Local gate (only nodes with a local backend compete) applies.
@@ -169,6 +180,10 @@ pub struct LeaseState {
     pub fresh: Option<bool>,
     pub holder_eligible: Option<bool>,
     pub holder_agent_ready: Option<bool>,
+    /// Why the holder would not compete now; `null` when it is not a Node in the snapshot.
+    pub holder_excluded_by: Option<Vec<Exclusion>>,
+    /// The snapshot holds Lease objects at all; without any, `holder` is unknown, not absent.
+    pub leases_captured: bool,
     /// Other Services whose dash-form Lease name is the same (Cilium issue #48084).
     pub collides_with: Vec<String>,
 }
@@ -181,27 +196,99 @@ pub struct Verdict {
     pub external_addresses: Vec<String>,
     pub policies: Vec<PolicyMatch>,
     pub etp_gate: EtpGate,
-    /// Nodes that compete for the Lease, sorted.
-    pub eligible: Vec<String>,
+    /// Nodes that compete for the Lease, sorted (shared between Services with the same set).
+    pub eligible: Arc<[Arc<str>]>,
+    /// How many nodes each filter removes (a node can be counted under several).
+    pub excluded: ExcludedCounts,
+    /// Every node; only in detailed output.
     pub nodes: Vec<NodeRow>,
     pub lease: Option<LeaseState>,
     /// The node answering ARP/NDP now: the holder of an unexpired Lease; `null` when unknown or nobody.
     pub announcer: Option<String>,
 }
 
+/// What every Service's evaluation shares: built once per snapshot.
+pub struct Index<'a> {
+    pub setup: Setup,
+    pub policies: Vec<Policy>,
+    /// Node names in snapshot order, with the labels policies match and the exclude label.
+    pub names: Vec<Arc<str>>,
+    exclude_label: Vec<bool>,
+    /// Per policy: the nodes its nodeSelector matches (none for an invalid selector).
+    policy_nodes: Vec<FixedBitSet>,
+    /// Per policy: the devices its interface patterns match; `None` when devices are unknown.
+    policy_devices: Vec<Option<Vec<String>>>,
+    agent_ready: Vec<Option<bool>>,
+    /// Leases in Cilium's namespace by name.
+    leases: HashMap<&'a str, &'a Lease>,
+    pub lease_objects: usize,
+    lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
+}
+
+impl<'a> Index<'a> {
+    /// `nodes`: every node's name, the labels its agent matches nodeSelectors against, and
+    /// whether it carries the exclude-from-external-load-balancers label.
+    pub fn new(setup: Setup, policies: Vec<Policy>, nodes: &[(String, &Labels, bool)], leases: &'a [Lease]) -> Self {
+        let names: Vec<Arc<str>> = nodes.iter().map(|(n, ..)| Arc::from(n.as_str())).collect();
+        let policy_nodes = policies
+            .iter()
+            .map(|p| {
+                let mut set = FixedBitSet::with_capacity(nodes.len());
+                if let Ok(sel) = &p.node_selector {
+                    for (i, (_, labels, _)) in nodes.iter().enumerate() {
+                        set.set(i, sel.matches(labels));
+                    }
+                }
+                set
+            })
+            .collect();
+        let policy_devices = policies.iter().map(|p| p.matching_devices(setup.devices.as_deref())).collect();
+        let agent_ready = names.iter().map(|n| setup.agent_ready_on(n)).collect();
+        let leases: HashMap<&str, &Lease> = leases
+            .iter()
+            .filter(|l| l.metadata.namespace.as_deref() == Some(setup.namespace.as_str()))
+            .filter_map(|l| Some((l.metadata.name.as_deref()?, l)))
+            .collect();
+        Index {
+            setup,
+            policies,
+            names,
+            exclude_label: nodes.iter().map(|(_, _, x)| *x).collect(),
+            policy_nodes,
+            policy_devices,
+            agent_ready,
+            lease_objects: leases.len(),
+            leases,
+            lists: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn node_list(&self, set: FixedBitSet) -> Arc<[Arc<str>]> {
+        let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = lists.get(&set) {
+            return list.clone();
+        }
+        let mut names: Vec<Arc<str>> = set.ones().map(|i| self.names[i].clone()).collect();
+        names.sort();
+        let list: Arc<[Arc<str>]> = names.into();
+        lists.insert(set, list.clone());
+        list
+    }
+}
+
 pub struct Input<'a> {
-    pub setup: &'a Setup,
-    pub policies: &'a [Policy],
-    /// Every node with the labels its agent matches nodeSelectors against.
-    pub nodes: &'a [(String, Labels, bool)],
+    pub index: &'a Index<'a>,
     pub service: &'a Service,
     pub ready_endpoint_nodes: &'a BTreeSet<String>,
-    pub leases: &'a [Lease],
     pub captured_at: Option<Timestamp>,
     pub collides_with: Vec<String>,
+    /// Build the per-node rows (JSON, YAML and the single-Service table need them).
+    pub detail: bool,
 }
 
 pub fn evaluate(input: &Input) -> Verdict {
+    let index = input.index;
+    let setup = &index.setup;
     let svc = input.service;
     let spec = svc.spec.as_ref();
     let namespace = svc.metadata.namespace.clone().unwrap_or_default();
@@ -216,13 +303,14 @@ pub fn evaluate(input: &Input) -> Verdict {
         lb_addresses,
         external_addresses,
         policies: Vec::new(),
-        etp_gate: if etp_local { etp_gate(input.setup.version.as_deref()) } else { EtpGate::NotLocal },
-        eligible: Vec::new(),
+        etp_gate: if etp_local { etp_gate(setup.version.as_deref()) } else { EtpGate::NotLocal },
+        eligible: Arc::from(Vec::new()),
+        excluded: ExcludedCounts::default(),
         nodes: Vec::new(),
         lease: None,
         announcer: None,
     };
-    verdict.skipped = if !input.setup.l2_announcements {
+    verdict.skipped = if !setup.l2_announcements {
         Some(Skip::Disabled)
     } else if class.is_some_and(|c| c != CLASS_L2) {
         Some(Skip::OtherClass)
@@ -238,8 +326,8 @@ pub fn evaluate(input: &Input) -> Verdict {
     let mut labels = svc.metadata.labels.clone().unwrap_or_default();
     labels.insert("io.kubernetes.service.namespace".into(), namespace.clone());
     labels.insert("io.kubernetes.service.name".into(), name.clone());
-    let mut selecting: Vec<&Policy> = Vec::new();
-    for p in input.policies {
+    let mut selecting: Vec<usize> = Vec::new();
+    for (i, p) in index.policies.iter().enumerate() {
         let why_not = match &p.service_selector {
             Err(_) => Some("badServiceSelector"),
             Ok(s) if !s.matches(&labels) => Some("serviceSelector"),
@@ -258,65 +346,101 @@ pub fn evaluate(input: &Input) -> Verdict {
             why_not: if usable { why_not } else { Some("invalidPolicy") },
         });
         if selects {
-            selecting.push(p);
+            selecting.push(i);
         }
     }
 
+    let n = index.names.len();
+    let mut selected = FixedBitSet::with_capacity(n);
+    for &p in &selecting {
+        selected.union_with(&index.policy_nodes[p]);
+    }
     let gate = verdict.etp_gate == EtpGate::Gated;
-    for (node, node_labels, exclude_label) in input.nodes {
-        let mine: Vec<&&Policy> =
-            selecting.iter().filter(|p| p.node_selector.as_ref().is_ok_and(|s| s.matches(node_labels))).collect();
+    let mut eligible = selected.clone();
+    for i in selected.ones() {
+        let local_ok = !gate || input.ready_endpoint_nodes.contains(&*index.names[i]);
+        if !local_ok || index.agent_ready[i] == Some(false) {
+            eligible.set(i, false);
+        }
+    }
+    let exclusions = |i: usize| {
         let mut excluded_by = Vec::new();
-        if mine.is_empty() {
+        if !selected.contains(i) {
             excluded_by.push(Exclusion::NotSelectedByPolicy);
         }
-        if gate && !input.ready_endpoint_nodes.contains(node) {
+        if gate && !input.ready_endpoint_nodes.contains(&*index.names[i]) {
             excluded_by.push(Exclusion::NoLocalEndpoint);
         }
-        let agent_ready = input.setup.agent_ready_on(node);
-        if agent_ready == Some(false) {
+        if index.agent_ready[i] == Some(false) {
             excluded_by.push(Exclusion::AgentNotReady);
         }
-        let interfaces =
-            input.setup.devices.as_deref().filter(|d| d.iter().all(|x| !x.ends_with('+'))).map(|devices| {
-                let mut all: Vec<String> =
-                    mine.iter().filter_map(|p| p.matching_devices(Some(devices))).flatten().collect();
-                all.sort();
-                all.dedup();
-                all
+        excluded_by
+    };
+    verdict.excluded = ExcludedCounts {
+        not_selected_by_policy: n - selected.count_ones(..),
+        no_local_endpoint: if gate {
+            (0..n).filter(|&i| !input.ready_endpoint_nodes.contains(&*index.names[i])).count()
+        } else {
+            0
+        },
+        agent_not_ready: index.agent_ready.iter().filter(|r| **r == Some(false)).count(),
+    };
+    if input.detail {
+        for i in 0..n {
+            let excluded_by = exclusions(i);
+            verdict.nodes.push(NodeRow {
+                node: index.names[i].clone(),
+                eligible: eligible.contains(i),
+                excluded_by,
+                agent_ready: index.agent_ready[i],
+                exclude_label: index.exclude_label[i],
+                interfaces: node_interfaces(index, &selecting, i),
             });
-        let eligible = excluded_by.is_empty();
-        if eligible {
-            verdict.eligible.push(node.clone());
         }
-        verdict.nodes.push(NodeRow {
-            node: node.clone(),
-            eligible,
-            excluded_by,
-            agent_ready,
-            exclude_label: *exclude_label,
-            interfaces,
-        });
+        verdict.nodes.sort_by(|a, b| (!a.eligible, &a.node).cmp(&(!b.eligible, &b.node)));
     }
-    verdict.eligible.sort();
-    verdict.nodes.sort_by(|a, b| (!a.eligible, &a.node).cmp(&(!b.eligible, &b.node)));
+    verdict.eligible = index.node_list(eligible);
 
-    let lease = lease_state(input, &namespace, &name, &verdict);
+    let mut lease = lease_state(input, &namespace, &name, &verdict);
+    lease.holder_excluded_by =
+        lease.holder.as_ref().and_then(|h| index.names.iter().position(|x| **x == **h)).map(exclusions);
     // Spec §2.4: offline, the holder of an unexpired Lease is who answers (LBD141 flags a bad holder).
     verdict.announcer = lease.holder.clone().filter(|_| lease.fresh == Some(true));
     verdict.lease = Some(lease);
     verdict
 }
 
+/// Devices the selecting policies whose nodeSelector matches node `i` announce on; `None` when
+/// the agent's devices are unknown.
+pub fn node_interfaces(index: &Index, selecting: &[usize], i: usize) -> Option<Vec<String>> {
+    let mut all = Vec::new();
+    for &p in selecting.iter().filter(|&&p| index.policy_nodes[p].contains(i)) {
+        all.extend(index.policy_devices[p].clone()?);
+    }
+    all.sort();
+    all.dedup();
+    Some(all)
+}
+
+/// The devices the announcer uses for this Service (what LBD146 checks): `None` when unknown.
+pub fn announcer_interfaces(index: &Index, verdict: &Verdict, node: &str) -> Option<Vec<String>> {
+    let i = index.names.iter().position(|n| &**n == node)?;
+    let selecting: Vec<usize> = verdict
+        .policies
+        .iter()
+        .filter(|m| m.selects)
+        .filter_map(|m| index.policies.iter().position(|p| p.name == m.policy))
+        .collect();
+    if !selecting.iter().any(|&p| index.policy_nodes[p].contains(i)) {
+        return None;
+    }
+    node_interfaces(index, &selecting, i)
+}
+
 fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) -> LeaseState {
-    let ns = &input.setup.namespace;
+    let ns = &input.index.setup.namespace;
     let names = [format!("{LEASE_PREFIX}-{namespace}.{name}"), format!("{LEASE_PREFIX}-{namespace}-{name}")];
-    let found = names.iter().find_map(|n| {
-        input
-            .leases
-            .iter()
-            .find(|l| l.metadata.namespace.as_deref() == Some(ns) && l.metadata.name.as_deref() == Some(n))
-    });
+    let found = names.iter().find_map(|n| input.index.leases.get(n.as_str()).copied());
     let spec = found.and_then(|l| l.spec.as_ref());
     let holder = spec.and_then(|s| s.holder_identity.clone()).filter(|h| !h.is_empty());
     let renewed = spec.and_then(|s| s.renew_time.as_ref().or(s.acquire_time.as_ref())).map(|t| t.0);
@@ -329,8 +453,10 @@ fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) ->
     LeaseState {
         namespace: ns.clone(),
         name: found.and_then(|l| l.metadata.name.clone()),
-        holder_eligible: holder.as_ref().map(|h| verdict.eligible.contains(h)),
-        holder_agent_ready: holder.as_ref().and_then(|h| input.setup.agent_ready_on(h)),
+        holder_eligible: holder.as_ref().map(|h| verdict.eligible.iter().any(|e| **e == **h)),
+        holder_agent_ready: holder.as_ref().and_then(|h| input.index.setup.agent_ready_on(h)),
+        holder_excluded_by: None,
+        leases_captured: input.index.lease_objects > 0,
         holder,
         renew_time: renewed.map(|t| t.to_string()),
         expires_at: renewed

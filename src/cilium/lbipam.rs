@@ -381,6 +381,8 @@ pub struct Ledger {
     pub requests: Vec<Request>,
     /// Address → indices into `requests` of the Services holding it.
     pub holders: HashMap<IpAddr, Vec<usize>>,
+    /// Per pool, per range: held addresses inside it (reserved ones not counted).
+    used: Vec<Vec<u128>>,
 }
 
 impl Ledger {
@@ -393,11 +395,21 @@ impl Ledger {
                 }
             }
         }
-        Ledger { pools, requests, holders }
+        let mut used: Vec<Vec<u128>> = pools.iter().map(|p| vec![0; p.ranges.len()]).collect();
+        for ip in holders.keys() {
+            for (p, pool) in pools.iter().enumerate() {
+                for (g, range) in pool.ranges.iter().enumerate() {
+                    if range.contains(*ip) && !range.reserved(*ip) {
+                        used[p][g] += 1;
+                    }
+                }
+            }
+        }
+        Ledger { pools, requests, holders, used }
     }
 
-    fn used_in(&self, range: &Range) -> u128 {
-        self.holders.keys().filter(|ip| range.contains(**ip) && !range.reserved(**ip)).count() as u128
+    fn free_in(&self, pool: usize, range: usize) -> bool {
+        self.pools[pool].ranges[range].size() > self.used[pool][range]
     }
 }
 
@@ -509,11 +521,12 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
             if r.sharing_key.is_some() && shared_candidate(ledger, index, *f) {
                 continue;
             }
-            let candidates: Vec<(&Pool, &Range)> = pools
+            let candidates: Vec<(usize, usize)> = pools
                 .iter()
-                .filter(|p| p.allocates() && p.selects(&r.labels))
-                .flat_map(|p| p.ranges.iter().map(move |g| (p, g)))
-                .filter(|(_, g)| g.family() == *f)
+                .enumerate()
+                .filter(|(_, p)| p.allocates() && p.selects(&r.labels))
+                .flat_map(|(pi, p)| (0..p.ranges.len()).map(move |gi| (pi, gi)))
+                .filter(|&(pi, gi)| pools[pi].ranges[gi].family() == *f)
                 .collect();
             if candidates.is_empty() {
                 failure = Some((
@@ -522,8 +535,11 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
                 ));
                 continue;
             }
-            let mut free: Vec<String> =
-                candidates.iter().filter(|(_, g)| g.size() > ledger.used_in(g)).map(|(p, _)| p.name.clone()).collect();
+            let mut free: Vec<String> = candidates
+                .iter()
+                .filter(|&&(pi, gi)| ledger.free_in(pi, gi))
+                .map(|&(pi, _)| pools[pi].name.clone())
+                .collect();
             free.dedup();
             if free.is_empty() {
                 failure = Some((
@@ -537,6 +553,14 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
     candidate_pools.sort();
     candidate_pools.dedup();
     let expected = match (satisfied, failure) {
+        (false, _) if !contested.is_empty() => ExpectedCondition {
+            status: "Unknown",
+            reason: None,
+            message: format!(
+                "depends on which Service LB-IPAM allocated {} to first",
+                contested.iter().map(|c| c.ip.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        },
         (true, _) => ExpectedCondition { status: "True", reason: Some(Reason::Satisfied), message: String::new() },
         (false, Some((reason, message))) => ExpectedCondition { status: "False", reason: Some(reason), message },
         (false, None) => ExpectedCondition {

@@ -1,5 +1,7 @@
 //! Engine tests built from the spec's rules (cilium.md §2, §3), one behaviour each.
 
+use std::sync::Arc;
+
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Service;
 use serde_json::{json, Value};
@@ -247,19 +249,19 @@ fn lease(name: &str, holder: &str, renewed: &str, seconds: i32) -> Lease {
 }
 
 fn l2_eval(setup: &Setup, policies: &[L2Policy], service: &Service, leases: &[Lease], captured: &str) -> l2::Verdict {
-    let label = |zone: &str| [("zone".to_string(), zone.to_string())].into_iter().collect();
-    let nodes = [("node-a".to_string(), label("a"), false), ("node-b".to_string(), label("b"), true)];
-    let compiled = l2::policies(policies);
+    let label =
+        |zone: &str| -> crate::k8s::selector::Labels { [("zone".to_string(), zone.to_string())].into_iter().collect() };
+    let (a, b) = (label("a"), label("b"));
+    let nodes = [("node-a".to_string(), &a, false), ("node-b".to_string(), &b, true)];
+    let index = l2::Index::new(setup.clone(), l2::policies(policies), &nodes, leases);
     let ready = Default::default();
     l2::evaluate(&l2::Input {
-        setup,
-        policies: &compiled,
-        nodes: &nodes,
+        index: &index,
         service,
         ready_endpoint_nodes: &ready,
-        leases,
         captured_at: Some(captured.parse().unwrap()),
         collides_with: vec![],
+        detail: true,
     })
 }
 
@@ -269,11 +271,12 @@ fn l2_eligible_set_follows_policy_node_selector_and_ignores_the_exclude_label() 
     let p = [policy("all", json!({"loadBalancerIPs": true}))];
     let web = svc("web", with_ingress(&["198.51.100.1"]));
     let v = l2_eval(&s, &p, &web, &[], "2026-11-20T10:00:00Z");
-    assert_eq!(v.eligible, vec!["node-a", "node-b"]);
-    assert!(v.nodes.iter().any(|n| n.node == "node-b" && n.exclude_label && n.eligible));
+    assert_eq!(&*v.eligible, &[Arc::from("node-a"), Arc::from("node-b")]);
+    assert!(v.nodes.iter().any(|n| &*n.node == "node-b" && n.exclude_label && n.eligible));
     let p = [policy("zone-a", json!({"loadBalancerIPs": true, "nodeSelector": {"matchLabels": {"zone": "a"}}}))];
     let v = l2_eval(&s, &p, &web, &[], "2026-11-20T10:00:00Z");
-    assert_eq!(v.eligible, vec!["node-a"]);
+    assert_eq!(&*v.eligible, &[Arc::from("node-a")]);
+    assert_eq!(v.excluded.not_selected_by_policy, 1);
     assert_eq!(v.nodes[1].excluded_by, vec![Exclusion::NotSelectedByPolicy]);
 }
 

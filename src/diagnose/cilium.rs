@@ -24,6 +24,7 @@ pub(crate) fn service(
     namespace: &str,
     name: &str,
     claimants: &[Implementation],
+    detail: bool,
 ) -> Parts {
     let mut findings = Vec::new();
     let object = format!("Service {namespace}/{name}");
@@ -39,7 +40,7 @@ pub(crate) fn service(
             || (lbipam.is_some() && !c.bgp_control_plane);
         let l2 = c
             .l2_announcements
-            .then(|| l2_announcement(snap, imps, svc, namespace, name, &object, expects_l2, &mut findings));
+            .then(|| l2_announcement(imps, svc, namespace, name, &object, expects_l2, detail, &mut findings));
         let l2 = l2.filter(|v| v.skipped != Some(l2::Skip::OtherClass) && v.skipped != Some(l2::Skip::Disabled));
         let selecting: Vec<&str> =
             l2.iter().flat_map(|v| v.policies.iter()).filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
@@ -48,17 +49,21 @@ pub(crate) fn service(
             .filter(|c| matches!(c, Implementation::Metallb | Implementation::K3sServicelb | Implementation::KubeVip))
             .map(|c| c.as_str())
             .collect();
-        if let (false, false, None) = (selecting.is_empty(), others.is_empty(), &lbipam) {
-            let ips: Vec<String> = ingress_ips(svc);
+        if let (false, false, None, Some(v)) = (selecting.is_empty(), others.is_empty(), &lbipam, &l2) {
+            let ips: Vec<&str> = v.lb_addresses.iter().chain(&v.external_addresses).map(String::as_str).collect();
+            let one = ips.len() == 1;
             findings.push(Finding {
                 code: "LBD145",
                 severity: Severity::Warning,
                 message: format!(
-                    "address {} comes from {}, and Cilium L2 policy {} selects the Service too: the Lease holder{} answers ARP/NDP for it as well, so two nodes may answer with different MACs",
+                    "{} {} {} from {}, and Cilium L2 policy {} selects the Service too: the Lease holder{} answers ARP/NDP for {} as well, so two nodes may answer with different MACs",
+                    if one { "address" } else { "addresses" },
                     ips.join(", "),
+                    if one { "comes" } else { "come" },
                     others.join(" and "),
                     selecting.join(", "),
-                    l2.as_ref().and_then(|v| v.announcer.as_deref()).map(|h| format!(" ({h})")).unwrap_or_default()
+                    v.announcer.as_deref().map(|h| format!(" ({h})")).unwrap_or_default(),
+                    if one { "it" } else { "them" }
                 ),
                 hint: "Give Cilium L2 policies a serviceSelector that leaves out Services another implementation announces (e.g. match a label only your Cilium Services carry)".into(),
                 objects: vec![object.clone()],
@@ -146,9 +151,11 @@ fn node_ipam(
                 } else {
                     let with_external: Vec<&str> = c.nodes.iter().filter(|n| n.used).map(|n| n.node.as_str()).collect();
                     format!(
-                        ": {} has an ExternalIP, so Node IPAM uses ExternalIPs only (all or nothing) and {} contribute nothing",
+                        ": {} {} an ExternalIP, so Node IPAM uses ExternalIPs only (all or nothing) and {} {} nothing",
                         with_external.join(", "),
-                        preferred.join(", ")
+                        if with_external.len() == 1 { "has" } else { "have" },
+                        preferred.join(", "),
+                        if preferred.len() == 1 { "contributes" } else { "contribute" }
                     )
                 };
                 findings.push(Finding {
@@ -289,7 +296,7 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
             objects: vec![object.to_string()],
         });
     }
-    if let Some(actual) = &v.actual {
+    if let Some(actual) = v.actual.as_ref().filter(|_| v.contested.is_empty()) {
         let expected_reason = v.expected.reason.map(Reason::as_str);
         let agrees = match expected_reason {
             Some(r) => actual.reason == r && actual.status == v.expected.status,
@@ -325,78 +332,52 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// (class `io.cilium/l2-announcer`, or an LB-IPAM address without the BGP control plane).
 #[allow(clippy::too_many_arguments)]
 fn l2_announcement(
-    snap: &Snapshot,
     imps: &Implementations,
     svc: &Service,
     namespace: &str,
     name: &str,
     object: &str,
     expects_l2: bool,
+    detail: bool,
     findings: &mut Vec<Finding>,
 ) -> l2::Verdict {
     let input = l2::Input {
-        setup: &imps.cilium,
-        policies: &imps.l2_policies,
-        nodes: &imps.l2_nodes,
+        index: &imps.l2,
         service: svc,
         ready_endpoint_nodes: imps.ready_endpoints(namespace, name),
-        leases: &snap.leases,
         captured_at: imps.captured_at,
         collides_with: l2::dash_collisions(&imps.lease_name_groups, namespace, name),
+        detail,
     };
     let v = l2::evaluate(&input);
     if v.skipped.is_some() {
         return v;
     }
-    let class = svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref());
     let selecting: Vec<&str> = v.policies.iter().filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
     let lease = v.lease.as_ref().expect("lease state is set when not skipped");
-    if selecting.is_empty() {
-        if expects_l2 {
-            let why: Vec<String> =
-                v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
-            let (severity, tail) = if class == Some(lbipam::CLASS_L2) || !imps.cilium.bgp_control_plane {
-                (Severity::Error, "nobody answers ARP/NDP for its addresses")
-            } else {
-                (Severity::Warning, "only BGP can announce it")
-            };
-            findings.push(Finding {
-                code: "LBD140",
-                severity,
-                message: format!(
-                    "no CiliumL2AnnouncementPolicy selects it ({}), so {tail}",
-                    if why.is_empty() { "there are none".to_string() } else { why.join("; ") }
-                ),
-                hint: "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)".into(),
-                objects: vec![object.to_string()],
-            });
-        }
-        return v;
-    }
     let lease_object =
         format!("Lease {}/{}", lease.namespace, lease.name.as_deref().unwrap_or(&lease.names[preferred_name(imps)]));
-    let leases_known = !snap.leases.is_empty();
+    let leases_known = lease.leases_captured;
     if let Some(holder) = lease.holder.as_ref().filter(|_| lease.fresh != Some(false)) {
         let not_eligible = lease.holder_eligible == Some(false);
         let agent_down = lease.holder_agent_ready == Some(false);
         if not_eligible || agent_down {
-            let row = v.nodes.iter().find(|n| &n.node == holder);
-            let why = match row {
+            let why = match &lease.holder_excluded_by {
                 None => "it is not a Node in the snapshot".to_string(),
                 Some(_) if agent_down => imps.cilium.agent_state(holder),
-                Some(r) => format!(
+                Some(excluded) => format!(
                     "it no longer competes ({})",
-                    r.excluded_by.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")
+                    excluded.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")
                 ),
             };
             let until = match (&lease.expires_at, lease.fresh) {
                 (Some(at), Some(true)) => format!("before the Lease runs out at {at}"),
                 _ => "until the Lease expires".to_string(),
             };
-            let takers = if v.eligible.is_empty() {
-                "no node is eligible now".to_string()
-            } else {
-                format!("then one of {} takes it", v.eligible.join(", "))
+            let takers = match v.eligible.len() {
+                0 => "no node is eligible now".to_string(),
+                1 => format!("then {} takes it", v.eligible[0]),
+                _ => format!("then one of {} takes it", v.eligible.join(", ")),
             };
             let hint = if agent_down {
                 format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); {takers}", imps.cilium.namespace)
@@ -411,6 +392,23 @@ fn l2_announcement(
                 objects: vec![object.to_string(), lease_object.clone()],
             });
         }
+    }
+    if selecting.is_empty() {
+        if expects_l2 {
+            let why: Vec<String> =
+                v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
+            findings.push(Finding {
+                code: "LBD140",
+                severity: Severity::Error,
+                message: format!(
+                    "no CiliumL2AnnouncementPolicy selects it ({}), so nobody answers ARP/NDP for its addresses",
+                    if why.is_empty() { "there are none".to_string() } else { why.join("; ") }
+                ),
+                hint: "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)".into(),
+                objects: vec![object.to_string()],
+            });
+        }
+        return v;
     }
     if v.eligible.is_empty() {
         let policies = if selecting.len() == 1 {
@@ -449,10 +447,20 @@ fn l2_announcement(
         });
     }
     if v.etp_gate != EtpGate::NotLocal {
+        // Before v1.20.2 nothing stops a node without a local backend from holding the Lease.
+        let stranded = match (v.etp_gate, v.announcer.as_deref()) {
+            (EtpGate::Ungated | EtpGate::Unknown, Some(h)) => !imps.ready_endpoints(namespace, name).contains(h),
+            _ => false,
+        };
         let message = match v.etp_gate {
             EtpGate::Gated => format!(
                 "externalTrafficPolicy Local: from Cilium v1.20.2 only nodes with a ready local backend compete for the Lease ({} of them)",
                 v.eligible.len()
+            ),
+            _ if stranded => format!(
+                "externalTrafficPolicy Local, and the Lease holder {} has no ready local endpoint: Cilium {} does not tie the L2 leader to a local backend, so the traffic it receives is dropped",
+                v.announcer.as_deref().unwrap_or(""),
+                imps.cilium.version.as_deref().unwrap_or("(version unknown)")
             ),
             EtpGate::Ungated => format!(
                 "externalTrafficPolicy Local, and Cilium {} does not tie the L2 leader to a local backend: a leader without a local pod drops the traffic",
@@ -462,7 +470,7 @@ fn l2_announcement(
         };
         findings.push(Finding {
             code: "LBD143",
-            severity: Severity::Warning,
+            severity: if stranded { Severity::Error } else { Severity::Warning },
             message,
             hint: "Prefer externalTrafficPolicy Cluster with Cilium L2 announcements, or run a backend on every node a policy selects; Cilium Ingress/Gateway Services are never announced under Local from v1.20.2".into(),
             objects: vec![object.to_string()],
@@ -470,7 +478,7 @@ fn l2_announcement(
     }
     if !lease.collides_with.is_empty()
         && lease.name.as_deref() != Some(lease.names[0].as_str())
-        && preferred_name(imps) == 1
+        && imps.cilium.version.as_deref().and_then(l2::dotted_lease_names) != Some(true)
     {
         findings.push(Finding {
             code: "LBD144",
@@ -485,13 +493,8 @@ fn l2_announcement(
         });
     }
     if let Some(holder) = v.announcer.as_ref() {
-        let selected = v
-            .nodes
-            .iter()
-            .find(|n| &n.node == holder)
-            .filter(|n| !n.excluded_by.contains(&L2Exclusion::NotSelectedByPolicy));
-        if let Some(row) = selected {
-            if row.interfaces.as_ref().is_some_and(|i| i.is_empty()) {
+        {
+            if l2::announcer_interfaces(&imps.l2, &v, holder).is_some_and(|i| i.is_empty()) {
                 findings.push(Finding {
                     code: "LBD146",
                     severity: Severity::Error,
@@ -523,8 +526,12 @@ pub(crate) fn exclusion_code(x: L2Exclusion) -> &'static str {
 
 fn exclusion_summary(v: &l2::Verdict) -> String {
     let mut parts = Vec::new();
-    for x in [L2Exclusion::NotSelectedByPolicy, L2Exclusion::NoLocalEndpoint, L2Exclusion::AgentNotReady] {
-        let n = v.nodes.iter().filter(|r| r.excluded_by.contains(&x)).count();
+    let e = &v.excluded;
+    for (n, x) in [
+        (e.not_selected_by_policy, L2Exclusion::NotSelectedByPolicy),
+        (e.no_local_endpoint, L2Exclusion::NoLocalEndpoint),
+        (e.agent_not_ready, L2Exclusion::AgentNotReady),
+    ] {
         if n > 0 {
             parts.push(format!("{n} {}", exclusion_code(x)));
         }
@@ -652,7 +659,7 @@ pub(crate) fn cluster_findings(snap: &Snapshot, imps: &Implementations) -> Vec<F
             });
         }
     }
-    for p in &imps.l2_policies {
+    for p in &imps.l2.policies {
         for (condition, error) in p.problems() {
             out.push(Finding {
                 code: "LBD223",

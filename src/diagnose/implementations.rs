@@ -10,16 +10,15 @@ use crate::k8s::EXCLUDE_LB_LABEL;
 use crate::snapshot::Snapshot;
 use crate::{kubevip, servicelb};
 
-pub(crate) struct Implementations {
+pub(crate) struct Implementations<'a> {
     pub cilium: cilium_install::Setup,
     pub servicelb: servicelb::Setup,
     pub kube_vip: kubevip::Setup,
     /// LB-IPAM's pools and every Service it is responsible for.
     pub ledger: lbipam::Ledger,
     pub ledger_index: HashMap<(String, String), usize>,
-    pub l2_policies: Vec<l2::Policy>,
-    /// Node name, the labels its agent matches policies against, exclude label present.
-    pub l2_nodes: Vec<(String, Labels, bool)>,
+    /// Cilium L2 policies and what every Service's evaluation shares.
+    pub l2: l2::Index<'a>,
     /// Nodes without a CiliumNode object (Node labels used instead).
     pub nodes_without_cilium_node: usize,
     pub captured_at: Option<Timestamp>,
@@ -29,8 +28,8 @@ pub(crate) struct Implementations {
     pub ready_endpoints: HashMap<(String, String), BTreeSet<String>>,
 }
 
-impl Implementations {
-    pub fn build(snap: &Snapshot) -> Implementations {
+impl<'a> Implementations<'a> {
+    pub fn build(snap: &'a Snapshot) -> Implementations<'a> {
         let cilium = cilium_install::discover(snap);
         let pools = lbipam::pools(&snap.cilium.ip_pools);
         let mut requests = Vec::new();
@@ -46,7 +45,7 @@ impl Implementations {
         }
         let cilium_labels: HashMap<&str, &Labels> = snap.cilium.nodes.iter().map(|n| (n.name(), n.labels())).collect();
         let mut without = 0;
-        let l2_nodes = snap
+        let l2_nodes: Vec<(String, Labels, bool)> = snap
             .nodes
             .iter()
             .filter(|_| cilium.l2_announcements)
@@ -80,8 +79,12 @@ impl Implementations {
             kube_vip: kubevip::discover(snap),
             ledger: lbipam::Ledger::new(pools, requests),
             ledger_index,
-            l2_policies: l2::policies(&snap.cilium.l2_policies),
-            l2_nodes,
+            l2: l2::Index::new(
+                cilium.clone(),
+                l2::policies(&snap.cilium.l2_policies),
+                &l2_nodes.iter().map(|(n, l, x)| (n.clone(), l, *x)).collect::<Vec<_>>(),
+                &snap.leases,
+            ),
             nodes_without_cilium_node: without,
             captured_at: snap.info.captured_at.as_deref().and_then(|t| t.parse().ok()),
             ready_endpoints,

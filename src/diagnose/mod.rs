@@ -263,7 +263,7 @@ fn service_report(
         world.setup.installed || imps.cilium.installed || imps.servicelb.installed || imps.kube_vip.installed;
     let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc));
     let implementation = ownership::decide(anything_installed, &ownership);
-    let others = cilium::service(world.snap, imps, e.svc, &e.namespace, &e.name, &ownership.claimants);
+    let others = cilium::service(world.snap, imps, e.svc, &e.namespace, &e.name, &ownership.claimants, detail);
     let ownership_finding =
         ownership::finding(world, imps, e.svc, &e.namespace, &e.name, &ownership, anything_installed);
     let config = world.config.as_ref().ok();
@@ -387,8 +387,11 @@ fn source_with(world: &World, imps: &implementations::Implementations) -> Source
                 imps.nodes_without_cilium_node
             ));
         }
-        if imps.cilium.l2_announcements && world.snap.leases.is_empty() {
-            s.assumptions.push("the snapshot has no Lease objects: who holds Cilium's L2 Leases is unknown (capture `kubectl get leases -n kube-system`)".into());
+        if imps.cilium.l2_announcements && imps.l2.lease_objects == 0 {
+            s.assumptions.push(format!(
+                "the snapshot holds no Lease in {}: who holds Cilium's L2 Leases is unknown (capture `kubectl get leases -n {}`)",
+                imps.cilium.namespace, imps.cilium.namespace
+            ));
         }
         if imps.cilium.l2_announcements && imps.captured_at.is_none() {
             s.assumptions.push("the snapshot has no capture time (SnapshotInfo capturedAt): whether an L2 Lease has expired is unknown".into());

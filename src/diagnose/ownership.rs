@@ -131,15 +131,15 @@ pub(crate) fn finding(
             let c = &imps.cilium;
             let (message, hint) = match class {
                 None if c.installed && c.default_is("nodeipam") && !c.node_ipam => (
-                    format!("{object} has no loadBalancerClass and Cilium's default-lb-service-ipam is nodeipam, but enable-node-ipam is off: nothing writes its status"),
+                    format!("no loadBalancerClass, and Cilium's default-lb-service-ipam is nodeipam, but enable-node-ipam is off: nothing writes its status"),
                     "Set enable-node-ipam: \"true\" in cilium-config (Helm nodeIPAM.enabled=true) and restart cilium-operator, or set default-lb-service-ipam back to lbipam".to_string(),
                 ),
                 None => (
-                    format!("{object} has no loadBalancerClass and no installed implementation handles class-less Services ({})", installed_summary(world, imps)),
+                    format!("no loadBalancerClass, and no installed implementation handles class-less Services ({})", installed_summary(world, imps)),
                     "Check which controller should own it: MetalLB without --lb-class, Cilium with default-lb-service-ipam lbipam/nodeipam, or k3s ServiceLB".to_string(),
                 ),
                 Some(class) => (
-                    format!("{object} has loadBalancerClass {class}, which no installed implementation handles ({})", installed_summary(world, imps)),
+                    format!("loadBalancerClass {class} is handled by no installed implementation ({})", installed_summary(world, imps)),
                     format!("Use a class an installed controller serves (Cilium: {}, {}, {}; MetalLB: its --lb-class), or install the controller for {class}", nodeipam::CLASS, lbipam::CLASS_L2, lbipam::CLASS_BGP),
                 ),
             };
@@ -149,7 +149,7 @@ pub(crate) fn finding(
         _ => {
             let names: Vec<&str> = o.claimants.iter().map(|c| c.as_str()).collect();
             let mut message = format!(
-                "{object} is claimed by {}: each writes status.loadBalancer.ingress, so the IPs flap or one implementation's addresses are stripped by the other",
+                "claimed by {}: each writes status.loadBalancer.ingress, so the IPs flap or one implementation's addresses are stripped by the other",
                 names.join(" and ")
             );
             if !writers.is_empty() {
@@ -162,7 +162,7 @@ pub(crate) fn finding(
                 code: "LBD120",
                 severity: Severity::Warning,
                 message,
-                hint: conflict_hint(world, imps, &o.claimants),
+                hint: conflict_hint(world, imps, class, &o.claimants),
                 objects: vec![object],
             })
         }
@@ -170,15 +170,21 @@ pub(crate) fn finding(
 }
 
 /// How to make each claimant let go, and the classes exactly one installed implementation serves.
-fn conflict_hint(world: &World, imps: &Implementations, claimants: &[Implementation]) -> String {
+fn conflict_hint(world: &World, imps: &Implementations, class: Option<&str>, claimants: &[Implementation]) -> String {
     let mut ways: Vec<String> = Vec::new();
     for c in claimants {
         ways.push(match c {
             Implementation::Metallb if world.setup.lb_class.is_empty() => {
-                "start MetalLB's controller and speakers with --lb-class=<class> (they then skip class-less Services)".into()
+                "start MetalLB's controller and speakers with --lb-class=<class> (they then skip class-less Services)"
+                    .into()
             }
-            Implementation::Metallb => format!("change the Service's class away from {} (MetalLB's --lb-class)", world.setup.lb_class),
-            Implementation::CiliumNodeipam => "set Cilium's default-lb-service-ipam to lbipam or none (class-less Services), or drop class io.cilium/node".into(),
+            Implementation::Metallb => {
+                format!("change the Service's class away from {} (MetalLB's --lb-class)", world.setup.lb_class)
+            }
+            Implementation::CiliumNodeipam if class.is_none() => {
+                "set Cilium's default-lb-service-ipam to lbipam or none".into()
+            }
+            Implementation::CiliumNodeipam => "change the Service's class away from io.cilium/node".into(),
             Implementation::CiliumLbipam => "set Cilium's default-lb-service-ipam to none (class-less Services)".into(),
             Implementation::K3sServicelb => "run k3s with --disable=servicelb".into(),
             Implementation::KubeVip => "set kube-vip's lb_class_only=true".into(),

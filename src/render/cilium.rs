@@ -15,7 +15,7 @@ fn json_str<T: serde::Serialize>(v: &T) -> String {
 
 fn list(items: &[String]) -> String {
     if items.is_empty() {
-        "[]".into()
+        "none".into()
     } else {
         items.join(", ")
     }
@@ -44,7 +44,13 @@ pub(super) fn ownership(out: &mut dyn Write, o: &Ownership, paint: Paint) -> std
     Ok(())
 }
 
-pub(super) fn sections(out: &mut dyn Write, svc: &ServiceReport, wide: bool, paint: Paint) -> std::io::Result<()> {
+pub(super) fn sections(
+    out: &mut dyn Write,
+    svc: &ServiceReport,
+    devices: Option<&[String]>,
+    wide: bool,
+    paint: Paint,
+) -> std::io::Result<()> {
     if let Some(c) = &svc.cilium {
         if let Some(n) = &c.nodeipam {
             node_ipam(out, n, paint)?;
@@ -53,7 +59,7 @@ pub(super) fn sections(out: &mut dyn Write, svc: &ServiceReport, wide: bool, pai
             lb_ipam(out, v, paint)?;
         }
         if let Some(v) = &c.l2 {
-            l2_section(out, v, wide, paint)?;
+            l2_section(out, v, devices, wide, paint)?;
         }
     }
     if let Some(v) = &svc.servicelb {
@@ -64,25 +70,23 @@ pub(super) fn sections(out: &mut dyn Write, svc: &ServiceReport, wide: bool, pai
 
 fn node_ipam(out: &mut dyn Write, n: &NodeIpam, paint: Paint) -> std::io::Result<()> {
     writeln!(out)?;
-    let choice = if n.chose_external {
-        "ExternalIPs (some candidate has one)"
-    } else {
-        "InternalIPs (no candidate has an ExternalIP)"
-    };
-    writeln!(
-        out,
-        "{}   match-node-labels: {}   addresses: {choice}",
-        paint.bold("Cilium Node IPAM"),
-        n.match_node_labels.as_deref().map(|s| format!("{s:?}")).unwrap_or_else(|| "-".into()),
-    )?;
+    let selector = n.match_node_labels.as_deref().map(|s| format!("{s:?}")).unwrap_or_else(|| "-".into());
     if let Some(e) = &n.selector_error {
-        writeln!(
+        writeln!(out, "{}   match-node-labels: {selector}", paint.bold("Cilium Node IPAM"))?;
+        return writeln!(
             out,
             "  the selector does not parse ({e}): the reconcile fails, status stays {}",
             list(&n.actual_ingress)
-        )?;
-        return Ok(());
+        );
     }
+    let choice = if n.chose_external {
+        "ExternalIPs (some candidate has one)"
+    } else if n.nodes.iter().all(|r| !r.used) {
+        "none (no candidate node)"
+    } else {
+        "InternalIPs (no candidate has an ExternalIP)"
+    };
+    writeln!(out, "{}   match-node-labels: {selector}   addresses: {choice}", paint.bold("Cilium Node IPAM"))?;
     let agrees = if n.expected_ingress == n.actual_ingress { paint.good("agrees") } else { paint.bad("differs") };
     writeln!(
         out,
@@ -155,7 +159,13 @@ fn lb_ipam(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::R
     Ok(())
 }
 
-fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) -> std::io::Result<()> {
+fn l2_section(
+    out: &mut dyn Write,
+    v: &l2::Verdict,
+    devices: Option<&[String]>,
+    wide: bool,
+    paint: Paint,
+) -> std::io::Result<()> {
     writeln!(out)?;
     let policies: Vec<String> = v
         .policies
@@ -181,6 +191,9 @@ fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) ->
     }
     if let Some(lease) = &v.lease {
         let state = match (&lease.name, &lease.holder) {
+            _ if !lease.leases_captured => {
+                format!("Lease: unknown (the snapshot holds no Lease in {})", lease.namespace)
+            }
             (None, _) => format!("no Lease ({} or {})", lease.names[0], lease.names[1]),
             (Some(name), None) => format!("Lease {}/{name}: no holder", lease.namespace),
             (Some(name), Some(h)) => {
@@ -235,10 +248,13 @@ fn l2_section(out: &mut dyn Write, v: &l2::Verdict, wide: bool, paint: Paint) ->
             });
         }
         row.push(if n.exclude_label { Cell::new("set (ignored)").fg(Color::Yellow) } else { Cell::new("-") });
+        let wildcard = devices.is_some_and(|d| d.iter().any(|x| x.ends_with('+')));
         row.push(Cell::new(match &n.interfaces {
+            _ if has(l2::Exclusion::NotSelectedByPolicy) => "-".to_string(),
             Some(i) if i.is_empty() => "none match".to_string(),
             Some(i) => i.join(","),
-            None => "auto".into(),
+            None if wildcard => "per node (devices use +)".into(),
+            None => "auto-detected".into(),
         }));
         t.add_row(row);
     }
@@ -293,13 +309,14 @@ pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String
     }
     if let Some(l2) = svc.cilium.as_ref().and_then(|c| c.l2.as_ref()).filter(|v| v.skipped.is_none()) {
         let holder = match &l2.lease {
+            Some(lease) if !lease.leases_captured => "?".into(),
             Some(lease) if lease.fresh == Some(true) => lease.holder.clone().unwrap_or_else(|| "<none>".into()),
             Some(lease) if lease.fresh.is_none() && lease.holder.is_some() => {
                 format!("{}?", lease.holder.as_deref().unwrap_or(""))
             }
             _ => "<none>".into(),
         };
-        return Some((format!("l2-lease:{}", nodes(l2.eligible.iter().map(String::as_str).collect())), holder));
+        return Some((format!("l2-lease:{}", nodes(l2.eligible.iter().map(|n| &**n).collect())), holder));
     }
     if let Some(n) = svc.cilium.as_ref().and_then(|c| c.nodeipam.as_ref()) {
         if n.selector_error.is_some() {

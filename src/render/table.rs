@@ -135,7 +135,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
             if report.source.metallb.is_some() || (svc.cilium.is_none() && svc.servicelb.is_none()) {
                 writeln!(out, "MetalLB does not handle this Service{}.", not_handled_why(report, svc))?;
             }
-            super::cilium::sections(out, svc, wide, paint)?;
+            super::cilium::sections(out, svc, cilium_devices(report), wide, paint)?;
             findings(out, &svc.findings, paint)?;
             continue;
         };
@@ -208,7 +208,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
             }
             bgp_section(out, bgp, m.pool.as_deref(), paint)?;
         }
-        super::cilium::sections(out, svc, wide, paint)?;
+        super::cilium::sections(out, svc, cilium_devices(report), wide, paint)?;
         findings(out, &svc.findings, paint)?;
     }
     cluster_findings(out, report, paint)
@@ -443,6 +443,10 @@ fn cluster_findings(out: &mut dyn Write, report: &Report, paint: Paint) -> std::
         writeln!(out, "    hint: {}", f.hint)?;
     }
     Ok(())
+}
+
+fn cilium_devices(report: &Report) -> Option<&[String]> {
+    report.source.cilium.as_ref().and_then(|c| c.devices.as_deref())
 }
 
 fn status(svc: &ServiceReport) -> &'static str {
