@@ -131,7 +131,7 @@ pub(crate) fn finding(
             let c = &imps.cilium;
             let (message, hint) = match class {
                 None if c.installed && c.default_is("nodeipam") && !c.node_ipam => (
-                    format!("no loadBalancerClass, and Cilium's default-lb-service-ipam is nodeipam, but enable-node-ipam is off: nothing writes its status"),
+                    "no loadBalancerClass, and Cilium's default-lb-service-ipam is nodeipam, but enable-node-ipam is off: nothing writes its status".to_string(),
                     "Set enable-node-ipam: \"true\" in cilium-config (Helm nodeIPAM.enabled=true) and restart cilium-operator, or set default-lb-service-ipam back to lbipam".to_string(),
                 ),
                 None => (
