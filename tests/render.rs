@@ -74,3 +74,46 @@ fn explain_two_claimants() {
 fn check_node_ipam_dual_stack() {
     insta::assert_snapshot!(table(&["check", "--from", "testdata/scenarios/cilium-nodeipam-dual-stack.yaml"]));
 }
+
+/// Every `$ kubectl lbdoctor …` example in the README shows lines the binary really prints, in
+/// order (`...` or `…` marks elided lines, a trailing `…` a shortened one).
+#[test]
+fn readme_examples_match_the_binary() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let mut checked = 0;
+    for block in readme.split("```").skip(1).step_by(2) {
+        // One segment per `$` command; only lbdoctor's are run.
+        let mut segments: Vec<Vec<&str>> = Vec::new();
+        for line in block.lines() {
+            if line.starts_with("$ ") {
+                segments.push(vec![line]);
+            } else if let Some(seg) = segments.last_mut() {
+                seg.push(line);
+            }
+        }
+        for seg in segments.iter().filter(|s| s[0].starts_with("$ kubectl lbdoctor ")) {
+            let command = seg[0];
+            let mut args: Vec<&str> = command
+                .trim_start_matches("$ kubectl lbdoctor ")
+                .split_whitespace()
+                .take_while(|a| *a != "|" && *a != "#")
+                .collect();
+            args.extend(["--color", "never"]);
+            let actual = table(&args);
+            let mut rest = actual.lines();
+            for want in seg[1..].iter().filter(|l| !l.trim().is_empty() && !matches!(l.trim(), "..." | "…")) {
+                // A line cut short with `…` matches by prefix.
+                let (want, cut) = match want.trim_end().strip_suffix('…') {
+                    Some(prefix) => (prefix, true),
+                    None => (want.trim_end(), false),
+                };
+                assert!(
+                    rest.any(|got| if cut { got.starts_with(want) } else { got.trim_end() == want }),
+                    "README example `{command}`: line not found in order:\n{want}\n--- actual output ---\n{actual}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "only {checked} README examples found");
+}
