@@ -49,6 +49,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("bgp-nobody-advertises.yaml", &["LBD130", "LBD131", "LBD210", "LBD211", "LBD212", "LBD213", "LBD214"], 1),
         ("bgp-two-routers.yaml", &[], 0),
         ("cilium-l2-holder-agent-lost.yaml", &["LBD141"], 1),
+        ("cilium-l2-renew-overdue.yaml", &["LBD147"], 0),
         ("cilium-lbipam-pending.yaml", &["LBD125", "LBD220", "LBD221"], 1),
         ("cilium-nodeipam-dual-stack.yaml", &["LBD122", "LBD124"], 1),
         ("cilium-nodeipam-external-some-nodes.yaml", &["LBD121"], 0),

@@ -178,6 +178,9 @@ pub struct LeaseState {
     pub expires_at: Option<String>,
     /// `renewTime + leaseDurationSeconds` after the capture time; `null` without either.
     pub fresh: Option<bool>,
+    /// Unexpired, but last renewed longer ago than the configured renew deadline: the holder
+    /// has stopped leading and nobody else may take over yet.
+    pub renew_overdue: Option<bool>,
     pub holder_eligible: Option<bool>,
     pub holder_agent_ready: Option<bool>,
     /// Why the holder would not compete now; `null` when it is not a Node in the snapshot.
@@ -450,7 +453,16 @@ fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) ->
         (Some(r), Some(d), Some(now)) => Some(r.as_second() + i64::from(d) > now.as_second()),
         _ => None,
     };
+    // A healthy holder renews every retry period; past the renew deadline client-go gives up
+    // leading (and Cilium withdraws) while the others still wait for the Lease to expire.
+    let renew_overdue = match (renewed, input.captured_at, fresh) {
+        (Some(r), Some(now), Some(true)) => {
+            Some((now.as_millisecond() - r.as_millisecond()) as f64 / 1000.0 > input.index.setup.lease.renew_deadline)
+        }
+        _ => None,
+    };
     LeaseState {
+        renew_overdue,
         namespace: ns.clone(),
         name: found.and_then(|l| l.metadata.name.clone()),
         holder_eligible: holder.as_ref().map(|h| verdict.eligible.iter().any(|e| **e == **h)),

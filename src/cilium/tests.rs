@@ -300,6 +300,12 @@ fn l2_lease_is_judged_at_capture_time_and_both_name_forms_are_read() {
     let lease_state = v.lease.unwrap();
     assert_eq!(lease_state.fresh, Some(true));
     assert_eq!(lease_state.holder_eligible, Some(true));
+    assert_eq!(lease_state.renew_overdue, Some(false));
+    // Unexpired, but older than the 5s renew deadline: the holder has given up leading.
+    let late = [lease("cilium-l2announce-default-web", "node-b", "2026-11-20T09:59:52.000000Z", 15)];
+    let v = l2_eval(&s, &p, &web, &late, "2026-11-20T10:00:00Z");
+    assert_eq!(v.lease.as_ref().unwrap().fresh, Some(true));
+    assert_eq!(v.lease.as_ref().unwrap().renew_overdue, Some(true));
     let dotted = [lease("cilium-l2announce-default.web", "node-a", "2026-11-20T09:59:00.000000Z", 15)];
     let v = l2_eval(&s, &p, &web, &dotted, "2026-11-20T10:00:00Z");
     assert_eq!(v.lease.as_ref().unwrap().fresh, Some(false));

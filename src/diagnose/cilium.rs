@@ -446,6 +446,20 @@ fn l2_announcement(
             objects: vec![object.to_string(), lease_object.clone()],
         });
     }
+    if let (Some(true), Some(holder)) = (lease.renew_overdue, lease.holder.as_ref()) {
+        findings.push(Finding {
+            code: "LBD147",
+            severity: Severity::Warning,
+            message: format!(
+                "{holder} last renewed the L2 Lease at {}; at capture time that is longer ago than the renew deadline ({}s), so it has stopped leading (and announcing), while no other node can take over before the Lease expires at {}",
+                lease.renew_time.as_deref().unwrap_or("?"),
+                imps.cilium.lease.renew_deadline,
+                lease.expires_at.as_deref().unwrap_or("?")
+            ),
+            hint: format!("Check {holder}'s agent for API errors or throttling (k8sClientRateLimit must allow about #services / renewDeadline QPS); a clock difference between the capture machine and the cluster can also cause this"),
+            objects: vec![object.to_string(), lease_object.clone()],
+        });
+    }
     if v.etp_gate != EtpGate::NotLocal {
         // Before v1.20.2 nothing stops a node without a local backend from holding the Lease.
         let stranded = match (v.etp_gate, v.announcer.as_deref()) {
