@@ -26,7 +26,13 @@ fn env<'a>(c: &'a Container, name: &str) -> Option<&'a str> {
 
 pub fn discover(snap: &Snapshot) -> Setup {
     let is_kube_vip = |c: &Container| c.image.as_deref().is_some_and(|i| i.contains("kube-vip"));
-    let from_ds = snap.daemon_sets.iter().find_map(|d| {
+    // The first by namespace/name, so snapshot order does not matter.
+    let mut daemon_sets: Vec<_> = snap.daemon_sets.iter().collect();
+    daemon_sets
+        .sort_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
+    let mut pods: Vec<_> = snap.pods.iter().collect();
+    pods.sort_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
+    let from_ds = daemon_sets.into_iter().find_map(|d| {
         let c = d.spec.as_ref()?.template.spec.as_ref()?.containers.iter().find(|c| is_kube_vip(c))?;
         Some((
             format!(
@@ -37,7 +43,7 @@ pub fn discover(snap: &Snapshot) -> Setup {
             c,
         ))
     });
-    let from_pod = snap.pods.iter().find_map(|p| {
+    let from_pod = pods.into_iter().find_map(|p| {
         let c = p.spec.as_ref()?.containers.iter().find(|c| is_kube_vip(c))?;
         Some((
             format!(

@@ -534,3 +534,35 @@ fn cilium_l2_also_answers_for_a_metallb_address() {
     assert_eq!(svc["cilium"]["l2"]["announcer"], "node-a");
     assert!(svc["findings"][0]["message"].as_str().unwrap().contains("Lease holder (node-a)"));
 }
+
+/// The Cilium, k3s and ownership engines give the same report whatever the order of the
+/// snapshot's objects (reversed, and rotated by half).
+#[test]
+fn object_order_does_not_change_the_other_implementations_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir("testdata/scenarios").unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !(name.starts_with("cilium-") || name.starts_with("k3s-") || name.starts_with("metallb-and-")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let docs: Vec<&str> = text.split("\n---\n").filter(|d| d.lines().any(|l| l.starts_with("kind:"))).collect();
+        let mut reversed = docs.clone();
+        reversed.reverse();
+        let mut rotated = docs.clone();
+        rotated.rotate_left(docs.len() / 2);
+        let (want, _) = run(&name, &[]);
+        for (label, order) in [("reversed", reversed), ("rotated", rotated)] {
+            let file = dir.path().join(format!("{label}-{name}"));
+            std::fs::write(&file, order.join("\n---\n")).unwrap();
+            let out = Command::cargo_bin("kubectl-lbdoctor")
+                .unwrap()
+                .args(["check", "-o", "json", "--from", file.to_str().unwrap()])
+                .output()
+                .unwrap();
+            let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(got, want, "{name} {label}");
+        }
+    }
+}

@@ -117,20 +117,26 @@ pub fn discover(snap: &Snapshot) -> Setup {
     if let Some(c) = config {
         evidence.push(format!("ConfigMap {}/{CONFIG_MAP}", c.metadata.namespace.as_deref().unwrap_or("")));
     }
-    let agents: Vec<&Pod> = snap.pods.iter().filter(|p| is_agent(p)).collect();
+    let mut agents: Vec<&Pod> = snap.pods.iter().filter(|p| is_agent(p)).collect();
+    // Snapshot order must not matter (the version and namespace come from the first one).
+    agents.sort_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
     if !agents.is_empty() {
         evidence.push(format!("{} cilium agent Pod(s)", agents.len()));
     }
     if snap.pods.iter().any(is_operator) {
         evidence.push("cilium-operator Pod".into());
     }
-    let agent_ds = snap.daemon_sets.iter().find(|d| {
-        d.metadata.name.as_deref() == Some("cilium")
-            || d.spec
-                .as_ref()
-                .and_then(|s| s.template.spec.as_ref())
-                .is_some_and(|s| s.containers.iter().any(|c| c.image.as_deref().is_some_and(cilium_image)))
-    });
+    let agent_ds = snap
+        .daemon_sets
+        .iter()
+        .filter(|d| {
+            d.metadata.name.as_deref() == Some("cilium")
+                || d.spec
+                    .as_ref()
+                    .and_then(|s| s.template.spec.as_ref())
+                    .is_some_and(|s| s.containers.iter().any(|c| c.image.as_deref().is_some_and(cilium_image)))
+        })
+        .min_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
     if let Some(d) = agent_ds {
         evidence.push(format!(
             "DaemonSet {}/{}",
