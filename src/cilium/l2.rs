@@ -397,7 +397,7 @@ pub fn evaluate(input: &Input) -> Verdict {
                 excluded_by,
                 agent_ready: index.agent_ready[i],
                 exclude_label: index.exclude_label[i],
-                interfaces: node_interfaces(index, &selecting, i),
+                interfaces: if selected.contains(i) { node_interfaces(index, &selecting, i) } else { None },
             });
         }
         verdict.nodes.sort_by(|a, b| (!a.eligible, &a.node).cmp(&(!b.eligible, &b.node)));

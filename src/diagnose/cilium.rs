@@ -49,20 +49,28 @@ pub(crate) fn service(
             .filter(|c| matches!(c, Implementation::Metallb | Implementation::K3sServicelb | Implementation::KubeVip))
             .map(|c| c.as_str())
             .collect();
-        if let (false, false, None, Some(v)) = (selecting.is_empty(), others.is_empty(), &lbipam, &l2) {
-            let ips: Vec<&str> = v.lb_addresses.iter().chain(&v.external_addresses).map(String::as_str).collect();
-            let one = ips.len() == 1;
+        // Only status addresses come from another implementation, and only policies with
+        // loadBalancerIPs announce them.
+        let lb_policy =
+            imps.l2.policies.iter().any(|p| p.load_balancer_ips && selecting.contains(&p.name.as_str()));
+        let foreign: Vec<&str> = match (&l2, &lbipam, lb_policy && !others.is_empty()) {
+            (Some(v), None, true) => v.lb_addresses.iter().map(String::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if !foreign.is_empty() {
+            let one = foreign.len() == 1;
+            let holder = l2.as_ref().and_then(|v| v.announcer.as_deref());
             findings.push(Finding {
                 code: "LBD145",
                 severity: Severity::Warning,
                 message: format!(
                     "{} {} {} from {}, and Cilium L2 policy {} selects the Service too: the Lease holder{} answers ARP/NDP for {} as well, so two nodes may answer with different MACs",
                     if one { "address" } else { "addresses" },
-                    ips.join(", "),
+                    foreign.join(", "),
                     if one { "comes" } else { "come" },
                     others.join(" and "),
                     selecting.join(", "),
-                    v.announcer.as_deref().map(|h| format!(" ({h})")).unwrap_or_default(),
+                    holder.map(|h| format!(" ({h})")).unwrap_or_default(),
                     if one { "it" } else { "them" }
                 ),
                 hint: "Give Cilium L2 policies a serviceSelector that leaves out Services another implementation announces (e.g. match a label only your Cilium Services carry)".into(),
@@ -278,10 +286,11 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
             code: "LBD126",
             severity: Severity::Warning,
             message: format!(
-                "{} is also in the status of {}, and they cannot share it ({}): LB-IPAM keeps it on the Service it allocated it to first and removes it from the other",
+                "{} is also in the status of {}, and they cannot share it ({}): LB-IPAM keeps it on the Service it allocated it to first and removes it from {}",
                 c.ip,
                 c.with.join(", "),
-                c.reason
+                c.reason,
+                if c.with.len() == 1 { "the other" } else { "the others" }
             ),
             hint: "Give the Services the same lbipam.cilium.io/sharing-key with distinct ports (and, across namespaces, lbipam.cilium.io/sharing-cross-namespace on both), or let one of them request another address".into(),
             objects: std::iter::once(object.to_string()).chain(c.with.iter().map(|w| format!("Service {w}"))).collect(),
@@ -471,10 +480,14 @@ fn l2_announcement(
                 "externalTrafficPolicy Local: from Cilium v1.20.2 only nodes with a ready local backend compete for the Lease ({} of them)",
                 v.eligible.len()
             ),
-            _ if stranded => format!(
+            EtpGate::Ungated if stranded => format!(
                 "externalTrafficPolicy Local, and the Lease holder {} has no ready local endpoint: Cilium {} does not tie the L2 leader to a local backend, so the traffic it receives is dropped",
                 v.announcer.as_deref().unwrap_or(""),
-                imps.cilium.version.as_deref().unwrap_or("(version unknown)")
+                imps.cilium.version.as_deref().unwrap_or("")
+            ),
+            _ if stranded => format!(
+                "externalTrafficPolicy Local, and the Lease holder {} has no ready local endpoint: if Cilium is older than v1.20.2 (its version is unknown), the traffic it receives is dropped",
+                v.announcer.as_deref().unwrap_or("")
             ),
             EtpGate::Ungated => format!(
                 "externalTrafficPolicy Local, and Cilium {} does not tie the L2 leader to a local backend: a leader without a local pod drops the traffic",

@@ -131,15 +131,15 @@ pub(crate) fn finding(
             let c = &imps.cilium;
             let (message, hint) = match class {
                 None if c.installed && c.default_is("nodeipam") && !c.node_ipam => (
-                    "no loadBalancerClass, and Cilium's default-lb-service-ipam is nodeipam, but enable-node-ipam is off: nothing writes its status".to_string(),
+                    "the Service has no loadBalancerClass, and Cilium's default-lb-service-ipam is nodeipam, but enable-node-ipam is off: nothing writes its status".to_string(),
                     "Set enable-node-ipam: \"true\" in cilium-config (Helm nodeIPAM.enabled=true) and restart cilium-operator, or set default-lb-service-ipam back to lbipam".to_string(),
                 ),
                 None => (
-                    format!("no loadBalancerClass, and no installed implementation handles class-less Services ({})", installed_summary(world, imps)),
+                    format!("the Service has no loadBalancerClass, and no installed implementation handles class-less Services ({})", installed_summary(world, imps)),
                     "Check which controller should own it: MetalLB without --lb-class, Cilium with default-lb-service-ipam lbipam/nodeipam, or k3s ServiceLB".to_string(),
                 ),
                 Some(class) => (
-                    format!("loadBalancerClass {class} is handled by no installed implementation ({})", installed_summary(world, imps)),
+                    format!("its loadBalancerClass {class} is handled by no installed implementation ({})", installed_summary(world, imps)),
                     format!("Use a class an installed controller serves (Cilium: {}, {}, {}; MetalLB: its --lb-class), or install the controller for {class}", nodeipam::CLASS, lbipam::CLASS_L2, lbipam::CLASS_BGP),
                 ),
             };
@@ -181,9 +181,7 @@ fn conflict_hint(world: &World, imps: &Implementations, class: Option<&str>, cla
             Implementation::Metallb => {
                 format!("change the Service's class away from {} (MetalLB's --lb-class)", world.setup.lb_class)
             }
-            Implementation::CiliumNodeipam if class.is_none() => {
-                "set Cilium's default-lb-service-ipam to lbipam or none".into()
-            }
+            Implementation::CiliumNodeipam if class.is_none() => "set Cilium's default-lb-service-ipam to none".into(),
             Implementation::CiliumNodeipam => "change the Service's class away from io.cilium/node".into(),
             Implementation::CiliumLbipam => "set Cilium's default-lb-service-ipam to none (class-less Services)".into(),
             Implementation::K3sServicelb => "run k3s with --disable=servicelb".into(),

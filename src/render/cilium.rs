@@ -125,12 +125,10 @@ fn lb_ipam(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::R
         v.sharing_key.as_deref().map(|k| format!("   sharing key {k:?}")).unwrap_or_default()
     )?;
     let held: Vec<String> = v.held.iter().map(|h| format!("{} (pool {})", h.ip, h.pool)).collect();
-    writeln!(
-        out,
-        "  holds: {}   removes: {}",
-        if held.is_empty() { "nothing".into() } else { held.join(", ") },
-        list(&v.stripped)
-    )?;
+    writeln!(out, "  holds: {}   removes: {}", list(&held), list(&v.stripped))?;
+    for c in &v.contested {
+        writeln!(out, "  contested: {} is also in the status of {} ({})", c.ip, c.with.join(", "), c.reason)?;
+    }
     if !v.unparsable_requests.is_empty() {
         writeln!(out, "  skipped, not an IP: {}", v.unparsable_requests.join(", "))?;
     }

@@ -457,7 +457,10 @@ fn status(svc: &ServiceReport) -> &'static str {
         let error = svc.findings.iter().any(|f| f.severity == Severity::Error);
         return if error && svc.ips.is_empty() {
             "pending"
-        } else if svc.findings.iter().any(|f| matches!(f.code, "LBD140" | "LBD141" | "LBD142" | "LBD146")) {
+        } else if svc.findings.iter().any(|f| {
+            matches!(f.code, "LBD140" | "LBD141" | "LBD142" | "LBD146")
+                || (f.code == "LBD143" && f.severity == Severity::Error)
+        }) {
             "dark"
         } else if error {
             "error"
