@@ -413,9 +413,18 @@ impl Ledger {
     }
 }
 
-/// The pool an address is allocated from for this Service: a usable pool whose range holds it
-/// and whose selector matches (disabled and conflicting pools keep what they hold).
+/// The pool an ingress address counts as allocated from (§3.8): the Service asks for it (its
+/// specific IPs, or its families when it asks for none) and a usable pool whose selector
+/// matches holds it (disabled and conflicting pools keep what they hold).
 fn pool_of<'p>(pools: &'p [Pool], r: &Request, ip: IpAddr) -> Option<&'p Pool> {
+    let wanted = if r.specific.is_empty() {
+        r.families.iter().any(|f| (*f == Family::V4) == ip.is_ipv4())
+    } else {
+        r.specific.contains(&ip)
+    };
+    if !wanted {
+        return None;
+    }
     pools
         .iter()
         .find(|p| p.usable() && p.selects(&r.labels) && p.ranges.iter().any(|g| g.contains(ip) && !g.reserved(ip)))
@@ -431,7 +440,8 @@ pub struct Verdict {
     pub sharing_key: Option<String>,
     /// Ingress addresses LB-IPAM counts as this Service's, with their pool.
     pub held: Vec<Held>,
-    /// Ingress addresses LB-IPAM removes: in no pool that selects the Service.
+    /// Ingress addresses LB-IPAM removes: not asked for (another specific IP, or a family the
+    /// Service does not request), or in no pool that selects the Service.
     pub stripped: Vec<String>,
     /// Ingress addresses other Services hold too without being able to share them: LB-IPAM
     /// keeps each on whichever Service it allocated first (the snapshot does not say which).

@@ -326,3 +326,17 @@ fn l2_skips_foreign_classes_and_services_without_addresses() {
         Some(l2::Skip::NoAddresses)
     );
 }
+
+#[test]
+fn ingress_not_asked_for_is_stripped_even_inside_a_pool() {
+    let p = [pool("blue", json!({"blocks": [{"cidr": "198.51.100.0/28"}, {"cidr": "2001:db8::/124"}]}), T0)];
+    // A specific request: another address of the pool in status is removed.
+    let mut web = svc("web", with_ingress(&["198.51.100.3"]));
+    web.spec.as_mut().unwrap().load_balancer_ip = Some("198.51.100.4".into());
+    let v = lbipam_verdict(&p, &[web], "web");
+    assert_eq!(v.stripped, vec!["198.51.100.3"]);
+    // An IPv4-only Service does not keep an IPv6 address.
+    let v = lbipam_verdict(&p, &[svc("web", with_ingress(&["198.51.100.3", "2001:db8::1"]))], "web");
+    assert_eq!(v.stripped, vec!["2001:db8::1"]);
+    assert!(v.satisfied);
+}

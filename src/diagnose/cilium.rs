@@ -300,7 +300,7 @@ fn lbipam_findings(v: &lbipam::Verdict, object: &str, findings: &mut Vec<Finding
         findings.push(Finding {
             code: "LBD126",
             severity: Severity::Warning,
-            message: format!("LB-IPAM removes {} from status.loadBalancer.ingress: in no CiliumLoadBalancerIPPool that selects this Service", v.stripped.join(", ")),
+            message: format!("LB-IPAM removes {} from status.loadBalancer.ingress: not what the Service asks for (its requested IPs or families), or in no CiliumLoadBalancerIPPool that selects it", v.stripped.join(", ")),
             hint: "These addresses were written by another controller (see LBD120) or belong to a deleted/changed pool; move them into a CiliumLoadBalancerIPPool or let one implementation own the Service".into(),
             objects: vec![object.to_string()],
         });
