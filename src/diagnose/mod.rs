@@ -146,8 +146,9 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
         }
     }
 
+    // Cilium's per-Service work (Lease, eligible set, LB-IPAM) happens here: spread it too.
     let services = evals
-        .iter()
+        .par_iter()
         .filter(|e| in_scope(&e.namespace, &e.name))
         .map(|e| service_report(&world, &imps, e, &answered, opts.detail))
         .collect();
