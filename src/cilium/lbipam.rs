@@ -151,10 +151,12 @@ fn parse_block(cidr: Option<&str>, start: Option<&str>, stop: Option<&str>, rese
 fn mark_conflicts(pools: &mut [Pool]) {
     let mut marks: Vec<Option<String>> = vec![None; pools.len()];
     for i in 0..pools.len() {
+        if !pools[i].usable() {
+            continue;
+        }
         for (a_idx, a) in pools[i].ranges.iter().enumerate() {
-            for (b_idx, b) in pools[i].ranges.iter().enumerate().skip(a_idx + 1) {
+            for b in pools[i].ranges.iter().skip(a_idx + 1) {
                 if overlap(a, b) && marks[i].is_none() {
-                    let _ = b_idx;
                     marks[i] = Some(conflict_message(a, b, &pools[i].name));
                 }
             }

@@ -1,0 +1,244 @@
+//! Cilium L2 announcements in the report: LBD140–LBD147.
+
+use k8s_openapi::api::core::v1::Service;
+
+use super::super::implementations::Implementations;
+use crate::cilium::l2::{self, EtpGate, Exclusion as L2Exclusion};
+use crate::report::{Finding, Severity};
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// L2 Leases of one Service; `expects_l2`: Cilium L2 is how its address is meant to be reached
+/// (class `io.cilium/l2-announcer`, or an LB-IPAM address without the BGP control plane).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn report(
+    imps: &Implementations,
+    svc: &Service,
+    namespace: &str,
+    name: &str,
+    object: &str,
+    expects_l2: bool,
+    detail: bool,
+    findings: &mut Vec<Finding>,
+) -> l2::Verdict {
+    let input = l2::Input {
+        index: &imps.l2,
+        service: svc,
+        ready_endpoint_nodes: imps.ready_endpoints(namespace, name),
+        captured_at: imps.captured_at,
+        collides_with: l2::dash_collisions(&imps.lease_name_groups, namespace, name),
+        detail,
+    };
+    let v = l2::evaluate(&input);
+    if v.skipped.is_some() {
+        return v;
+    }
+    let selecting: Vec<&str> = v.policies.iter().filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
+    let lease = v.lease.as_ref().expect("lease state is set when not skipped");
+    let lease_object =
+        format!("Lease {}/{}", lease.namespace, lease.name.as_deref().unwrap_or(&lease.names[preferred_name(imps)]));
+    let leases_known = lease.leases_captured;
+    if let Some(holder) = lease.holder.as_ref().filter(|_| lease.fresh != Some(false)) {
+        let not_eligible = lease.holder_eligible == Some(false);
+        let agent_down = lease.holder_agent_ready == Some(false);
+        if not_eligible || agent_down {
+            let why = match &lease.holder_excluded_by {
+                None => "it is not a Node in the snapshot".to_string(),
+                Some(_) if agent_down => imps.cilium.agent_state(holder),
+                Some(excluded) => format!(
+                    "it no longer competes ({})",
+                    excluded.iter().map(|x| exclusion_code(*x)).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            let until = match (&lease.expires_at, lease.fresh) {
+                (Some(at), Some(true)) => format!("before the Lease runs out at {at}"),
+                _ => "until the Lease expires".to_string(),
+            };
+            let takers = match v.eligible.len() {
+                0 => "no node is eligible now".to_string(),
+                1 => format!("then {} takes it", v.eligible[0]),
+                _ => format!("then one of {} takes it", v.eligible.join(", ")),
+            };
+            let hint = if agent_down {
+                format!("Check the agent on {holder} (`kubectl -n {} get pods -l k8s-app=cilium -o wide --field-selector spec.nodeName={holder}`); {takers}", imps.cilium.namespace)
+            } else {
+                format!("A node that stops competing releases its Lease (ReleaseOnCancel) once its agent sees the change; if the Lease stays held, check the agent on {holder} for `Error processing` lines; {takers}")
+            };
+            findings.push(Finding {
+                code: "LBD141",
+                severity: Severity::Error,
+                message: format!("the L2 Lease is held by {holder}, which should not hold it: {why}. At best {holder}'s datapath still answers ARP/NDP; no other node takes over {until}"),
+                hint,
+                objects: vec![object.to_string(), lease_object.clone()],
+            });
+        }
+    }
+    if selecting.is_empty() {
+        if expects_l2 {
+            let why: Vec<String> =
+                v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
+            findings.push(Finding {
+                code: "LBD140",
+                severity: Severity::Error,
+                message: format!(
+                    "no CiliumL2AnnouncementPolicy selects it ({}), so nobody answers ARP/NDP for its addresses",
+                    if why.is_empty() { "there are none".to_string() } else { why.join("; ") }
+                ),
+                hint: "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)".into(),
+                objects: vec![object.to_string()],
+            });
+        }
+        return v;
+    }
+    if v.eligible.is_empty() {
+        let policies = if selecting.len() == 1 {
+            format!("policy {} selects", selecting[0])
+        } else {
+            format!("policies {} select", selecting.join(", "))
+        };
+        findings.push(Finding {
+            code: "LBD142",
+            severity: Severity::Error,
+            message: format!("{policies} it but no node can compete for its L2 Lease ({})", exclusion_summary(&v)),
+            hint: "Make a policy's nodeSelector match CiliumNode labels of nodes with a Ready agent (and, under externalTrafficPolicy Local, a ready endpoint); the exclude-from-external-load-balancers label plays no part in Cilium L2".into(),
+            objects: vec![object.to_string()],
+        });
+    } else if leases_known && (lease.holder.is_none() || lease.fresh == Some(false)) {
+        let state = match (&lease.name, &lease.holder) {
+            (None, _) => format!("no Lease {} or {} exists in {}", lease.names[0], lease.names[1], lease.namespace),
+            (Some(_), None) => "its Lease has no holder (released)".to_string(),
+            (Some(_), Some(h)) => format!(
+                "its Lease, held by {h}, expired at {} (renewed {}, {}s)",
+                lease.expires_at.as_deref().unwrap_or("?"),
+                lease.renew_time.as_deref().unwrap_or("?"),
+                lease.lease_duration_seconds.unwrap_or(0)
+            ),
+        };
+        findings.push(Finding {
+            code: "LBD142",
+            severity: Severity::Error,
+            message: format!(
+                "{} may announce it ({}) but {state}: nobody is known to answer ARP/NDP",
+                plural(v.eligible.len(), "node", "nodes"),
+                v.eligible.join(", ")
+            ),
+            hint: "Agents create or renew the Lease within the retry period; if none does, check the agents' logs for `Error processing` lines, the client rate limit (k8sClientRateLimit) and that the snapshot was taken while the Service existed".into(),
+            objects: vec![object.to_string(), lease_object.clone()],
+        });
+    }
+    if let (Some(true), Some(holder)) = (lease.renew_overdue, lease.holder.as_ref()) {
+        findings.push(Finding {
+            code: "LBD147",
+            severity: Severity::Warning,
+            message: format!(
+                "{holder} last renewed the L2 Lease at {}; at capture time that is longer ago than the renew deadline ({}s), so it has stopped leading (and announcing), while no other node can take over before the Lease expires at {}",
+                lease.renew_time.as_deref().unwrap_or("?"),
+                imps.cilium.lease.renew_deadline,
+                lease.expires_at.as_deref().unwrap_or("?")
+            ),
+            hint: format!("Check {holder}'s agent for API errors or throttling (k8sClientRateLimit must allow about #services / renewDeadline QPS); a clock difference between the capture machine and the cluster can also cause this"),
+            objects: vec![object.to_string(), lease_object.clone()],
+        });
+    }
+    if v.etp_gate != EtpGate::NotLocal {
+        // Before v1.20.2 nothing stops a node without a local backend from holding the Lease.
+        let stranded = match (v.etp_gate, v.announcer.as_deref()) {
+            (EtpGate::Ungated | EtpGate::Unknown, Some(h)) => !imps.ready_endpoints(namespace, name).contains(h),
+            _ => false,
+        };
+        let message = match v.etp_gate {
+            EtpGate::Gated => format!(
+                "externalTrafficPolicy Local: from Cilium v1.20.2 only nodes with a ready local backend compete for the Lease ({} of them)",
+                v.eligible.len()
+            ),
+            EtpGate::Ungated if stranded => format!(
+                "externalTrafficPolicy Local, and the Lease holder {} has no ready local endpoint: Cilium {} does not tie the L2 leader to a local backend, so the traffic it receives is dropped",
+                v.announcer.as_deref().unwrap_or(""),
+                imps.cilium.version.as_deref().unwrap_or("")
+            ),
+            _ if stranded => format!(
+                "externalTrafficPolicy Local, and the Lease holder {} has no ready local endpoint: if Cilium is older than v1.20.2 (its version is unknown), the traffic it receives is dropped",
+                v.announcer.as_deref().unwrap_or("")
+            ),
+            EtpGate::Ungated => format!(
+                "externalTrafficPolicy Local, and Cilium {} does not tie the L2 leader to a local backend: a leader without a local pod drops the traffic",
+                imps.cilium.version.as_deref().unwrap_or("")
+            ),
+            _ => "externalTrafficPolicy Local and Cilium's version is unknown: before v1.20.2 the L2 leader may have no local pod (traffic dropped); from v1.20.2 only nodes with a local backend compete".to_string(),
+        };
+        findings.push(Finding {
+            code: "LBD143",
+            severity: if stranded { Severity::Error } else { Severity::Warning },
+            message,
+            hint: "Prefer externalTrafficPolicy Cluster with Cilium L2 announcements, or run a backend on every node a policy selects; Cilium Ingress/Gateway Services are never announced under Local from v1.20.2".into(),
+            objects: vec![object.to_string()],
+        });
+    }
+    if !lease.collides_with.is_empty()
+        && lease.name.as_deref() != Some(lease.names[0].as_str())
+        && imps.cilium.version.as_deref().and_then(l2::dotted_lease_names) != Some(true)
+    {
+        findings.push(Finding {
+            code: "LBD144",
+            severity: Severity::Warning,
+            message: format!(
+                "its L2 Lease {} has the same name as that of {} (Cilium up to v1.20 joins namespace and name with '-'), so one Lease elects one leader for both",
+                lease.names[1],
+                lease.collides_with.join(", ")
+            ),
+            hint: "Rename one of the Services, or upgrade Cilium to a release that names Leases cilium-l2announce-<ns>.<name>".into(),
+            objects: vec![object.to_string()],
+        });
+    }
+    if let Some(holder) = v.announcer.as_ref() {
+        {
+            if l2::announcer_interfaces(&imps.l2, &v, holder).is_some_and(|i| i.is_empty()) {
+                findings.push(Finding {
+                    code: "LBD146",
+                    severity: Severity::Error,
+                    message: format!("{holder} holds the L2 Lease, but the selecting policies' interfaces match none of the agent's devices ({}): the leader announces nothing", imps.cilium.devices.as_deref().unwrap_or_default().join(", ")),
+                    hint: "Interface patterns are unanchored regular expressions matched against cilium-config `devices`; fix spec.interfaces or the devices list".into(),
+                    objects: vec![object.to_string()],
+                });
+            }
+        }
+    }
+    v
+}
+
+/// Index into `LeaseState::names` of the form this Cilium writes: dash up to v1.20, dot after.
+fn preferred_name(imps: &Implementations) -> usize {
+    match imps.cilium.version.as_deref().and_then(l2::dotted_lease_names) {
+        Some(false) => 1,
+        _ => 0,
+    }
+}
+
+pub(crate) fn exclusion_code(x: L2Exclusion) -> &'static str {
+    match x {
+        L2Exclusion::NotSelectedByPolicy => "notSelectedByPolicy",
+        L2Exclusion::NoLocalEndpoint => "noLocalEndpoint",
+        L2Exclusion::AgentNotReady => "agentNotReady",
+    }
+}
+
+fn exclusion_summary(v: &l2::Verdict) -> String {
+    let mut parts = Vec::new();
+    let e = &v.excluded;
+    for (n, x) in [
+        (e.not_selected_by_policy, L2Exclusion::NotSelectedByPolicy),
+        (e.no_local_endpoint, L2Exclusion::NoLocalEndpoint),
+        (e.agent_not_ready, L2Exclusion::AgentNotReady),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {}", exclusion_code(x)));
+        }
+    }
+    if parts.is_empty() {
+        "the snapshot has no Node objects".into()
+    } else {
+        parts.join(", ")
+    }
+}
