@@ -305,7 +305,9 @@ pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String
     if svc.implementation == Implementation::K3sServicelb {
         return servicelb();
     }
-    if let Some(l2) = svc.cilium.as_ref().and_then(|c| c.l2.as_ref()).filter(|v| v.skipped.is_none()) {
+    // A Service no L2 policy selects is not announced by L2: show what else covers it.
+    let l2 = svc.cilium.as_ref().and_then(|c| c.l2.as_ref());
+    if let Some(l2) = l2.filter(|v| v.skipped.is_none() && v.policies.iter().any(|p| p.selects)) {
         let holder = match &l2.lease {
             Some(lease) if !lease.leases_captured => "?".into(),
             Some(lease) if lease.fresh == Some(true) => lease.holder.clone().unwrap_or_else(|| "<none>".into()),
