@@ -49,8 +49,12 @@ pub fn discover(snap: &Snapshot) -> Setup {
     if snap.events.iter().any(|e| e.reason.as_deref().is_some_and(|r| EVENTS.contains(&r))) {
         evidence.push("ServiceLB Events".into());
     }
-    let enablelb_mode =
-        snap.nodes.iter().any(|n| n.metadata.labels.as_ref().is_some_and(|l| l.contains_key(ENABLE_LB)));
+    let labelled =
+        snap.nodes.iter().filter(|n| n.metadata.labels.as_ref().is_some_and(|l| l.contains_key(ENABLE_LB))).count();
+    if labelled > 0 {
+        evidence.push(format!("{labelled} node(s) labelled {ENABLE_LB}"));
+    }
+    let enablelb_mode = labelled > 0;
     Setup { installed: !evidence.is_empty(), evidence, enablelb_mode }
 }
 
