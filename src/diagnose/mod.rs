@@ -408,6 +408,9 @@ fn source_with(world: &World, imps: &implementations::Implementations) -> Source
     if imps.kube_vip.installed {
         found.push(InstalledImplementation { implementation: "kube-vip", evidence: imps.kube_vip.evidence.clone() });
     }
+    if found.is_empty() && world.snap.services.iter().any(|svc| service_type(svc) == "LoadBalancer") {
+        s.assumptions.push("no load-balancer implementation (MetalLB, Cilium, k3s ServiceLB, kube-vip) is visible in the snapshot: every LoadBalancer Service's owner is unknown".into());
+    }
     s.implementations = found;
     s
 }
