@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::Service;
 
 use super::super::implementations::Implementations;
 use crate::cilium::l2::{self, EtpGate, Exclusion as L2Exclusion};
-use crate::report::{Finding, Severity};
+use crate::report::{Finding, Implementation, NodeIpam, Severity};
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -240,5 +240,63 @@ fn exclusion_summary(v: &l2::Verdict) -> String {
         "the snapshot has no Node objects".into()
     } else {
         parts.join(", ")
+    }
+}
+
+/// LBD145: an L2 policy selects a Service whose addresses LB-IPAM did not assign, so the Lease
+/// holder answers for addresses another implementation (or the nodes themselves) answers for.
+pub(super) fn foreign_addresses(
+    imps: &Implementations,
+    l2: Option<&l2::Verdict>,
+    has_lbipam: bool,
+    nodeipam: Option<&NodeIpam>,
+    claimants: &[Implementation],
+    object: &str,
+    findings: &mut Vec<Finding>,
+) {
+    let selecting: Vec<&str> =
+        l2.iter().flat_map(|v| v.policies.iter()).filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
+    let others: Vec<&str> = claimants
+        .iter()
+        .filter(|c| matches!(c, Implementation::Metallb | Implementation::K3sServicelb | Implementation::KubeVip))
+        .map(|c| c.as_str())
+        .collect();
+    // Only status addresses come from another implementation, and only policies with
+    // loadBalancerIPs announce them.
+    let lb_policy = imps.l2.policies.iter().any(|p| p.load_balancer_ips && selecting.contains(&p.name.as_str()));
+    let foreign: Vec<&str> = match (l2, has_lbipam, lb_policy && !others.is_empty()) {
+        (Some(v), false, true) => v.lb_addresses.iter().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if !foreign.is_empty() {
+        let one = foreign.len() == 1;
+        let holder = l2.and_then(|v| v.announcer.as_deref());
+        findings.push(Finding {
+            code: "LBD145",
+            severity: Severity::Warning,
+            message: format!(
+                "{} {} {} from {}, and Cilium L2 policy {} selects the Service too: the Lease holder{} answers ARP/NDP for {} as well, so two nodes may answer with different MACs",
+                if one { "address" } else { "addresses" },
+                foreign.join(", "),
+                if one { "comes" } else { "come" },
+                others.join(" and "),
+                selecting.join(", "),
+                holder.map(|h| format!(" ({h})")).unwrap_or_default(),
+                if one { "it" } else { "them" }
+            ),
+            hint: "Give Cilium L2 policies a serviceSelector that leaves out Services another implementation announces (e.g. match a label only your Cilium Services carry)".into(),
+            objects: vec![object.to_string()],
+        });
+    }
+    if let Some(n) = nodeipam {
+        if !selecting.is_empty() && !n.expected_ingress.is_empty() {
+            findings.push(Finding {
+                code: "LBD145",
+                severity: Severity::Warning,
+                message: format!("its addresses are node addresses from Node IPAM ({}), and L2 policy {} selects it too: the L2 leader would answer ARP/NDP for other nodes' own addresses", n.expected_ingress.join(", "), selecting.join(", ")),
+                hint: "Exclude Node IPAM Services from L2 policies (serviceSelector), or give the Service class io.cilium/node, which L2 never announces".into(),
+                objects: vec![object.to_string()],
+            });
+        }
     }
 }
