@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
-use std::path::PathBuf;
 
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
@@ -17,18 +16,10 @@ use lbdoctor::metallb::alloc::pools::{AllocPool, Pools, ServiceAllocation};
 use lbdoctor::metallb::alloc::svc::{Port, SvcView};
 use serde_json::{json, Value};
 
+mod common;
+
 fn vectors() -> Vec<Value> {
-    let dir = std::env::var_os("LBDOCTOR_VECTORS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors"));
-    let path = dir.join("metallb-alloc-v0.16.1.json");
-    if !path.is_file() {
-        let msg = format!("conformance vectors not found at {} (set LBDOCTOR_VECTORS)", path.display());
-        assert!(std::env::var_os("CI").is_none(), "{msg}");
-        eprintln!("WARNING: {msg}; skipping");
-        return Vec::new();
-    }
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    common::vectors("metallb-alloc-v0.16.1.json")
 }
 
 fn strs(v: &Value) -> Vec<String> {

@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
-use std::path::PathBuf;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use lbdoctor::k8s::ip::parse_go_ip;
@@ -21,21 +20,10 @@ use lbdoctor::snapshot::crd::SecretReference;
 use lbdoctor::snapshot::BgpType;
 use serde_json::Value;
 
+mod common;
+
 fn vectors() -> Vec<Value> {
-    let dir = std::env::var_os("LBDOCTOR_VECTORS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors"));
-    let path = dir.join("metallb-bgp-v0.16.1.json");
-    if !path.is_file() {
-        let msg = format!("BGP vectors not found at {} (set LBDOCTOR_VECTORS)", path.display());
-        if std::env::var_os("CI").is_some() {
-            panic!("{msg}");
-        }
-        eprintln!("WARNING: {msg}; skipping");
-        return Vec::new();
-    }
-    let text = std::fs::read_to_string(&path).unwrap();
-    serde_json::from_str(&text).unwrap()
+    common::vectors("metallb-bgp-v0.16.1.json")
 }
 
 fn of_kind(kind: &str) -> Vec<Value> {

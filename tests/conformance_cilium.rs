@@ -1,28 +1,15 @@
 //! Conformance with Cilium's Node IPAM unit tests (and the vectors derived from its code),
 //! recorded as JSON in `../shared/vectors/cilium-nodeipam.json` (or `$LBDOCTOR_VECTORS`).
 
-use std::path::PathBuf;
-
 use k8s_openapi::api::core::v1::{Node, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use lbdoctor::cilium::nodeipam::{self, Input, Outcome};
 use serde_json::{json, Value};
 
+mod common;
+
 fn vectors() -> Vec<Value> {
-    let dir = std::env::var_os("LBDOCTOR_VECTORS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors"));
-    let path = dir.join("cilium-nodeipam.json");
-    if !path.is_file() {
-        let msg = format!("conformance vectors not found at {} (set LBDOCTOR_VECTORS)", path.display());
-        if std::env::var_os("CI").is_some() {
-            panic!("{msg}");
-        }
-        eprintln!("WARNING: {msg}; skipping");
-        return Vec::new();
-    }
-    let text = std::fs::read_to_string(&path).unwrap();
-    serde_json::from_str(&text).unwrap()
+    common::vectors("cilium-nodeipam.json")
 }
 
 const DELETED_AT: &str = "2026-01-01T00:00:00Z";
