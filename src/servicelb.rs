@@ -96,13 +96,15 @@ pub struct Verdict {
     pub nodes: Vec<NodeRow>,
 }
 
-pub fn evaluate(setup: &Setup, svc: &Service, nodes: &[Node], pods: &[Pod], slices: &[EndpointSlice]) -> Verdict {
+/// `pods` and `slices` may be every Pod and EndpointSlice, or just those labelled for this Service.
+pub fn evaluate(setup: &Setup, svc: &Service, nodes: &[Node], pods: &[&Pod], slices: &[&EndpointSlice]) -> Verdict {
     let namespace = svc.metadata.namespace.as_deref().unwrap_or("");
     let name = svc.metadata.name.as_deref().unwrap_or("");
     let spec = svc.spec.clone().unwrap_or_default();
     let pool = svc.metadata.labels.as_ref().and_then(|l| l.get(LB_POOL));
     let own: Vec<&Pod> = pods
         .iter()
+        .copied()
         .filter(|p| {
             let l = p.metadata.labels.as_ref();
             l.and_then(|l| l.get(SVC_NAME)).map(String::as_str) == Some(name)

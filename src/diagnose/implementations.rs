@@ -3,6 +3,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use jiff::Timestamp;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 
 use crate::cilium::{install as cilium_install, l2, lbipam};
 use crate::k8s::selector::Labels;
@@ -22,6 +24,10 @@ pub(crate) struct Implementations<'a> {
     /// Nodes without a CiliumNode object (Node labels used instead).
     pub nodes_without_cilium_node: usize,
     pub captured_at: Option<Timestamp>,
+    /// k3s ServiceLB's svclb Pods by the Service name they carry, and EndpointSlices by Service;
+    /// empty without ServiceLB.
+    pub svclb_pods: HashMap<&'a str, Vec<&'a Pod>>,
+    pub slices_by_service: HashMap<(&'a str, &'a str), Vec<&'a EndpointSlice>>,
     /// Services sharing a dash-form L2 Lease name.
     pub lease_name_groups: HashMap<String, Vec<String>>,
     /// Ready-endpoint node sets per Service, as Cilium reads them.
@@ -74,8 +80,26 @@ impl<'a> Implementations<'a> {
             let set = ready_endpoints.entry((ns.clone(), service.clone())).or_default();
             set.extend(crate::cilium::nodeipam::ready_endpoint_nodes([slice], &ns, service));
         }
+        let servicelb = servicelb::discover(snap);
+        let mut svclb_pods: HashMap<&str, Vec<&Pod>> = HashMap::new();
+        let mut slices_by_service: HashMap<(&str, &str), Vec<&EndpointSlice>> = HashMap::new();
+        if servicelb.installed {
+            for pod in &snap.pods {
+                if let Some(name) = pod.metadata.labels.as_ref().and_then(|l| l.get(servicelb::SVC_NAME)) {
+                    svclb_pods.entry(name.as_str()).or_default().push(pod);
+                }
+            }
+            for slice in &snap.endpoint_slices {
+                if let Some(name) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) {
+                    let ns = slice.metadata.namespace.as_deref().unwrap_or("");
+                    slices_by_service.entry((ns, name.as_str())).or_default().push(slice);
+                }
+            }
+        }
         Implementations {
-            servicelb: servicelb::discover(snap),
+            servicelb,
+            svclb_pods,
+            slices_by_service,
             kube_vip: kubevip::discover(snap),
             ledger: lbipam::Ledger::new(pools, requests),
             ledger_index,

@@ -21,7 +21,9 @@ pub(crate) fn claimants(world: &World, imps: &Implementations, svc: &Service) ->
     if c.installed && c.node_ipam && nodeipam::handles(svc, c.default_is("nodeipam")).is_ok() {
         out.push(Implementation::CiliumNodeipam);
     }
-    if c.installed && lbipam::responsible(c, imps.ledger.pools.len(), svc).is_ok() {
+    // The ledger holds exactly the Services LB-IPAM is responsible for.
+    let key = crate::snapshot::key_of(&svc.metadata);
+    if imps.ledger_index.contains_key(&key) {
         out.push(Implementation::CiliumLbipam);
     }
     if imps.servicelb.installed && servicelb::handles(svc) {

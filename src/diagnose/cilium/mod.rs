@@ -63,7 +63,9 @@ pub(crate) fn service(
         CiliumService { nodeipam, lbipam, l2 }
     });
     let servicelb = (imps.servicelb.installed && crate::servicelb::handles(svc)).then(|| {
-        let v = crate::servicelb::evaluate(&imps.servicelb, svc, &snap.nodes, &snap.pods, &snap.endpoint_slices);
+        let pods = imps.svclb_pods.get(name).map(Vec::as_slice).unwrap_or_default();
+        let slices = imps.slices_by_service.get(&(namespace, name)).map(Vec::as_slice).unwrap_or_default();
+        let v = crate::servicelb::evaluate(&imps.servicelb, svc, &snap.nodes, pods, slices);
         servicelb::findings(&v, &object, &mut findings);
         v
     });
