@@ -50,6 +50,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("bgp-two-routers.yaml", &[], 0),
         ("cilium-l2-holder-agent-lost.yaml", &["LBD141"], 1),
         ("cilium-l2-renew-overdue.yaml", &["LBD147"], 0),
+        ("cilium-l2-shared-ip.yaml", &["LBD148"], 0),
         ("cilium-lbipam-pending.yaml", &["LBD125", "LBD220", "LBD221"], 1),
         ("cilium-nodeipam-dual-stack.yaml", &["LBD122", "LBD124"], 1),
         ("cilium-nodeipam-external-some-nodes.yaml", &["LBD121"], 0),
@@ -565,4 +566,14 @@ fn object_order_does_not_change_the_other_implementations_reports() {
             assert_eq!(got, want, "{name} {label}");
         }
     }
+}
+
+#[test]
+fn shared_address_with_leases_on_two_nodes_is_answered_twice() {
+    let (r, _) = run("cilium-l2-shared-ip.yaml", &[]);
+    let web = service(&r, "web");
+    assert_eq!(web["cilium"]["lbipam"]["held"][0]["ip"], "198.51.100.1");
+    assert_eq!(web["findings"][0]["objects"], serde_json::json!(["Service default/web", "Service default/api"]));
+    assert!(web["findings"][0]["message"].as_str().unwrap().contains("default/api (its Lease held by node-c)"));
+    assert_eq!(service(&r, "api")["cilium"]["l2"]["announcer"], "node-c");
 }

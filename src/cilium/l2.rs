@@ -440,18 +440,49 @@ pub fn announcer_interfaces(index: &Index, verdict: &Verdict, node: &str) -> Opt
     node_interfaces(index, &selecting, i)
 }
 
-fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) -> LeaseState {
-    let ns = &input.index.setup.namespace;
-    let names = [format!("{LEASE_PREFIX}-{namespace}.{name}"), format!("{LEASE_PREFIX}-{namespace}-{name}")];
-    let found = names.iter().find_map(|n| input.index.leases.get(n.as_str()).copied());
-    let spec = found.and_then(|l| l.spec.as_ref());
+/// The Lease names Cilium uses for a Service: `<ns>.<name>` (main), `<ns>-<name>` (up to v1.20).
+fn lease_names(namespace: &str, name: &str) -> [String; 2] {
+    [format!("{LEASE_PREFIX}-{namespace}.{name}"), format!("{LEASE_PREFIX}-{namespace}-{name}")]
+}
+
+/// What a Lease says: holder (empty counts as none), last renewal, duration, and whether it
+/// is unexpired at `now` (`None` without the data to tell; a released Lease is not fresh).
+struct LeaseFacts {
+    holder: Option<String>,
+    renewed: Option<Timestamp>,
+    duration: Option<i32>,
+    fresh: Option<bool>,
+}
+
+fn lease_facts(lease: &Lease, now: Option<Timestamp>) -> LeaseFacts {
+    let spec = lease.spec.as_ref();
     let holder = spec.and_then(|s| s.holder_identity.clone()).filter(|h| !h.is_empty());
     let renewed = spec.and_then(|s| s.renew_time.as_ref().or(s.acquire_time.as_ref())).map(|t| t.0);
     let duration = spec.and_then(|s| s.lease_duration_seconds);
-    let fresh = match (renewed, duration, input.captured_at) {
-        _ if found.is_some() && holder.is_none() => Some(false),
-        (Some(r), Some(d), Some(now)) => Some(r.as_second() + i64::from(d) > now.as_second()),
+    let fresh = match (&holder, renewed, duration, now) {
+        (None, ..) => Some(false),
+        (_, Some(r), Some(d), Some(now)) => Some(r.as_second() + i64::from(d) > now.as_second()),
         _ => None,
+    };
+    LeaseFacts { holder, renewed, duration, fresh }
+}
+
+impl Index<'_> {
+    /// The holder of the Service's Lease when it is known to be unexpired at `now`.
+    pub fn fresh_holder(&self, namespace: &str, name: &str, now: Option<Timestamp>) -> Option<String> {
+        let lease = lease_names(namespace, name).iter().find_map(|n| self.leases.get(n.as_str()).copied())?;
+        let facts = lease_facts(lease, now);
+        facts.holder.filter(|_| facts.fresh == Some(true))
+    }
+}
+
+fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) -> LeaseState {
+    let ns = &input.index.setup.namespace;
+    let names = lease_names(namespace, name);
+    let found = names.iter().find_map(|n| input.index.leases.get(n.as_str()).copied());
+    let LeaseFacts { holder, renewed, duration, fresh } = match found {
+        Some(lease) => lease_facts(lease, input.captured_at),
+        None => LeaseFacts { holder: None, renewed: None, duration: None, fresh: None },
     };
     // A healthy holder renews every retry period; past the renew deadline client-go gives up
     // leading (and Cilium withdraws) while the others still wait for the Lease to expire.

@@ -28,6 +28,9 @@ pub(crate) struct Implementations<'a> {
     /// empty without ServiceLB.
     pub svclb_pods: HashMap<&'a str, Vec<&'a Pod>>,
     pub slices_by_service: HashMap<(&'a str, &'a str), Vec<&'a EndpointSlice>>,
+    /// Per LoadBalancer address: the Services showing it whose L2 Lease has a fresh holder, and
+    /// that holder (`namespace/name`, node). Sharing Services each have their own Lease.
+    pub l2_holders_by_ip: HashMap<String, Vec<(String, String)>>,
     /// Services sharing a dash-form L2 Lease name.
     pub lease_name_groups: HashMap<String, Vec<String>>,
     /// Ready-endpoint node sets per Service, as Cilium reads them.
@@ -96,21 +99,35 @@ impl<'a> Implementations<'a> {
                 }
             }
         }
+        let l2 = l2::Index::new(
+            cilium.clone(),
+            l2::policies(&snap.cilium.l2_policies),
+            &l2_nodes.iter().map(|(n, l, x)| (n.clone(), l, *x)).collect::<Vec<_>>(),
+            &snap.leases,
+        );
+        let captured_at: Option<Timestamp> = snap.info.captured_at.as_deref().and_then(|t| t.parse().ok());
+        let mut l2_holders_by_ip: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        if cilium.l2_announcements && l2.lease_objects > 0 {
+            for svc in &snap.services {
+                let (ns, name) = crate::snapshot::key_of(&svc.metadata);
+                if let Some(holder) = l2.fresh_holder(&ns, &name, captured_at) {
+                    for ip in crate::metallb::service::ingress_ips(svc).into_iter().filter(|ip| !ip.is_empty()) {
+                        l2_holders_by_ip.entry(ip).or_default().push((format!("{ns}/{name}"), holder.clone()));
+                    }
+                }
+            }
+        }
         Implementations {
+            l2,
+            l2_holders_by_ip,
             servicelb,
             svclb_pods,
             slices_by_service,
             kube_vip: kubevip::discover(snap),
             ledger: lbipam::Ledger::new(pools, requests),
             ledger_index,
-            l2: l2::Index::new(
-                cilium.clone(),
-                l2::policies(&snap.cilium.l2_policies),
-                &l2_nodes.iter().map(|(n, l, x)| (n.clone(), l, *x)).collect::<Vec<_>>(),
-                &snap.leases,
-            ),
             nodes_without_cilium_node: without,
-            captured_at: snap.info.captured_at.as_deref().and_then(|t| t.parse().ok()),
+            captured_at,
             ready_endpoints,
             lease_name_groups: l2::dash_groups(
                 snap.services

@@ -128,6 +128,33 @@ pub(super) fn report(
             objects: vec![object.to_string(), lease_object.clone()],
         });
     }
+    if let Some(me) = v.announcer.as_deref() {
+        let key = format!("{namespace}/{name}");
+        for ip in &v.lb_addresses {
+            let others: Vec<&(String, String)> = imps
+                .l2_holders_by_ip
+                .get(ip)
+                .into_iter()
+                .flatten()
+                .filter(|(svc, holder)| *svc != key && holder != me)
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            let listed: Vec<String> =
+                others.iter().map(|(svc, holder)| format!("{svc} (its Lease held by {holder})")).collect();
+            findings.push(Finding {
+                code: "LBD148",
+                severity: Severity::Warning,
+                message: format!(
+                    "{ip} is shared with {}, while this Service's L2 Lease is held by {me}: each holder answers ARP/NDP for {ip}, so clients see several MACs",
+                    listed.join(", ")
+                ),
+                hint: "Sharing Services each have their own Lease (Cilium issue #48419): keep them on one node by narrowing the policies' nodeSelector to one node per shared address, or give each Service its own address".into(),
+                objects: std::iter::once(object.to_string()).chain(others.iter().map(|(svc, _)| format!("Service {svc}"))).collect(),
+            });
+        }
+    }
     if let (Some(true), Some(holder)) = (lease.renew_overdue, lease.holder.as_ref()) {
         findings.push(Finding {
             code: "LBD147",
