@@ -16,6 +16,7 @@ use serde::Serialize;
 use super::install::Setup;
 use super::lbipam::CLASS_L2;
 use crate::k8s::selector::{Labels, Selector};
+use crate::metallb::install::version_numbers;
 use crate::snapshot::cilium::{Condition, L2Policy};
 
 pub const LEASE_PREFIX: &str = "cilium-l2announce";
@@ -326,9 +327,7 @@ pub fn evaluate(input: &Input) -> Verdict {
         return verdict;
     }
 
-    let mut labels = svc.metadata.labels.clone().unwrap_or_default();
-    labels.insert("io.kubernetes.service.namespace".into(), namespace.clone());
-    labels.insert("io.kubernetes.service.name".into(), name.clone());
+    let labels = super::selector_labels(svc);
     let mut selecting: Vec<usize> = Vec::new();
     for (i, p) in index.policies.iter().enumerate() {
         let why_not = match &p.service_selector {
@@ -536,13 +535,10 @@ pub fn dash_collisions(groups: &HashMap<String, Vec<String>>, namespace: &str, n
 /// Whether this Cilium version names Leases `<ns>.<name>` (main after PR #48138, so v1.21 on);
 /// `None` when the version does not say.
 pub fn dotted_lease_names(version: &str) -> Option<bool> {
-    let v = version.trim_start_matches('v');
-    if matches!(v, "main" | "latest") {
+    if matches!(version.trim_start_matches('v'), "main" | "latest") {
         return Some(true);
     }
-    let core = v.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<u64> = core.split('.').filter_map(|p| p.parse().ok()).collect();
-    match parts.as_slice() {
+    match version_numbers(version).as_slice() {
         [major, minor, ..] => Some((*major, *minor) >= (1, 21)),
         _ => None,
     }
@@ -553,13 +549,10 @@ pub fn etp_gate(version: Option<&str>) -> EtpGate {
     let Some(v) = version else {
         return EtpGate::Unknown;
     };
-    let v = v.trim_start_matches('v');
-    if matches!(v, "main" | "latest") {
+    if matches!(v.trim_start_matches('v'), "main" | "latest") {
         return EtpGate::Gated;
     }
-    let core = v.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<u64> = core.split('.').filter_map(|p| p.parse().ok()).collect();
-    match parts.as_slice() {
+    match version_numbers(v).as_slice() {
         [major, minor, patch, ..] if (*major, *minor, *patch) >= (1, 20, 2) => EtpGate::Gated,
         [_, _, _, ..] => EtpGate::Ungated,
         _ => EtpGate::Unknown,

@@ -284,9 +284,7 @@ pub fn request(setup: &Setup, svc: &Service) -> Request {
     let namespace = svc.metadata.namespace.clone().unwrap_or_default();
     let name = svc.metadata.name.clone().unwrap_or_default();
     let spec = svc.spec.clone().unwrap_or_default();
-    let mut labels = svc.metadata.labels.clone().unwrap_or_default();
-    labels.insert("io.kubernetes.service.namespace".into(), namespace.clone());
-    labels.insert("io.kubernetes.service.name".into(), name.clone());
+    let labels = super::selector_labels(svc);
     let (mut specific, mut unparsable) = (Vec::new(), Vec::new());
     let raw = spec
         .load_balancer_ip

@@ -24,17 +24,15 @@ pub(crate) struct Implementations<'a> {
     /// Nodes without a CiliumNode object (Node labels used instead).
     pub nodes_without_cilium_node: usize,
     pub captured_at: Option<Timestamp>,
-    /// k3s ServiceLB's svclb Pods by the Service name they carry, and EndpointSlices by Service;
-    /// empty without ServiceLB.
+    /// k3s ServiceLB's svclb Pods by the Service name they carry; empty without ServiceLB.
     pub svclb_pods: HashMap<&'a str, Vec<&'a Pod>>,
+    /// EndpointSlices by `(namespace, kubernetes.io/service-name)`; empty without Cilium or ServiceLB.
     pub slices_by_service: HashMap<(&'a str, &'a str), Vec<&'a EndpointSlice>>,
     /// Per LoadBalancer address: the Services showing it whose L2 Lease has a fresh holder, and
     /// that holder (`namespace/name`, node). Sharing Services each have their own Lease.
     pub l2_holders_by_ip: HashMap<String, Vec<(String, String)>>,
     /// Services sharing a dash-form L2 Lease name.
     pub lease_name_groups: HashMap<String, Vec<String>>,
-    /// Ready-endpoint node sets per Service, as Cilium reads them.
-    pub ready_endpoints: HashMap<(String, String), BTreeSet<String>>,
 }
 
 impl<'a> Implementations<'a> {
@@ -72,17 +70,6 @@ impl<'a> Implementations<'a> {
                 (name, labels, exclude)
             })
             .collect();
-        let mut ready_endpoints: HashMap<(String, String), BTreeSet<String>> = HashMap::new();
-        // Only Cilium reads these; big MetalLB-only snapshots skip the work.
-        let slices = if cilium.installed { snap.endpoint_slices.as_slice() } else { &[] };
-        for slice in slices {
-            let Some(service) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
-                continue;
-            };
-            let ns = slice.metadata.namespace.clone().unwrap_or_default();
-            let set = ready_endpoints.entry((ns.clone(), service.clone())).or_default();
-            set.extend(crate::cilium::nodeipam::ready_endpoint_nodes([slice], &ns, service));
-        }
         let servicelb = servicelb::discover(snap);
         let mut svclb_pods: HashMap<&str, Vec<&Pod>> = HashMap::new();
         let mut slices_by_service: HashMap<(&str, &str), Vec<&EndpointSlice>> = HashMap::new();
@@ -92,6 +79,9 @@ impl<'a> Implementations<'a> {
                     svclb_pods.entry(name.as_str()).or_default().push(pod);
                 }
             }
+        }
+        // Only Cilium and ServiceLB read these; big MetalLB-only snapshots skip the work.
+        if cilium.installed || servicelb.installed {
             for slice in &snap.endpoint_slices {
                 if let Some(name) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) {
                     let ns = slice.metadata.namespace.as_deref().unwrap_or("");
@@ -128,7 +118,6 @@ impl<'a> Implementations<'a> {
             ledger_index,
             nodes_without_cilium_node: without,
             captured_at,
-            ready_endpoints,
             lease_name_groups: l2::dash_groups(
                 snap.services
                     .iter()
@@ -139,8 +128,12 @@ impl<'a> Implementations<'a> {
         }
     }
 
-    pub fn ready_endpoints(&self, namespace: &str, name: &str) -> &BTreeSet<String> {
-        static EMPTY: BTreeSet<String> = BTreeSet::new();
-        self.ready_endpoints.get(&(namespace.to_string(), name.to_string())).unwrap_or(&EMPTY)
+    pub fn slices<'s>(&'s self, namespace: &'s str, name: &'s str) -> &'s [&'s EndpointSlice] {
+        self.slices_by_service.get(&(namespace, name)).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The nodes of the Service's ready endpoints, as Cilium reads them.
+    pub fn ready_endpoints(&self, namespace: &str, name: &str) -> BTreeSet<String> {
+        crate::cilium::nodeipam::ready_endpoint_nodes(self.slices(namespace, name).iter().copied(), namespace, name)
     }
 }

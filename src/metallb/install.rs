@@ -332,15 +332,19 @@ pub fn image_tag(image: &str) -> Option<String> {
     last.split_once(':').map(|(_, tag)| tag.to_string())
 }
 
+/// The numbers of an image tag's version, `v1.20.2-rc.1` → `[1, 20, 2]`; `main`, `latest`
+/// and other words give none.
+pub fn version_numbers(tag: &str) -> Vec<u64> {
+    let core = tag.trim_start_matches('v').split(['-', '+']).next().unwrap_or("");
+    core.split('.').filter_map(|p| p.parse().ok()).collect()
+}
+
 /// `main`, `latest` and any semver above 0.16.1 count as newer.
 pub fn newer_than_0_16_1(version: &str) -> bool {
-    let v = version.trim_start_matches('v');
-    if matches!(v, "main" | "latest" | "dev") {
+    if matches!(version.trim_start_matches('v'), "main" | "latest" | "dev") {
         return true;
     }
-    let core = v.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<u64> = core.split('.').filter_map(|p| p.parse().ok()).collect();
-    match parts.as_slice() {
+    match version_numbers(version).as_slice() {
         [major, minor, patch, ..] => (*major, *minor, *patch) > (0, 16, 1),
         [major, minor] => (*major, *minor) > (0, 16),
         _ => false,

@@ -23,10 +23,11 @@ pub(super) fn report(
     detail: bool,
     findings: &mut Vec<Finding>,
 ) -> l2::Verdict {
+    let ready = imps.ready_endpoints(namespace, name);
     let input = l2::Input {
         index: &imps.l2,
         service: svc,
-        ready_endpoint_nodes: imps.ready_endpoints(namespace, name),
+        ready_endpoint_nodes: &ready,
         captured_at: imps.captured_at,
         collides_with: l2::dash_collisions(&imps.lease_name_groups, namespace, name),
         detail,
@@ -172,7 +173,7 @@ pub(super) fn report(
     if v.etp_gate != EtpGate::NotLocal {
         // Before v1.20.2 nothing stops a node without a local backend from holding the Lease.
         let stranded = match (v.etp_gate, v.announcer.as_deref()) {
-            (EtpGate::Ungated | EtpGate::Unknown, Some(h)) => !imps.ready_endpoints(namespace, name).contains(h),
+            (EtpGate::Ungated | EtpGate::Unknown, Some(h)) => !ready.contains(h),
             _ => false,
         };
         let message = match v.etp_gate {

@@ -64,8 +64,7 @@ pub(crate) fn service(
     });
     let servicelb = (imps.servicelb.installed && crate::servicelb::handles(svc)).then(|| {
         let pods = imps.svclb_pods.get(name).map(Vec::as_slice).unwrap_or_default();
-        let slices = imps.slices_by_service.get(&(namespace, name)).map(Vec::as_slice).unwrap_or_default();
-        let v = crate::servicelb::evaluate(&imps.servicelb, svc, &snap.nodes, pods, slices);
+        let v = crate::servicelb::evaluate(&imps.servicelb, svc, &snap.nodes, pods, imps.slices(namespace, name));
         servicelb::findings(&v, &object, &mut findings);
         v
     });

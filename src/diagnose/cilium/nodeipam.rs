@@ -20,7 +20,7 @@ pub(super) fn report(
     let input = nodeipam::Input {
         service: svc,
         nodes: &snap.nodes,
-        ready_endpoint_nodes: imps.ready_endpoints(namespace, name),
+        ready_endpoint_nodes: &imps.ready_endpoints(namespace, name),
         default_nodeipam: imps.cilium.default_is("nodeipam"),
     };
     let actual: Vec<String> = ingress_ips(svc);
