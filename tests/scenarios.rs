@@ -577,3 +577,62 @@ fn shared_address_with_leases_on_two_nodes_is_answered_twice() {
     assert!(web["findings"][0]["message"].as_str().unwrap().contains("default/api (its Lease held by node-c)"));
     assert_eq!(service(&r, "api")["cilium"]["l2"]["announcer"], "node-c");
 }
+
+/// Cilium up to v1.20 names L2 Leases `<ns>-<name>`: only Services that can get a Lease
+/// (LoadBalancer, or with externalIPs) collide.
+#[test]
+fn dash_lease_names_collide_only_between_announceable_services() {
+    let base = r#"
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cilium-config, namespace: kube-system}
+data: {enable-l2-announcements: "true", kube-proxy-replacement: "true", default-lb-service-ipam: "none"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cilium-a, namespace: kube-system, labels: {k8s-app: cilium}}
+spec: {nodeName: node-a, containers: [{name: cilium-agent, image: "quay.io/cilium/cilium:v1.18.4"}]}
+status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+---
+apiVersion: cilium.io/v2alpha1
+kind: CiliumL2AnnouncementPolicy
+metadata: {name: all}
+spec: {loadBalancerIPs: true}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: cilium-l2announce-foo-bar-baz, namespace: kube-system}
+spec: {holderIdentity: node-a, leaseDurationSeconds: 15, renewTime: "2026-11-20T09:59:59.000000Z"}
+---
+apiVersion: lbdoctor/v1alpha1
+kind: SnapshotInfo
+spec: {capturedAt: "2026-11-20T10:00:00Z"}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: bar-baz, namespace: foo}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+status: {loadBalancer: {ingress: [{ip: 192.0.2.10}]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: baz, namespace: foo-bar}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let codes_for = |other_spec: &str| {
+        let file = dir.path().join("s.yaml");
+        std::fs::write(&file, format!("{base}spec: {other_spec}\n")).unwrap();
+        let out = Command::cargo_bin("kubectl-lbdoctor")
+            .unwrap()
+            .args(["check", "-o", "json", "--from", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        codes(&serde_json::from_slice(&out.stdout).unwrap())
+    };
+    assert!(!codes_for("{type: ClusterIP, ports: [{port: 80}]}").contains(&"LBD144".to_string()));
+    assert!(codes_for("{type: LoadBalancer, ports: [{port: 81}]}").contains(&"LBD144".to_string()));
+}

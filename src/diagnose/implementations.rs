@@ -122,6 +122,13 @@ impl<'a> Implementations<'a> {
                 snap.services
                     .iter()
                     .filter(|_| cilium.l2_announcements)
+                    // Only Services with addresses to announce ever get a Lease.
+                    .filter(|s| {
+                        s.spec.as_ref().is_some_and(|p| {
+                            p.type_.as_deref() == Some("LoadBalancer")
+                                || p.external_ips.as_ref().is_some_and(|e| !e.is_empty())
+                        })
+                    })
                     .map(|s| (s.metadata.namespace.as_deref().unwrap_or(""), s.metadata.name.as_deref().unwrap_or(""))),
             ),
             cilium,
