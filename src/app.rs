@@ -1,12 +1,14 @@
 //! One function per verb, from resolved options to a rendered result and an exit status.
 
 use std::io::{Read, Write};
+use std::sync::Arc;
 
 use crate::cli::{Cli, ColorChoice, Command, GlobalArgs};
 use crate::diagnose::{self, DiagnoseError, Options, Scope};
 use crate::metallb::install::Overrides;
 use crate::render::{self, Format, View};
 use crate::report::Report;
+use crate::snapshot::live::{self, KubeEnv, LiveError, LiveOptions};
 use crate::snapshot::{self, LoadError};
 
 /// Errors mapped to the documented exit codes in one place.
@@ -18,6 +20,8 @@ pub enum AppError {
     Load(#[from] LoadError),
     #[error(transparent)]
     Diagnose(#[from] DiagnoseError),
+    #[error(transparent)]
+    Live(#[from] LiveError),
     #[error("{0}")]
     Unavailable(String),
     #[error(transparent)]
@@ -28,7 +32,8 @@ impl AppError {
     pub fn exit_code(&self) -> u8 {
         match self {
             AppError::Usage(_) | AppError::Load(_) | AppError::Diagnose(_) => 2,
-            AppError::Unavailable(_) => 3,
+            AppError::Live(LiveError::Usage(_) | LiveError::Load(_)) => 2,
+            AppError::Live(_) | AppError::Unavailable(_) => 3,
             AppError::Io(_) => 2,
         }
     }
@@ -38,12 +43,18 @@ impl AppError {
 pub struct Env<'a> {
     pub stdin: &'a mut dyn Read,
     pub stdout_is_terminal: bool,
+    /// Progress goes to stderr only when it is a terminal.
+    pub stderr_is_terminal: bool,
     pub no_color: bool,
+    pub kube: KubeEnv,
+    /// The wall clock, RFC 3339: a live snapshot's `capturedAt`.
+    pub now: String,
 }
 
 /// Runs the command; `Ok(true)` means findings reached `--fail-on`.
-pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
+pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
     let g = &cli.global;
+    let output = g.output.unwrap_or(Format::Table);
     let color = match g.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -54,11 +65,12 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
             writeln!(out, "kubectl-lbdoctor {}", env!("CARGO_PKG_VERSION"))?;
             Ok(false)
         }
+        Command::Snapshot => snapshot(g, &mut env, out),
         Command::Explain { resource, name } if is_pool_resource(resource) => {
-            let (snap, opts) = load(g, env.stdin, Scope::All, false)?;
+            let (snap, opts, _) = load(g, &mut env, false)?;
             let report = diagnose::diagnose_pools(&snap, &opts, name.as_deref())?;
             std::mem::forget(snap);
-            render::render_pools(out, &report, g.output, name.is_some(), color)?;
+            render::render_pools(out, &report, output, name.is_some(), color)?;
             // Like `explain svc`: only the findings about the pools explained count.
             Ok(g.fail_on
                 .threshold()
@@ -73,31 +85,31 @@ pub fn run(cli: Cli, env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
             if name.is_some() && g.all_namespaces {
                 return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
             }
-            let scope = match (name, g.all_namespaces, &g.namespace) {
-                (Some(n), _, ns) => {
-                    Scope::Service { namespace: ns.clone().unwrap_or_else(|| "default".into()), name: n.clone() }
-                }
-                (None, true, _) => Scope::All,
-                (None, false, Some(ns)) => Scope::Namespace(ns.clone()),
-                (None, false, None) => Scope::Namespace("default".into()),
-            };
             let view = if name.is_some() { View::Service } else { View::Services };
-            let report = build_report(g, env.stdin, scope, detail(g.output, view))?;
-            render::render(out, &report, g.output, view, color)?;
+            let (snap, mut opts, default_ns) = load(g, &mut env, detail(output, view))?;
+            let namespace = g.namespace.clone().unwrap_or(default_ns);
+            opts.scope = match (name, g.all_namespaces) {
+                (Some(n), _) => Scope::Service { namespace, name: n.clone() },
+                (None, true) => Scope::All,
+                (None, false) => Scope::Namespace(namespace),
+            };
+            let report = build_report(snap, &opts)?;
+            render::render(out, &report, output, view, color)?;
             Ok(fails(&report, g, true))
         }
         Command::Check { ignore } => {
-            let scope = match (&g.namespace, g.all_namespaces) {
+            let (snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
+            opts.scope = match (&g.namespace, g.all_namespaces) {
                 (Some(ns), false) => Scope::Namespace(ns.clone()),
                 _ => Scope::All,
             };
-            let mut report = build_report(g, env.stdin, scope, detail(g.output, View::Check))?;
+            let mut report = build_report(snap, &opts)?;
             let ignored = |code: &str| ignore.iter().any(|i| i.eq_ignore_ascii_case(code));
             report.findings.retain(|f| !ignored(f.code));
             for s in &mut report.services {
                 s.findings.retain(|f| !ignored(f.code));
             }
-            render::render(out, &report, g.output, View::Check, color)?;
+            render::render(out, &report, output, View::Check, color)?;
             Ok(fails(&report, g, false))
         }
     }
@@ -124,37 +136,30 @@ fn is_pool_resource(resource: &str) -> bool {
     matches!(resource, "pool" | "pools" | "ipaddresspool" | "ipaddresspools" | "ipaddresspools.metallb.io")
 }
 
-fn build_report(g: &GlobalArgs, stdin: &mut dyn Read, scope: Scope, detail: bool) -> Result<Report, AppError> {
-    let (snap, opts) = load(g, stdin, scope, detail)?;
-    let r = diagnose::diagnose(&snap, &opts)?;
+fn build_report(snap: snapshot::Snapshot, opts: &Options) -> Result<Report, AppError> {
+    let r = diagnose::diagnose(&snap, opts)?;
     // Freeing a large snapshot object by object costs more than the process exit that follows.
     std::mem::forget(snap);
     Ok(r)
 }
 
-fn load(
-    g: &GlobalArgs,
-    stdin: &mut dyn Read,
-    scope: Scope,
-    detail: bool,
-) -> Result<(snapshot::Snapshot, Options), AppError> {
-    if g.from.is_empty() {
-        return Err(AppError::Usage(
-            "reading a live cluster is not available in this build yet; pass --from with a snapshot \
-             (file, directory or -), e.g. kubectl get nodes,services,endpointslices -A -o yaml > s.yaml"
-                .into(),
-        ));
-    }
-    let snap = snapshot::load_paths(&g.from, stdin)?;
+/// The snapshot, the engine options (scope `All` until the caller narrows it), and the namespace
+/// `-n` defaults to: the context's, live or as recorded in the snapshot.
+fn load(g: &GlobalArgs, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot, Options, String), AppError> {
+    let (snap, default_ns) = if g.from.is_empty() {
+        let c = collect(g, env, false)?;
+        (c.snapshot, c.default_namespace)
+    } else {
+        let snap = snapshot::load_paths(&g.from, env.stdin)?;
+        let ns = snap.info.namespace.clone().unwrap_or_else(|| "default".into());
+        (snap, ns)
+    };
     let missing = snap.info.unreadable_required();
     if !missing.is_empty() {
-        return Err(AppError::Unavailable(format!(
-            "the snapshot could not read what the election needs: {}; collect it with permission to list these kinds",
-            missing.join("; ")
-        )));
+        return Err(AppError::Unavailable(unreadable_message(&snap.info, &missing)));
     }
     let opts = Options {
-        scope,
+        scope: Scope::All,
         detail,
         overrides: Overrides {
             ignore_exclude_lb: g.ignore_exclude_lb,
@@ -164,5 +169,98 @@ fn load(
             version: g.metallb_version,
         },
     };
-    Ok((snap, opts))
+    Ok((snap, opts, default_ns))
+}
+
+fn unreadable_message(info: &snapshot::SnapshotInfo, missing: &[String]) -> String {
+    let checks: Vec<String> =
+        info.denied.iter().filter(|d| missing.contains(&d.summary())).map(|d| format!("  {}", d.can_i())).collect();
+    let mut text = format!(
+        "could not read what the election needs: {}. No answer is given rather than a guess.",
+        missing.join("; ")
+    );
+    if checks.is_empty() {
+        text.push_str(" Collect the snapshot with permission to list these kinds.");
+    } else {
+        text.push_str(&format!(
+            " These commands show the permissions that are missing (ask for get/list on them):\n{}",
+            checks.join("\n")
+        ));
+    }
+    text
+}
+
+fn live_options(g: &GlobalArgs, env: &Env, keep_objects: bool) -> Result<LiveOptions, AppError> {
+    Ok(LiveOptions {
+        kubeconfig: g.kubeconfig.as_ref().map(Into::into),
+        context: g.context.clone(),
+        cluster: g.cluster.clone(),
+        user: g.user.clone(),
+        request_timeout: request_timeout(g.request_timeout.as_deref())?,
+        env: env.kube.clone(),
+        keep_objects,
+        // kubectl's 0 means "no paging".
+        page_size: if g.chunk_size == 0 { u32::MAX } else { g.chunk_size },
+        ..LiveOptions::default()
+    })
+}
+
+fn collect(g: &GlobalArgs, env: &Env, keep_objects: bool) -> Result<live::Collected, AppError> {
+    let opts = live_options(g, env, keep_objects)?;
+    if env.stderr_is_terminal {
+        let bars = Arc::new(live::progress::Bars::new());
+        let result = live::collect(&opts, bars.clone(), env.now.clone());
+        bars.clear();
+        Ok(result?)
+    } else {
+        Ok(live::collect(&opts, Arc::new(live::progress::Silent), env.now.clone())?)
+    }
+}
+
+/// kubectl's `--request-timeout`: `0` is none, a bare number is seconds, else a duration (`30s`, `1m`).
+fn request_timeout(text: Option<&str>) -> Result<Option<std::time::Duration>, AppError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let seconds = match text.parse::<u64>() {
+        Ok(n) => n as f64,
+        Err(_) => crate::k8s::go_duration_seconds(text).filter(|s| *s >= 0.0).ok_or_else(|| {
+            AppError::Usage(format!(
+                "--request-timeout {text:?}: expected a duration such as 30s, 1m or 0 (no timeout)"
+            ))
+        })?,
+    };
+    Ok((seconds > 0.0).then(|| std::time::Duration::from_secs_f64(seconds)))
+}
+
+/// `snapshot`: what the engines read from the live cluster, as a `kind: List` with the
+/// SnapshotInfo first; `--from` on it gives the same answers as the cluster did.
+fn snapshot(g: &GlobalArgs, env: &mut Env, out: &mut dyn Write) -> Result<bool, AppError> {
+    if !g.from.is_empty() {
+        return Err(AppError::Usage(
+            "snapshot reads a live cluster; files given with --from are a snapshot already".into(),
+        ));
+    }
+    let format = match g.output.unwrap_or(Format::Json) {
+        f @ (Format::Json | Format::Yaml) => f,
+        other => {
+            return Err(AppError::Usage(format!("snapshot writes -o json or -o yaml, not {other:?}").to_lowercase()))
+        }
+    };
+    let mut collected = collect(g, env, true)?;
+    let detected = diagnose::describe_installation(&collected.snapshot);
+    if let Some(spec) = collected.objects.first_mut().and_then(|info| info.get_mut("spec")) {
+        spec["detected"] = detected;
+    }
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": collected.objects});
+    render::document(out, &list, format)?;
+    let missing = collected.snapshot.info.unreadable_required();
+    if !missing.is_empty() {
+        out.flush()?;
+        return Err(AppError::Unavailable(format!(
+            "the snapshot was written, but {}",
+            unreadable_message(&collected.snapshot.info, &missing)
+        )));
+    }
+    Ok(false)
 }

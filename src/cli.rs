@@ -16,14 +16,16 @@ use crate::snapshot::{BgpType, Memberlist};
     propagate_version = true,
     after_help = "Examples:\n  \
       # Who should announce web's IP, and why does every other node not? Why is it pending?\n  \
-      kubectl lbdoctor explain svc web -n shop --from snapshot.yaml\n\n  \
+      kubectl lbdoctor explain svc web -n shop\n\n  \
       # MetalLB's pools: usage, who holds which IP, who could get one\n  \
-      kubectl lbdoctor explain pools --from snapshot.yaml\n\n  \
+      kubectl lbdoctor explain pools\n\n  \
       # Every LoadBalancer Service and every finding; exit 1 on errors (for CI)\n  \
-      kubectl lbdoctor check --from snapshots/ -o json\n\n  \
-      # A snapshot straight from kubectl (docs/snapshot-format.md has the complete list)\n  \
-      kubectl get -A -o yaml nodes,svc,endpointslices,pods,ipaddresspools,l2advertisements > s.yaml\n  \
-      kubectl lbdoctor check --from s.yaml"
+      kubectl lbdoctor check -o json\n\n  \
+      # Save the cluster's state, then diagnose it anywhere, offline\n  \
+      kubectl lbdoctor snapshot > s.json\n  \
+      kubectl lbdoctor check --from s.json\n\n\
+Without --from, lbdoctor reads the cluster kubectl reads ($KUBECONFIG, --kubeconfig, --context), with GET\n\
+requests only. Put global kubectl flags after the plugin name: `kubectl lbdoctor --context x check`."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -34,7 +36,7 @@ pub struct Cli {
 
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Path to the kubeconfig file (live mode)
+    /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)
     #[arg(long, global = true, value_name = "PATH")]
     pub kubeconfig: Option<String>,
     /// The kubeconfig context to use (live mode)
@@ -46,21 +48,24 @@ pub struct GlobalArgs {
     /// The kubeconfig user to use (live mode)
     #[arg(long, global = true)]
     pub user: Option<String>,
-    /// Namespace of the Service(s)
+    /// Namespace of the Service(s) (default: the context's namespace)
     #[arg(short = 'n', long, global = true)]
     pub namespace: Option<String>,
     /// Every namespace
     #[arg(short = 'A', long, global = true)]
     pub all_namespaces: bool,
-    /// Timeout for one API request, e.g. 30s (live mode)
+    /// How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)
     #[arg(long, global = true, value_name = "DURATION")]
     pub request_timeout: Option<String>,
+    /// Objects per page when listing (kubectl's --chunk-size)
+    #[arg(long, global = true, default_value_t = 500, value_name = "N")]
+    pub chunk_size: u32,
     /// Read a snapshot instead of a cluster: file, directory or - (repeatable)
     #[arg(long = "from", global = true, value_name = "PATH")]
     pub from: Vec<String>,
-    /// Output format
-    #[arg(short = 'o', long, global = true, value_enum, default_value = "table")]
-    pub output: Format,
+    /// Output format [default: table; json for snapshot]
+    #[arg(short = 'o', long, global = true, value_enum)]
+    pub output: Option<Format>,
     /// Colour: auto follows the terminal and NO_COLOR
     #[arg(long, global = true, value_enum, default_value = "auto")]
     pub color: ColorChoice,
@@ -125,6 +130,8 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', value_name = "CODE")]
         ignore: Vec<String>,
     },
+    /// Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)
+    Snapshot,
     /// Print the version
     Version,
 }

@@ -8,6 +8,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use lbdoctor::app::{self, Env};
 use lbdoctor::cli::Cli;
+use lbdoctor::snapshot::live::KubeEnv;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -21,7 +22,10 @@ fn main() -> ExitCode {
     let env = Env {
         stdin: &mut std::io::stdin(),
         stdout_is_terminal: std::io::stdout().is_terminal(),
+        stderr_is_terminal: std::io::stderr().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        kube: KubeEnv { kubeconfig: std::env::var_os("KUBECONFIG"), home: std::env::home_dir() },
+        now: jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default(),
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = app::run(cli, env, &mut out).and_then(|failed| {

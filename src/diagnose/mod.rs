@@ -365,6 +365,20 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
         .collect()
 }
 
+/// The implementations found, their versions and settings, as `source` reports them: what a
+/// snapshot records as `detected`.
+pub fn describe_installation(snap: &Snapshot) -> serde_json::Value {
+    let world = World::build(snap, &Overrides::default());
+    let imps = implementations::Implementations::build(snap);
+    let s = source_with(&world, &imps);
+    serde_json::json!({
+        "implementations": s.implementations,
+        "metallb": s.metallb,
+        "cilium": s.cilium,
+        "assumptions": s.assumptions,
+    })
+}
+
 fn source_with(world: &World, imps: &implementations::Implementations) -> Source {
     let mut s = source(world);
     let mut found = Vec::new();
@@ -429,7 +443,7 @@ pub(crate) fn source(world: &World) -> Source {
         ));
     }
     Source {
-        mode: "snapshot",
+        mode: if world.snap.live { "live" } else { "snapshot" },
         context: info.context.clone(),
         captured_at: info.captured_at.clone(),
         unreadable: info.unreadable.clone(),

@@ -58,7 +58,7 @@ pub fn render_pools(
 }
 
 /// JSON or YAML: the same document.
-fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: Format) -> std::io::Result<()> {
+pub fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: Format) -> std::io::Result<()> {
     if format == Format::Yaml {
         let text = serde_saphyr::to_string(value).map_err(std::io::Error::other)?;
         return out.write_all(text.as_bytes());

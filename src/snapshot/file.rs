@@ -89,6 +89,21 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
     for ((file, text), lines) in texts.iter().zip(&indexes) {
         split_text(file, text, lines, &mut pending)?;
     }
+    decode_all(pending)
+}
+
+/// Builds a Snapshot from objects already parsed (live collection), through the same decoding
+/// and duplicate checks as files. Each object carries a label for error messages: the request.
+pub fn from_objects(objects: Vec<(Arc<str>, serde_json::Value)>) -> Result<Snapshot, LoadError> {
+    let mut pending = Vec::with_capacity(objects.len());
+    for (i, (label, value)) in objects.into_iter().enumerate() {
+        let origin = Origin { file: label, line: None, column: None, item: Some(i) };
+        split_value(origin, value, &mut pending)?;
+    }
+    decode_all(pending)
+}
+
+fn decode_all(pending: Vec<Split>) -> Result<Snapshot, LoadError> {
     // Typed decoding is the expensive part and each object is independent.
     let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending.into_par_iter().map(Split::decode).collect();
     let mut collector = Collector::default();

@@ -4,6 +4,7 @@
 pub mod cilium;
 pub mod crd;
 pub mod file;
+pub mod live;
 
 use std::collections::BTreeMap;
 
@@ -13,7 +14,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use serde::{Deserialize, Serialize};
 
-pub use file::{load_paths, LoadError};
+pub use file::{from_objects, load_paths, LoadError};
 
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -33,6 +34,8 @@ pub struct Snapshot {
     pub leases: Vec<Lease>,
     /// Objects of kinds no engine reads, counted by `Kind (apiVersion)`.
     pub ignored_kinds: BTreeMap<String, usize>,
+    /// Read from the API server just now, not from files.
+    pub live: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -101,10 +104,53 @@ pub struct SnapshotInfo {
     pub server_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// The context's namespace: what `-n` defaults to, live and from this snapshot alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     #[serde(default)]
     pub unreadable: Vec<String>,
+    /// What could not be read, as data: the source of `unreadable` and of the RBAC hints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub denied: Vec<Denied>,
+    /// Custom resources whose CRD the server does not serve (`ipaddresspools.metallb.io`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_installed: Vec<String>,
     #[serde(default)]
     pub metallb: MetallbInfo,
+    /// What lbdoctor detected when it took the snapshot (implementations, versions, flags); a
+    /// record for readers, never an input: the engines derive all of it again from the objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detected: Option<serde_json::Value>,
+}
+
+/// One request the API server refused or failed, with what is needed to check the permission.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Denied {
+    /// `pods`, `l2advertisements.metallb.io`.
+    pub resource: String,
+    pub verb: String,
+    /// Empty for a cluster-wide request.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// `forbidden`, `unauthorized`, `server error 500`.
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+impl Denied {
+    /// The entry of `SnapshotInfo.unreadable`: `pods: forbidden (list in metallb-system)`.
+    pub fn summary(&self) -> String {
+        let scope = if self.namespace.is_empty() { String::new() } else { format!(" in {}", self.namespace) };
+        format!("{}: {} ({}{scope})", self.resource, self.reason, self.verb)
+    }
+
+    /// The command that tells whether the current credentials may do what was refused.
+    pub fn can_i(&self) -> String {
+        let scope = if self.namespace.is_empty() { " -A".to_string() } else { format!(" -n {}", self.namespace) };
+        format!("kubectl auth can-i {} {}{scope}", self.verb, self.resource)
+    }
 }
 
 /// Resources without which no layer-2 answer can be given (lower-case plural, as in RBAC errors).

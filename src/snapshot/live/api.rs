@@ -1,0 +1,391 @@
+//! The requests themselves: paginated LISTs, GETs by name and discovery, all GET, bounded in
+//! flight, with each failure sorted into "fatal" (the server cannot be used at all) or "this
+//! resource could not be read" (recorded, the rest goes on).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::core::params::ListParams;
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use super::kinds::{Resource, CUSTOM};
+use super::progress::Progress;
+use super::LiveError;
+use crate::snapshot::Denied;
+
+/// A LIST (or a GET by name) of one resource.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub resource: Resource,
+    pub namespace: Option<String>,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    /// GET this one object instead of listing.
+    pub name: Option<String>,
+}
+
+impl Target {
+    pub fn all(resource: Resource) -> Target {
+        Target { resource, namespace: None, label_selector: None, field_selector: None, name: None }
+    }
+
+    pub fn in_namespace(resource: Resource, namespace: &str) -> Target {
+        Target { namespace: Some(namespace.to_string()), ..Target::all(resource) }
+    }
+
+    pub fn labelled(resource: Resource, namespace: &str, selector: &str) -> Target {
+        Target { label_selector: Some(selector.to_string()), ..Target::in_namespace(resource, namespace) }
+    }
+
+    pub fn named(resource: Resource, namespace: &str, name: &str) -> Target {
+        Target { name: Some(name.to_string()), ..Target::in_namespace(resource, namespace) }
+    }
+
+    /// What the progress display and errors call it: `pods -n metallb-system -l component=speaker`.
+    pub fn label(&self) -> String {
+        let mut s = self.resource.name();
+        if let Some(name) = &self.name {
+            s.push('/');
+            s.push_str(name);
+        }
+        match &self.namespace {
+            Some(ns) => s.push_str(&format!(" -n {ns}")),
+            None if self.name.is_none() => s.push_str(" -A"),
+            None => {}
+        }
+        if let Some(l) = &self.label_selector {
+            s.push_str(&format!(" -l {l}"));
+        }
+        if let Some(f) = &self.field_selector {
+            s.push_str(&format!(" --field-selector {f}"));
+        }
+        s
+    }
+}
+
+/// What one target gave: its objects (with apiVersion and kind set, managedFields trimmed), or
+/// why it could not be read.
+#[derive(Debug, Default)]
+pub struct Listed {
+    pub objects: Vec<(Arc<str>, Value)>,
+    pub denied: Option<Denied>,
+}
+
+pub struct Api {
+    pub client: kube::Client,
+    pub gate: Semaphore,
+    pub page_size: u32,
+    pub timeout: Option<Duration>,
+    pub server: String,
+    pub context: Option<String>,
+    pub progress: Arc<dyn Progress>,
+}
+
+/// A response that is not the object asked for.
+enum Failure {
+    Status(u16, String, String),
+    Fatal(LiveError),
+}
+
+/// How many times a list restarts after its continue token expired (410 Gone) before giving up.
+const RESTARTS: usize = 3;
+
+impl Api {
+    async fn text(&self, req: http::Request<Vec<u8>>) -> Result<String, Failure> {
+        let _permit = self.gate.acquire().await.expect("the semaphore is never closed");
+        let call = self.client.request_text(req);
+        let result = match self.timeout {
+            Some(t) => match tokio::time::timeout(t, call).await {
+                Ok(r) => r,
+                Err(_) => {
+                    return Err(Failure::Fatal(
+                        self.unreachable(&format!("no answer within {t:?} (--request-timeout)")),
+                    ))
+                }
+            },
+            None => call.await,
+        };
+        result.map_err(|e| match e {
+            kube::Error::Api(status) if status.code == 401 => Failure::Fatal(LiveError::Unauthorized(format!(
+                "the API server {} rejected the credentials of {} (401 Unauthorized{}). Log in again or refresh the \
+                 token (your exec plugin, `gcloud`/`aws`/`az` login or client certificate), then check with \
+                 `kubectl{} get nodes`.",
+                self.server,
+                self.context
+                    .as_deref()
+                    .map(|c| format!("context {c}"))
+                    .unwrap_or_else(|| "this Pod's service account".into()),
+                if status.message.is_empty() { String::new() } else { format!(": {}", status.message) },
+                self.context.as_deref().map(|c| format!(" --context {c}")).unwrap_or_default(),
+            ))),
+            kube::Error::Api(status) => Failure::Status(status.code, status.reason.clone(), status.message.clone()),
+            other => Failure::Fatal(self.unreachable(&chain(&other))),
+        })
+    }
+
+    fn unreachable(&self, why: &str) -> LiveError {
+        let check = self.context.as_deref().map(|c| format!(" --context {c}")).unwrap_or_default();
+        LiveError::Unreachable(format!(
+            "cannot read the Kubernetes API server {}{}: {why}. Check that the cluster is up and that `kubectl{check} \
+             get nodes` works from here, or read a snapshot with --from FILE.",
+            self.server,
+            self.context.as_deref().map(|c| format!(" (context {c})")).unwrap_or_default(),
+        ))
+    }
+
+    /// `/version`: the first request, so a dead server or bad TLS fails fast with one message.
+    pub async fn server_version(&self) -> Result<String, LiveError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Info {
+            git_version: String,
+        }
+        let req = http::Request::get("/version").body(Vec::new()).expect("a static request is valid");
+        match self.text(req).await {
+            Ok(text) => Ok(serde_json::from_str::<Info>(&text).map(|i| i.git_version).unwrap_or_default()),
+            Err(Failure::Fatal(e)) => Err(e),
+            // Some servers restrict /version; the lists will tell whether access works.
+            Err(Failure::Status(..)) => Ok(String::new()),
+        }
+    }
+
+    /// Every page of a LIST (or the one object of a GET). Only an unusable server is an error.
+    pub async fn list(&self, target: &Target) -> Result<Listed, LiveError> {
+        let label = target.label();
+        self.progress.start(&label);
+        let path = target.resource.path(target.namespace.as_deref());
+        let origin: Arc<str> = format!("GET {path}").into();
+        let mut out = Listed::default();
+        if let Some(name) = &target.name {
+            let req = http::Request::get(format!("{path}/{name}")).body(Vec::new()).expect("a path is a valid URI");
+            match self.text(req).await {
+                Ok(text) => {
+                    let value = parse(&text, &origin)?;
+                    out.objects.push((format!("GET {path}/{name}").into(), stamp(value, &target.resource)));
+                }
+                Err(Failure::Status(404, ..)) => {}
+                Err(Failure::Status(code, reason, message)) => {
+                    out.denied = Some(denied(target, "get", code, reason, message))
+                }
+                Err(Failure::Fatal(e)) => return Err(e),
+            }
+            self.progress.finish(&label, out.objects.len(), 1, out.denied.as_ref().map(|d| d.reason.as_str()));
+            return Ok(out);
+        }
+        let (mut pages, mut restarts) = (0usize, 0usize);
+        let mut token: Option<String> = None;
+        loop {
+            let lp = ListParams {
+                label_selector: target.label_selector.clone(),
+                field_selector: target.field_selector.clone(),
+                limit: Some(self.page_size),
+                continue_token: token.clone(),
+                ..ListParams::default()
+            };
+            let req = kube::core::Request::new(&path)
+                .list(&lp)
+                .map_err(|e| LiveError::Usage(format!("{label}: cannot build the request: {e}")))?;
+            match self.text(req).await {
+                Ok(text) => {
+                    let page: Page = serde_json::from_str(&text).map_err(|e| decode_error(&origin, e))?;
+                    pages += 1;
+                    out.objects
+                        .extend(page.items.into_iter().flatten().map(|v| (origin.clone(), stamp(v, &target.resource))));
+                    self.progress.page(&label, out.objects.len(), pages, page.metadata.remaining_item_count);
+                    token = page.metadata.continue_token.filter(|t| !t.is_empty());
+                    if token.is_none() {
+                        break;
+                    }
+                }
+                // The continue token expired while we paged: start again from the first page.
+                Err(Failure::Status(410, ..)) if token.is_some() && restarts < RESTARTS => {
+                    restarts += 1;
+                    token = None;
+                    out.objects.clear();
+                    pages = 0;
+                }
+                Err(Failure::Status(code, reason, message)) => {
+                    out.objects.clear();
+                    // 404 on a list: the resource is not served (a CRD removed since discovery).
+                    if code != 404 {
+                        out.denied = Some(denied(target, "list", code, reason, message));
+                    }
+                    break;
+                }
+                Err(Failure::Fatal(e)) => return Err(e),
+            }
+        }
+        self.progress.finish(&label, out.objects.len(), pages, out.denied.as_ref().map(|d| d.reason.as_str()));
+        Ok(out)
+    }
+
+    /// Which custom resources the server serves, at which version (the first one it lists per
+    /// group, i.e. the preferred one where a resource has several). Absent groups: not installed.
+    pub async fn discover(&self, groups: &[&'static str]) -> Result<Discovered, LiveError> {
+        #[derive(Deserialize)]
+        struct GroupList {
+            #[serde(default)]
+            groups: Vec<Group>,
+        }
+        #[derive(Deserialize)]
+        struct Group {
+            name: String,
+            #[serde(default)]
+            versions: Vec<GroupVersion>,
+        }
+        #[derive(Deserialize)]
+        struct GroupVersion {
+            version: String,
+        }
+        #[derive(Deserialize)]
+        struct ResourceList {
+            #[serde(default)]
+            resources: Vec<ApiResource>,
+        }
+        #[derive(Deserialize)]
+        struct ApiResource {
+            name: String,
+        }
+        self.progress.start("discovery");
+        let mut found = Discovered::default();
+        let req = http::Request::get("/apis").body(Vec::new()).expect("a static request is valid");
+        let list: GroupList = match self.text(req).await {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| decode_error(&"GET /apis".into(), e))?,
+            Err(Failure::Fatal(e)) => return Err(e),
+            Err(Failure::Status(code, reason, message)) => {
+                // Without discovery every custom resource is unknown, not absent.
+                for c in CUSTOM {
+                    found.denied.push(Denied {
+                        resource: c.name(),
+                        verb: "list".into(),
+                        namespace: String::new(),
+                        reason: reason_text(code, &reason),
+                        message: format!("API discovery (GET /apis) failed: {message}"),
+                    });
+                }
+                return Ok(found);
+            }
+        };
+        let wanted: Vec<(&str, String)> = list
+            .groups
+            .iter()
+            .filter(|g| groups.contains(&g.name.as_str()))
+            .flat_map(|g| g.versions.iter().map(move |v| (g.name.as_str(), v.version.clone())))
+            .collect();
+        let lists = futures::future::join_all(wanted.iter().map(|(group, version)| async move {
+            let req =
+                http::Request::get(format!("/apis/{group}/{version}")).body(Vec::new()).expect("a path is a valid URI");
+            (group, version, self.text(req).await)
+        }))
+        .await;
+        for (group, version, result) in lists {
+            let resources: ResourceList = match result {
+                Ok(text) => serde_json::from_str(&text)
+                    .map_err(|e| decode_error(&format!("GET /apis/{group}/{version}").into(), e))?,
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Status(..)) => continue,
+            };
+            for r in resources.resources.iter().filter(|r| !r.name.contains('/')) {
+                if let Some(c) = CUSTOM.iter().find(|c| c.group == *group && c.plural == r.name) {
+                    found.served.entry(c.name()).or_insert_with(|| c.at(version));
+                }
+            }
+        }
+        self.progress.finish("discovery", found.served.len(), 1 + wanted.len(), None);
+        Ok(found)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// `ipaddresspools.metallb.io` → the resource at the version to list it at.
+    pub served: BTreeMap<String, Resource>,
+    pub denied: Vec<Denied>,
+}
+
+#[derive(Deserialize)]
+struct Page {
+    #[serde(default)]
+    metadata: PageMeta,
+    #[serde(default)]
+    items: Option<Vec<Value>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct PageMeta {
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+    #[serde(default)]
+    remaining_item_count: Option<i64>,
+}
+
+/// List items carry neither apiVersion nor kind; the snapshot needs both. managedFields are
+/// bookkeeping, often half of an object's size; only a Service's status writers are read (who
+/// writes its ingress tells which implementation owns it), so only they are kept.
+fn stamp(mut value: Value, resource: &Resource) -> Value {
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("apiVersion".into(), Value::String(resource.api_version()));
+        obj.insert("kind".into(), Value::String(resource.kind.into()));
+        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            let kept: Vec<Value> = match meta.remove("managedFields") {
+                Some(Value::Array(entries)) if resource.kind == "Service" => {
+                    entries.into_iter().filter(writes_status).collect()
+                }
+                _ => Vec::new(),
+            };
+            if !kept.is_empty() {
+                meta.insert("managedFields".into(), Value::Array(kept));
+            }
+        }
+    }
+    value
+}
+
+fn writes_status(entry: &Value) -> bool {
+    entry.get("subresource").and_then(Value::as_str) == Some("status")
+        || entry.get("fieldsV1").and_then(|f| f.get("f:status")).is_some()
+}
+
+fn parse(text: &str, origin: &Arc<str>) -> Result<Value, LiveError> {
+    serde_json::from_str(text).map_err(|e| decode_error(origin, e))
+}
+
+fn decode_error(origin: &Arc<str>, e: serde_json::Error) -> LiveError {
+    LiveError::Decode(format!("{origin}: the API server's answer is not valid JSON: {e}"))
+}
+
+fn reason_text(code: u16, reason: &str) -> String {
+    match code {
+        403 => "forbidden".into(),
+        _ if !reason.is_empty() => format!("{} ({code})", reason.to_ascii_lowercase()),
+        _ => format!("error {code}"),
+    }
+}
+
+fn denied(target: &Target, verb: &str, code: u16, reason: String, message: String) -> Denied {
+    Denied {
+        resource: target.resource.name(),
+        verb: verb.into(),
+        namespace: target.namespace.clone().unwrap_or_default(),
+        reason: reason_text(code, &reason),
+        message,
+    }
+}
+
+/// An error and its causes on one line: kube's top-level messages alone ("ServiceError") say little.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = s.source();
+    }
+    parts.join(": ")
+}

@@ -1,0 +1,90 @@
+//! Reaching the API server exactly as kubectl would: the same kubeconfig files, merged the same
+//! way, the same context/cluster/user overrides, or the Pod's service account in a cluster.
+
+use std::path::{Path, PathBuf};
+
+use kube::config::{Config, KubeConfigOptions, Kubeconfig};
+
+use super::{LiveError, LiveOptions};
+
+/// The client configuration and the context name it came from (`None` in-cluster).
+pub struct Connection {
+    pub config: Config,
+    pub context: Option<String>,
+}
+
+pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
+    let kc_opts =
+        KubeConfigOptions { context: opts.context.clone(), cluster: opts.cluster.clone(), user: opts.user.clone() };
+    let kubeconfig = match &opts.kubeconfig {
+        // Like kubectl, --kubeconfig names one file and it must exist.
+        Some(path) => Some(read(path)?),
+        None => match &opts.env.kubeconfig {
+            Some(list) => merged(list)?,
+            None => match opts.env.home.as_ref().map(|h| h.join(".kube").join("config")) {
+                Some(path) if path.exists() => Some(read(&path)?),
+                _ => None,
+            },
+        },
+    };
+    let Some(kubeconfig) = kubeconfig else {
+        if opts.context.is_some() || opts.cluster.is_some() || opts.user.is_some() {
+            return Err(LiveError::Usage(
+                "--context, --cluster and --user need a kubeconfig, and none was found ($KUBECONFIG is unset and ~/.kube/config does not exist)".into(),
+            ));
+        }
+        return in_cluster(opts);
+    };
+    let context = opts.context.clone().or_else(|| kubeconfig.current_context.clone());
+    if let Some(name) = &opts.context {
+        if !kubeconfig.contexts.iter().any(|c| &c.name == name) {
+            return Err(LiveError::Usage(format!("context {name:?} is not in the kubeconfig")));
+        }
+    }
+    let mut config = Config::from_custom_kubeconfig(kubeconfig, &kc_opts).await.map_err(|e| {
+        LiveError::Usage(format!("the kubeconfig cannot be used: {e}; check `kubectl config view --minify`"))
+    })?;
+    apply_timeout(&mut config, opts);
+    Ok(Connection { config, context })
+}
+
+fn in_cluster(opts: &LiveOptions) -> Result<Connection, LiveError> {
+    match Config::incluster() {
+        Ok(mut config) => {
+            apply_timeout(&mut config, opts);
+            Ok(Connection { config, context: None })
+        }
+        Err(e) => Err(LiveError::Unreachable(format!(
+            "no cluster to read: no kubeconfig ($KUBECONFIG is unset and ~/.kube/config does not exist) and not \
+             running inside a Pod ({e}). Pass --kubeconfig, or read a snapshot with --from FILE."
+        ))),
+    }
+}
+
+fn read(path: &Path) -> Result<Kubeconfig, LiveError> {
+    Kubeconfig::read_from(path).map_err(|e| LiveError::Usage(format!("kubeconfig {}: {e}", path.display())))
+}
+
+/// `$KUBECONFIG` as kubectl reads it: a path list, merged first-wins, missing files skipped.
+fn merged(list: &std::ffi::OsStr) -> Result<Option<Kubeconfig>, LiveError> {
+    let paths: Vec<PathBuf> = std::env::split_paths(list).filter(|p| !p.as_os_str().is_empty()).collect();
+    let mut merged: Option<Kubeconfig> = None;
+    for path in paths.iter().filter(|p| p.exists()) {
+        let next = read(path)?;
+        merged = Some(match merged {
+            None => next,
+            Some(m) => m.merge(next).map_err(|e| LiveError::Usage(format!("$KUBECONFIG: {e}")))?,
+        });
+    }
+    Ok(merged)
+}
+
+fn apply_timeout(config: &mut Config, opts: &LiveOptions) {
+    if let Some(t) = opts.request_timeout {
+        config.connect_timeout = Some(t);
+        config.read_timeout = Some(t);
+        config.write_timeout = Some(t);
+        // Pooled connections must not count their idle time against the next request.
+        config.reset_reader_on_write = true;
+    }
+}

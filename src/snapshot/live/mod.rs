@@ -1,0 +1,260 @@
+//! Reading a live cluster, read-only: one paginated LIST per kind, kinds in parallel, and the
+//! objects decoded by the same code as snapshot files, so nothing downstream can tell the two apart.
+
+mod api;
+mod connect;
+pub mod kinds;
+pub mod progress;
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use self::api::{Api, Listed, Target};
+use self::kinds::*;
+use self::progress::Progress;
+use super::{from_objects, LoadError, Snapshot, SnapshotInfo};
+
+/// What the environment says about kubeconfig, read once by the binary.
+#[derive(Debug, Clone, Default)]
+pub struct KubeEnv {
+    /// `$KUBECONFIG`, a path list.
+    pub kubeconfig: Option<OsString>,
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LiveOptions {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    pub cluster: Option<String>,
+    pub user: Option<String>,
+    /// `--request-timeout`; `None` waits as long as the server takes (kubectl's `0`).
+    pub request_timeout: Option<Duration>,
+    pub env: KubeEnv,
+    /// Objects per page (`limit`).
+    pub page_size: u32,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Keep every object as JSON too, for `snapshot`.
+    pub keep_objects: bool,
+}
+
+impl Default for LiveOptions {
+    fn default() -> Self {
+        LiveOptions {
+            kubeconfig: None,
+            context: None,
+            cluster: None,
+            user: None,
+            request_timeout: None,
+            env: KubeEnv::default(),
+            page_size: 500,
+            concurrency: 8,
+            keep_objects: false,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    /// A flag or kubeconfig that cannot work (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// No server to talk to, or it cannot be trusted (exit 3).
+    #[error("{0}")]
+    Unreachable(String),
+    /// The server refused who we are (exit 3).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The server answered something that is not Kubernetes JSON (exit 3).
+    #[error("{0}")]
+    Decode(String),
+    /// An object the engines cannot read (exit 2, as for a file).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
+pub struct Collected {
+    pub snapshot: Snapshot,
+    /// The SnapshotInfo object first, then every object as the server sent it; with `keep_objects`.
+    pub objects: Vec<Value>,
+    /// What `-n` defaults to: the context's namespace, or the Pod's in a cluster.
+    pub default_namespace: String,
+}
+
+/// Reads everything the engines use. `captured_at` is the caller's clock reading (RFC 3339).
+pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: String) -> Result<Collected, LiveError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| LiveError::Unreachable(format!("cannot start the network runtime: {e}")))?;
+    runtime.block_on(async {
+        let conn = connect::connect(opts).await?;
+        let server = conn.config.cluster_url.to_string();
+        let default_namespace = conn.config.default_namespace.clone();
+        let client = kube::Client::try_from(conn.config)
+            .map_err(|e| LiveError::Unreachable(format!("cannot set up a client for {server}: {e}")))?;
+        let api = Api {
+            client,
+            gate: tokio::sync::Semaphore::new(opts.concurrency.max(1)),
+            page_size: opts.page_size,
+            timeout: opts.request_timeout,
+            server: server.trim_end_matches('/').to_string(),
+            context: conn.context.clone(),
+            progress,
+        };
+        let server_version = api.server_version().await?;
+        let gathered = gather(&api).await?;
+        let mut info = SnapshotInfo {
+            captured_at: Some(captured_at),
+            tool_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            server_version: Some(server_version).filter(|v| !v.is_empty()),
+            context: conn.context,
+            namespace: Some(default_namespace.clone()),
+            not_installed: gathered.not_installed,
+            ..SnapshotInfo::default()
+        };
+        info.unreadable = gathered.denied.iter().map(|d| d.summary()).collect();
+        info.denied = gathered.denied;
+        let info_object = serde_json::json!({
+            "apiVersion": "lbdoctor/v1alpha1",
+            "kind": "SnapshotInfo",
+            "metadata": {"name": "snapshot"},
+            "spec": info,
+        });
+        let mut objects: Vec<(Arc<str>, Value)> = Vec::with_capacity(gathered.objects.len() + 1);
+        objects.push(("lbdoctor".into(), info_object));
+        objects.extend(gathered.objects);
+        let kept = if opts.keep_objects { objects.iter().map(|(_, v)| v.clone()).collect() } else { Vec::new() };
+        let mut snapshot = from_objects(objects)?;
+        snapshot.live = true;
+        Ok(Collected { snapshot, objects: kept, default_namespace })
+    })
+}
+
+struct Gathered {
+    objects: Vec<(Arc<str>, Value)>,
+    denied: Vec<crate::snapshot::Denied>,
+    not_installed: Vec<String>,
+}
+
+/// Every list at once where it can be; only the Pods, ConfigMaps and Leases of the LB
+/// implementations wait, because their namespaces come from the workloads and custom resources.
+async fn gather(api: &Api) -> Result<Gathered, LiveError> {
+    let cluster = [NODES, SERVICES, ENDPOINT_SLICES, NAMESPACES].map(Target::all);
+    let reasons = METALLB_EVENT_REASONS.iter().chain(crate::servicelb::EVENTS.iter());
+    let events: Vec<Target> = reasons
+        .map(|reason| Target {
+            field_selector: Some(format!("involvedObject.kind=Service,reason={reason}")),
+            ..Target::all(EVENTS)
+        })
+        .collect();
+    let independent = futures::future::try_join_all(cluster.iter().chain(&events).map(|t| api.list(t)));
+    let (mut lists, (lb_lists, not_installed)) = futures::future::try_join(independent, implementations(api)).await?;
+    lists.extend(lb_lists);
+    let mut objects = Vec::new();
+    let mut denied = Vec::new();
+    let mut seen = HashSet::new();
+    for listed in lists {
+        denied.extend(listed.denied);
+        for (origin, value) in listed.objects {
+            // Overlapping selectors (two label spellings) return some Pods twice.
+            if seen.insert(identity(&value)) {
+                objects.push((origin, value));
+            }
+        }
+    }
+    Ok(Gathered { objects, denied, not_installed })
+}
+
+fn identity(value: &Value) -> (String, String, String, String) {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let meta = value.get("metadata");
+    (
+        text(value.get("apiVersion")),
+        text(value.get("kind")),
+        text(meta.and_then(|m| m.get("namespace"))),
+        text(meta.and_then(|m| m.get("name"))),
+    )
+}
+
+/// The workloads and custom resources first; from them, where MetalLB and Cilium run (DESIGN §5,
+/// by the same functions the engines use); then their Pods, ConfigMaps and Leases.
+async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveError> {
+    let workloads = futures::future::try_join_all(
+        [Target::all(DAEMON_SETS), Target::all(DEPLOYMENTS)].map(|t| async move { api.list(&t).await }),
+    );
+    let customs = async {
+        let found = api.discover(&custom_groups()).await?;
+        let not_installed: Vec<String> = if found.denied.is_empty() {
+            CUSTOM.iter().map(|c| c.name()).filter(|n| !found.served.contains_key(n)).collect()
+        } else {
+            Vec::new()
+        };
+        let targets: Vec<Target> = found.served.values().cloned().map(Target::all).collect();
+        let mut lists = futures::future::try_join_all(targets.iter().map(|t| api.list(t))).await?;
+        lists.extend(found.denied.into_iter().map(|d| Listed { objects: Vec::new(), denied: Some(d) }));
+        Ok::<_, LiveError>((lists, not_installed))
+    };
+    let (mut workloads, (mut lists, not_installed)) = futures::future::try_join(workloads, customs).await?;
+    for listed in &mut workloads {
+        listed.objects.retain(|(_, v)| is_lb_workload(v));
+    }
+    lists.extend(workloads);
+
+    let known: Vec<(Arc<str>, Value)> = lists.iter().flat_map(|l| l.objects.iter().cloned()).collect();
+    let partial = from_objects(known)?;
+    let metallb = crate::metallb::install::discover(&partial, &Default::default());
+    let cilium = crate::cilium::install::discover(&partial);
+    let (mns, cns) = (metallb.namespace.as_str(), cilium.namespace.as_str());
+    let mut second = vec![
+        Target::labelled(PODS, mns, "component in (speaker,controller)"),
+        Target::labelled(PODS, mns, "app.kubernetes.io/component in (speaker,controller)"),
+        Target::labelled(PODS, cns, "k8s-app=cilium"),
+        Target::labelled(PODS, cns, "app.kubernetes.io/name in (cilium-agent,cilium-operator)"),
+        Target::labelled(PODS, cns, "io.cilium/app=operator"),
+        Target::labelled(PODS, "kube-system", crate::servicelb::SVC_NAME),
+        Target::named(CONFIG_MAPS, "kube-system", "kube-proxy"),
+        Target::named(CONFIG_MAPS, mns, "metallb-excludel2"),
+        Target::named(CONFIG_MAPS, cns, crate::cilium::install::CONFIG_MAP),
+    ];
+    if cns != crate::cilium::install::DEFAULT_NAMESPACE {
+        second.push(Target::named(
+            CONFIG_MAPS,
+            crate::cilium::install::DEFAULT_NAMESPACE,
+            crate::cilium::install::CONFIG_MAP,
+        ));
+    }
+    if cilium.installed {
+        second.push(Target::in_namespace(LEASES, cns));
+    }
+    lists.extend(futures::future::try_join_all(second.iter().map(|t| api.list(t))).await?);
+    Ok((lists, not_installed))
+}
+
+/// Keeps the DaemonSets and Deployments some implementation recognises as its own (the same
+/// discovery the engines run), so a snapshot holds no unrelated workloads.
+fn is_lb_workload(value: &Value) -> bool {
+    let mut one = Snapshot::default();
+    match value.get("kind").and_then(Value::as_str) {
+        Some("DaemonSet") => match serde_json::from_value(value.clone()) {
+            Ok(ds) => one.daemon_sets.push(ds),
+            Err(_) => return true,
+        },
+        Some("Deployment") => match serde_json::from_value(value.clone()) {
+            Ok(d) => one.deployments.push(d),
+            Err(_) => return true,
+        },
+        _ => return true,
+    }
+    crate::metallb::install::discover(&one, &Default::default()).installed
+        || crate::cilium::install::discover(&one).installed
+        || crate::kubevip::discover(&one).installed
+        || crate::servicelb::discover(&one).installed
+}

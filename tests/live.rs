@@ -1,0 +1,362 @@
+//! The real binary against a fake API server: live answers equal offline answers on the same
+//! objects, only GET requests are sent and never for Secrets, and every access failure exits 3
+//! with a message that says what to check.
+
+mod fakeapi;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use fakeapi::{objects_of, Behaviour, FakeApi, Tls};
+use serde_json::{json, Value};
+
+const TOKEN: &str = "test-token";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// The binary with an environment that knows only the given kubeconfig.
+fn lbdoctor(home: &Path, kubeconfig: Option<&Path>, args: &[&str]) -> Run {
+    let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
+    cmd.env_clear().env("HOME", home).env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    if let Some(k) = kubeconfig {
+        cmd.env("KUBECONFIG", k);
+    }
+    let out = cmd.args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn json(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\nstdout: {}\nstderr: {}", run.stdout, run.stderr))
+}
+
+/// What legitimately differs between a live run and a file run: how and when the data was read.
+fn without_provenance(mut report: Value) -> Value {
+    for key in ["mode", "context", "capturedAt"] {
+        report["source"][key] = Value::Null;
+    }
+    report
+}
+
+fn scenario_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = ["testdata/scenarios", "testdata/clusters"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        // A SnapshotInfo holds settings (flags, capture time) that no API object carries.
+        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("SnapshotInfo"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn server_for(file: &Path, behaviour: Behaviour) -> (FakeApi, tempfile::TempDir, PathBuf) {
+    let mut objects = objects_of(file);
+    // A Secret the tool must never ask for.
+    objects.push(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "memberlist", "namespace": "metallb-system"}, "data": {"secretkey": "c2VjcmV0"}}));
+    let api = FakeApi::start(objects, behaviour, None);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", TOKEN);
+    (api, dir, kubeconfig)
+}
+
+fn token_behaviour() -> Behaviour {
+    Behaviour { token: Some(TOKEN.into()), ..Behaviour::default() }
+}
+
+#[test]
+fn live_reports_equal_offline_reports_on_every_scenario() {
+    let files = scenario_files();
+    assert!(files.len() >= 15, "expected the scenario library, found {}", files.len());
+    for file in &files {
+        let (api, dir, kubeconfig) = server_for(file, token_behaviour());
+        let offline = lbdoctor(dir.path(), None, &["check", "-o", "json", "--from", file.to_str().unwrap()]);
+        // Two objects per page: every list of more than two objects is paginated.
+        let live = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json", "--chunk-size", "2"]);
+        assert_eq!(live.code, offline.code, "{}: exit codes differ; live stderr: {}", file.display(), live.stderr);
+        let live_json = json(&live);
+        assert_eq!(live_json["source"]["mode"], "live", "{}", file.display());
+        assert_eq!(live_json["source"]["context"], "fake");
+        let (a, b) = (without_provenance(live_json), without_provenance(json(&offline)));
+        assert!(
+            a == b,
+            "{}: the live report differs from the offline one: {:?}",
+            file.display(),
+            difference(&a, &b, "$")
+        );
+        let requests = api.requests();
+        assert!(requests.iter().all(|r| r.starts_with("GET ")), "{}: {requests:?}", file.display());
+        assert!(!requests.iter().any(|r| r.contains("secrets")), "{}: asked for Secrets: {requests:?}", file.display());
+    }
+}
+
+#[test]
+fn pagination_follows_continue_tokens_and_restarts_after_410() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let behaviour = Behaviour { expire_once: BTreeSet::from(["nodes".to_string()]), ..token_behaviour() };
+    let (api, dir, kubeconfig) = server_for(file, behaviour);
+    let live = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot", "--chunk-size", "1"]);
+    assert_eq!(live.code, 0, "{}", live.stderr);
+    let snapshot = json(&live);
+    let nodes = snapshot["items"].as_array().unwrap().iter().filter(|o| o["kind"] == "Node").count();
+    let expected = objects_of(file).iter().filter(|o| o["kind"] == "Node").count();
+    assert!(expected > 2);
+    assert_eq!(nodes, expected, "every node once, despite the restart");
+    let node_requests: Vec<String> =
+        api.requests().into_iter().filter(|r| r.starts_with("GET /api/v1/nodes?")).collect();
+    // The first page, the second refused (410 Gone), then every page again from the start.
+    assert_eq!(node_requests.len(), 2 + expected, "{node_requests:#?}");
+    assert_eq!(node_requests.iter().filter(|r| !r.contains("continue=")).count(), 2, "two fresh starts");
+}
+
+#[test]
+fn snapshot_round_trips_in_json_and_yaml() {
+    let file = Path::new("testdata/scenarios/metallb-and-cilium-lbipam.yaml");
+    let (_api, dir, kubeconfig) = server_for(file, token_behaviour());
+    let live = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
+    for format in ["json", "yaml"] {
+        let snap = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot", "-o", format]);
+        assert_eq!(snap.code, 0, "{}", snap.stderr);
+        let path = dir.path().join(format!("snap.{format}"));
+        std::fs::write(&path, &snap.stdout).unwrap();
+        let from = lbdoctor(dir.path(), None, &["check", "-o", "json", "--from", path.to_str().unwrap()]);
+        assert_eq!(from.code, live.code);
+        let (mut a, mut b) = (json(&live), json(&from));
+        assert_eq!(b["source"]["mode"], "snapshot");
+        assert_eq!(b["source"]["context"], "fake", "the snapshot records its context");
+        a["source"]["mode"] = Value::Null;
+        b["source"]["mode"] = Value::Null;
+        // Same capture time only when both ran within the same second; compare the rest.
+        a["source"]["capturedAt"] = Value::Null;
+        b["source"]["capturedAt"] = Value::Null;
+        assert_eq!(a, b, "{format} snapshot gives a different report");
+    }
+    let snap = json(&lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]));
+    let info = &snap["items"][0];
+    assert_eq!(info["kind"], "SnapshotInfo");
+    assert_eq!(info["spec"]["serverVersion"], "v1.33.1-fake");
+    assert_eq!(info["spec"]["context"], "fake");
+    assert!(info["spec"]["capturedAt"].as_str().is_some_and(|t| t.ends_with('Z')));
+    let detected: Vec<&str> = info["spec"]["detected"]["implementations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["implementation"].as_str().unwrap())
+        .collect();
+    assert_eq!(detected, ["metallb", "cilium"]);
+    let items = snap["items"].as_array().unwrap();
+    // managedFields are stripped but for a Service's status writers, which ownership reads.
+    for o in items.iter().skip(1) {
+        let kept = o["metadata"]["managedFields"].as_array().map(Vec::as_slice).unwrap_or_default();
+        assert!(
+            kept.iter()
+                .all(|m| o["kind"] == "Service"
+                    && (m["subresource"] == "status" || m["fieldsV1"].get("f:status").is_some())),
+            "{o}"
+        );
+    }
+    assert!(items.iter().skip(1).all(|o| o["apiVersion"].is_string() && o["kind"].is_string()));
+    assert!(!items.iter().any(|o| o["kind"] == "Secret"));
+}
+
+#[test]
+fn forbidden_required_kind_exits_3_with_the_rbac_check() {
+    let file = Path::new("testdata/clusters/homelab-trap.yaml");
+    let behaviour = Behaviour { forbidden: BTreeSet::from(["l2advertisements".to_string()]), ..token_behaviour() };
+    let (_api, dir, kubeconfig) = server_for(file, behaviour);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("l2advertisements.metallb.io: forbidden (list)"), "{}", run.stderr);
+    assert!(run.stderr.contains("kubectl auth can-i list l2advertisements.metallb.io -A"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "no guessed answer: {}", run.stdout);
+}
+
+#[test]
+fn forbidden_optional_kind_is_reported_not_fatal() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let behaviour = Behaviour { forbidden: BTreeSet::from(["events".to_string()]), ..token_behaviour() };
+    let (_api, dir, kubeconfig) = server_for(file, behaviour);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
+    let offline = lbdoctor(dir.path(), None, &["check", "--from", file.to_str().unwrap()]);
+    assert_eq!(run.code, offline.code, "{}", run.stderr);
+    let unreadable = json(&run)["source"]["unreadable"].clone();
+    assert!(
+        unreadable.as_array().unwrap().iter().any(|u| u.as_str().unwrap().starts_with("events: forbidden (list)")),
+        "{unreadable}"
+    );
+}
+
+#[test]
+fn absent_crds_mean_not_installed() {
+    let file = Path::new("testdata/scenarios/cilium-nodeipam-dual-stack.yaml");
+    let (_api, dir, kubeconfig) = server_for(file, token_behaviour());
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let info = &json(&run)["items"][0]["spec"];
+    let missing: Vec<&str> = info["notInstalled"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(missing.contains(&"ipaddresspools.metallb.io"), "{missing:?}");
+    assert!(info["unreadable"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn https_with_the_kubeconfig_ca_and_token() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let tls = Tls::generate();
+    let api = FakeApi::start(objects_of(file), token_behaviour(), Some(&tls));
+    let dir = tempfile::tempdir().unwrap();
+    let good = api.kubeconfig(dir.path(), "tls", "default", TOKEN);
+    let run = lbdoctor(dir.path(), Some(&good), &["check", "-o", "json"]);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert_eq!(json(&run)["source"]["mode"], "live");
+
+    let bad = api.kubeconfig(dir.path(), "bad-token", "default", "wrong");
+    let run = lbdoctor(dir.path(), Some(&bad), &["check"]);
+    assert_eq!(run.code, 3);
+    assert!(run.stderr.contains("rejected the credentials of context bad-token"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "one paragraph: {}", run.stderr);
+
+    // Another CA: the server cannot be trusted.
+    let other = FakeApi::start(Vec::new(), Behaviour::default(), Some(&Tls::generate()));
+    let mut text = std::fs::read_to_string(&good).unwrap();
+    text = text.replace(&api.url, &other.url);
+    let wrong_ca = dir.path().join("wrong-ca.kubeconfig");
+    std::fs::write(&wrong_ca, text).unwrap();
+    let run = lbdoctor(dir.path(), Some(&wrong_ca), &["check"]);
+    assert_eq!(run.code, 3);
+    assert!(run.stderr.contains("cannot read the Kubernetes API server"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+#[test]
+fn server_down_exits_3_with_one_paragraph() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let kubeconfig = dir.path().join("down.kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:{port}\ncontexts:\n- name: down\n  context:\n    cluster: c\n    user: u\ncurrent-context: down\nusers:\n- name: u\n  user: {{}}\n"),
+    )
+    .unwrap();
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("http://127.0.0.1:{port}")), "{}", run.stderr);
+    assert!(run.stderr.contains("--context down"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+}
+
+#[test]
+fn no_kubeconfig_and_not_in_a_pod_exits_3_and_suggests_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = lbdoctor(dir.path(), None, &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("--from"), "{}", run.stderr);
+}
+
+#[test]
+fn kubeconfig_list_merges_and_context_namespace_is_the_default() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let (_api, dir, _) = server_for(file, token_behaviour());
+    let objects = objects_of(file);
+    let svc = objects.iter().find(|o| o["kind"] == "Service" && o["spec"]["type"] == "LoadBalancer").unwrap();
+    let (ns, name) = (svc["metadata"]["namespace"].as_str().unwrap(), svc["metadata"]["name"].as_str().unwrap());
+    let api = FakeApi::start(objects.clone(), token_behaviour(), None);
+    let scoped = api.kubeconfig(dir.path(), "scoped", ns, TOKEN);
+    let missing = dir.path().join("does-not-exist");
+    let list = std::env::join_paths([missing.as_path(), scoped.as_path()]).unwrap();
+    let run = lbdoctor(dir.path(), Some(Path::new(&list)), &["explain", "svc", name, "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json(&run)["services"][0]["namespace"], ns);
+
+    let run = lbdoctor(dir.path(), Some(Path::new(&list)), &["--context", "nope", "check"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("context \"nope\" is not in the kubeconfig"), "{}", run.stderr);
+}
+
+#[test]
+fn through_kubectl_plugin_mechanism() {
+    let Ok(kubectl) = which("kubectl") else {
+        eprintln!("SKIPPED through_kubectl_plugin_mechanism: kubectl is not installed");
+        return;
+    };
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    // kubectl sends no bearer token over plain HTTP.
+    let api = FakeApi::start(objects_of(file), token_behaviour(), Some(&Tls::generate()));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", TOKEN);
+    let bin_dir = dir.path().join("bin");
+    std::fs::create_dir(&bin_dir).unwrap();
+    std::fs::copy(assert_cmd::cargo::cargo_bin("kubectl-lbdoctor"), bin_dir.join("kubectl-lbdoctor")).unwrap();
+    let path = std::env::join_paths(
+        [bin_dir.clone()].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let kubectl_run = |args: &[&str]| {
+        let out = std::process::Command::new(&kubectl)
+            .args(args)
+            .env("KUBECONFIG", &kubeconfig)
+            .env("HOME", dir.path())
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = kubectl_run(&["lbdoctor", "snapshot"]);
+    assert_eq!(code, 0, "{stderr}");
+    let snapshot: Value = serde_json::from_str(&stdout).unwrap();
+    let (code, nodes, stderr) = kubectl_run(&["get", "nodes", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let nodes: Value = serde_json::from_str(&nodes).unwrap();
+    let ours: Vec<&Value> = snapshot["items"].as_array().unwrap().iter().filter(|o| o["kind"] == "Node").collect();
+    let theirs = nodes["items"].as_array().unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for (a, b) in ours.iter().zip(theirs) {
+        let mut b = b.clone();
+        b["metadata"].as_object_mut().unwrap().remove("managedFields");
+        assert_eq!(**a, b, "the snapshot holds the object kubectl sees, without managedFields");
+        assert!(a["metadata"].get("managedFields").is_none());
+    }
+    let (code, stdout, stderr) = kubectl_run(&["lbdoctor", "check", "-o", "json"]);
+    assert!(!stdout.is_empty(), "{stderr}");
+    let direct = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
+    assert_eq!(code, direct.code, "{stderr}");
+    let through_kubectl: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(without_provenance(through_kubectl), without_provenance(json(&direct)));
+}
+
+/// Where two documents first differ, for a readable failure.
+fn difference(a: &Value, b: &Value, path: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                difference(
+                    &x.get(k).cloned().unwrap_or(Value::Null),
+                    &y.get(k).cloned().unwrap_or(Value::Null),
+                    &format!("{path}.{k}"),
+                )
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| difference(p, q, &format!("{path}[{i}]")))
+        }
+        _ if a == b => None,
+        _ => Some(format!("{path}: live {a} vs offline {b}")),
+    }
+}
+
+fn which(name: &str) -> Result<PathBuf, ()> {
+    std::env::split_paths(&std::env::var_os("PATH").ok_or(())?).map(|d| d.join(name)).find(|p| p.is_file()).ok_or(())
+}
