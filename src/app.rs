@@ -154,9 +154,8 @@ fn load(g: &GlobalArgs, env: &mut Env, detail: bool) -> Result<(snapshot::Snapsh
         let ns = snap.info.namespace.clone().unwrap_or_else(|| "default".into());
         (snap, ns)
     };
-    let missing = snap.info.unreadable_required();
-    if !missing.is_empty() {
-        return Err(AppError::Unavailable(unreadable_message(&snap.info, &missing)));
+    if let Some(message) = unreadable_message(&snap) {
+        return Err(AppError::Unavailable(message));
     }
     let opts = Options {
         scope: Scope::All,
@@ -172,11 +171,16 @@ fn load(g: &GlobalArgs, env: &mut Env, detail: bool) -> Result<(snapshot::Snapsh
     Ok((snap, opts, default_ns))
 }
 
-fn unreadable_message(info: &snapshot::SnapshotInfo, missing: &[String]) -> String {
-    let checks: Vec<String> =
-        info.denied.iter().filter(|d| missing.contains(&d.summary())).map(|d| format!("  {}", d.can_i())).collect();
+/// Why no answer can be given, when a resource the answer needs could not be read.
+fn unreadable_message(snap: &snapshot::Snapshot) -> Option<String> {
+    let gaps: Vec<_> = diagnose::access::gaps(snap).into_iter().filter(|g| g.required).collect();
+    if gaps.is_empty() {
+        return None;
+    }
+    let missing: Vec<&str> = gaps.iter().map(|g| g.entry.as_str()).collect();
+    let checks: Vec<String> = gaps.iter().filter_map(|g| g.check.as_ref()).map(|c| format!("  {c}")).collect();
     let mut text = format!(
-        "could not read what the election needs: {}. No answer is given rather than a guess.",
+        "could not read what the answer needs: {}. No answer is given rather than a guess.",
         missing.join("; ")
     );
     if checks.is_empty() {
@@ -187,7 +191,7 @@ fn unreadable_message(info: &snapshot::SnapshotInfo, missing: &[String]) -> Stri
             checks.join("\n")
         ));
     }
-    text
+    Some(text)
 }
 
 fn live_options(g: &GlobalArgs, env: &Env, keep_objects: bool) -> Result<LiveOptions, AppError> {
@@ -254,13 +258,9 @@ fn snapshot(g: &GlobalArgs, env: &mut Env, out: &mut dyn Write) -> Result<bool, 
     }
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": collected.objects});
     render::document(out, &list, format)?;
-    let missing = collected.snapshot.info.unreadable_required();
-    if !missing.is_empty() {
+    if let Some(message) = unreadable_message(&collected.snapshot) {
         out.flush()?;
-        return Err(AppError::Unavailable(format!(
-            "the snapshot was written, but {}",
-            unreadable_message(&collected.snapshot.info, &missing)
-        )));
+        return Err(AppError::Unavailable(format!("the snapshot was written, but {message}")));
     }
     Ok(false)
 }

@@ -188,11 +188,46 @@ fn forbidden_optional_kind_is_reported_not_fatal() {
     let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
     let offline = lbdoctor(dir.path(), None, &["check", "--from", file.to_str().unwrap()]);
     assert_eq!(run.code, offline.code, "{}", run.stderr);
-    let unreadable = json(&run)["source"]["unreadable"].clone();
+    let report = json(&run);
+    let unreadable = report["source"]["unreadable"].clone();
     assert!(
         unreadable.as_array().unwrap().iter().any(|u| u.as_str().unwrap().starts_with("events: forbidden (list)")),
         "{unreadable}"
     );
+    let lbd230: Vec<&Value> = report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "LBD230").collect();
+    assert_eq!(lbd230.len(), 8, "one per Event reason listed: {lbd230:#?}");
+    assert!(lbd230[0]["message"].as_str().unwrap().contains("unknown: the Events written on Services"));
+    assert!(lbd230[0]["hint"].as_str().unwrap().contains("`kubectl auth can-i list events -A`"));
+}
+
+#[test]
+fn forbidden_namespaces_matter_only_where_the_answer_lives() {
+    // MetalLB only: Pods in kube-system (Cilium agents, svclb) are not needed.
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let behaviour = Behaviour {
+        forbidden_in: BTreeSet::from([
+            ("pods".to_string(), "kube-system".to_string()),
+            ("configmaps".to_string(), "kube-system".to_string()),
+        ]),
+        ..token_behaviour()
+    };
+    let (_api, dir, kubeconfig) = server_for(file, behaviour);
+    let offline = lbdoctor(dir.path(), None, &["check", "--from", file.to_str().unwrap()]);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
+    assert_eq!(run.code, offline.code, "{}", run.stderr);
+    let codes: Vec<Value> = json(&run)["findings"].as_array().unwrap().iter().map(|f| f["code"].clone()).collect();
+    assert!(codes.contains(&json!("LBD230")));
+
+    // The same refusal where Cilium runs: its agents and settings are part of the answer.
+    let file = Path::new("testdata/scenarios/cilium-nodeipam-dual-stack.yaml");
+    let behaviour = Behaviour {
+        forbidden_in: BTreeSet::from([("configmaps".to_string(), "kube-system".to_string())]),
+        ..token_behaviour()
+    };
+    let (_api, dir, kubeconfig) = server_for(file, behaviour);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("kubectl auth can-i get configmaps/cilium-config -n kube-system"), "{}", run.stderr);
 }
 
 #[test]
@@ -234,6 +269,19 @@ fn https_with_the_kubeconfig_ca_and_token() {
     assert_eq!(run.code, 3);
     assert!(run.stderr.contains("cannot read the Kubernetes API server"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+#[test]
+fn request_timeout_bounds_each_request() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let behaviour = Behaviour { latency: Duration::from_secs(5), ..token_behaviour() };
+    let (_api, dir, kubeconfig) = server_for(file, behaviour);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "--request-timeout", "300ms"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("--request-timeout"), "{}", run.stderr);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "--request-timeout", "soon"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--request-timeout \"soon\""), "{}", run.stderr);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Runs the engines over a Snapshot and assembles the Report: which implementation owns each
 //! Service, what MetalLB's speakers decide for it, and whether reality agrees.
 
+pub mod access;
 mod allocation;
 mod bgp;
 mod checks;
@@ -163,6 +164,7 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
             f.extend(allocation::pool_findings(&world));
             f.extend(bgp::cluster_findings(&world, &evals));
             f.extend(cilium::cluster_findings(snap, &imps));
+            f.extend(access::findings(snap));
             // Stable: within a code, the order each check found them in.
             f.sort_by_key(|x| x.code);
             f

@@ -63,10 +63,7 @@ pub(crate) fn ownership(svc: &Service, claimants: Vec<Implementation>) -> Owners
         .managed_fields
         .iter()
         .flatten()
-        .filter(|m| {
-            m.subresource.as_deref() == Some("status")
-                || m.fields_v1.as_ref().is_some_and(|f| f.0.get("f:status").is_some())
-        })
+        .filter(|m| crate::snapshot::writes_status(m))
         .map(|m| {
             let manager = m.manager.clone().unwrap_or_default();
             StatusWriter {

@@ -92,14 +92,31 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
     decode_all(pending)
 }
 
-/// Builds a Snapshot from objects already parsed (live collection), through the same decoding
-/// and duplicate checks as files. Each object carries a label for error messages: the request.
-pub fn from_objects(objects: Vec<(Arc<str>, serde_json::Value)>) -> Result<Snapshot, LoadError> {
-    let mut pending = Vec::with_capacity(objects.len());
-    for (i, (label, value)) in objects.into_iter().enumerate() {
-        let origin = Origin { file: label, line: None, column: None, item: Some(i) };
-        split_value(origin, value, &mut pending)?;
-    }
+/// One object's JSON text as an API server sent it, with what it is and where it came from.
+pub struct ObjectText {
+    /// The request, for error messages: `GET /api/v1/nodes`.
+    pub origin: Arc<str>,
+    pub api_version: String,
+    pub kind: String,
+    pub text: String,
+}
+
+/// Builds a Snapshot from objects read live, through the same decoding and duplicate checks as
+/// files.
+pub fn from_texts<'a>(objects: impl IntoIterator<Item = &'a ObjectText>) -> Result<Snapshot, LoadError> {
+    let pending = objects
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            Split::Ready(Pending {
+                origin: Origin { file: o.origin.clone(), line: None, column: None, item: Some(i) },
+                api_version: o.api_version.clone(),
+                kind: o.kind.clone(),
+                meta: None,
+                doc: Doc::Text(&o.text),
+            })
+        })
+        .collect();
     decode_all(pending)
 }
 
@@ -162,6 +179,8 @@ enum Doc<'a> {
     Value(serde_json::Value),
     /// A JSON object, with the byte offset of its text in the file and the file's line index.
     Raw(&'a RawValue, usize, &'a LineIndex),
+    /// A JSON object from an API response: no file position to report.
+    Text(&'a str),
 }
 
 struct LineIndex {
@@ -184,6 +203,7 @@ impl Doc<'_> {
     fn parse<T: DeserializeOwned>(self, origin: &Origin) -> Result<T, (Origin, String)> {
         match self {
             Doc::Value(v) => serde_json::from_value(v).map_err(|e| (origin.clone(), e.to_string())),
+            Doc::Text(t) => serde_json::from_str(t).map_err(|e| (origin.clone(), strip_position(e.to_string()))),
             Doc::Raw(raw, offset, lines) => serde_json::from_str(raw.get()).map_err(|e| {
                 // serde_json counts from the start of the object's own text.
                 let mut at = origin.clone();
@@ -288,6 +308,7 @@ impl Pending<'_> {
         let known_meta = meta.clone();
         let raw_text = match &doc {
             Doc::Raw(raw, ..) => Some(raw.get()),
+            Doc::Text(t) => Some(*t),
             Doc::Value(_) => None,
         };
         let display = |kind: &str| {
@@ -390,7 +411,7 @@ impl Object {
 }
 
 /// `apiVersion` and `kind` without reading the rest of the object (kubectl writes them first).
-fn sniff(text: &str) -> Result<(Option<String>, Option<String>), serde_json::Error> {
+pub(crate) fn sniff(text: &str) -> Result<(Option<String>, Option<String>), serde_json::Error> {
     use serde::de::{Deserializer as _, Error as _, IgnoredAny, MapAccess, Visitor};
     const DONE: &str = "\u{0}lbdoctor-sniffed";
     struct Sniff<'s>(&'s mut (Option<String>, Option<String>));

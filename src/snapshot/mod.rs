@@ -12,9 +12,10 @@ use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use serde::{Deserialize, Serialize};
 
-pub use file::{from_objects, load_paths, LoadError};
+pub use file::{from_texts, load_paths, LoadError, ObjectText};
 
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -133,6 +134,9 @@ pub struct Denied {
     /// Empty for a cluster-wide request.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    /// The object of a GET by name (`cilium-config`); empty for a LIST.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
     /// `forbidden`, `unauthorized`, `server error 500`.
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -143,18 +147,40 @@ impl Denied {
     /// The entry of `SnapshotInfo.unreadable`: `pods: forbidden (list in metallb-system)`.
     pub fn summary(&self) -> String {
         let scope = if self.namespace.is_empty() { String::new() } else { format!(" in {}", self.namespace) };
-        format!("{}: {} ({}{scope})", self.resource, self.reason, self.verb)
+        format!("{}: {} ({}{scope})", self.object(), self.reason, self.verb)
     }
 
     /// The command that tells whether the current credentials may do what was refused.
     pub fn can_i(&self) -> String {
         let scope = if self.namespace.is_empty() { " -A".to_string() } else { format!(" -n {}", self.namespace) };
-        format!("kubectl auth can-i {} {}{scope}", self.verb, self.resource)
+        format!("kubectl auth can-i {} {}{scope}", self.verb, self.object())
+    }
+
+    fn object(&self) -> String {
+        if self.name.is_empty() {
+            self.resource.clone()
+        } else {
+            format!("{}/{}", self.resource, self.name)
+        }
     }
 }
 
-/// Resources without which no layer-2 answer can be given (lower-case plural, as in RBAC errors).
-const REQUIRED: &[&str] = &["nodes", "services", "endpointslices", "pods", "ipaddresspools", "l2advertisements"];
+/// Resources without which no answer can be given (lower-case plural, as in RBAC errors).
+const REQUIRED: &[&str] = &[
+    "nodes",
+    "services",
+    "endpointslices",
+    "pods",
+    "ipaddresspools",
+    "l2advertisements",
+    "bgpadvertisements",
+    "bgppeers",
+    "communities",
+    "bfdprofiles",
+    "ciliumloadbalancerippools",
+    "ciliuml2announcementpolicies",
+    "ciliumnodes",
+];
 
 impl SnapshotInfo {
     /// The `unreadable` entries (`"l2advertisements.metallb.io: forbidden"`) that name a required resource.
@@ -216,6 +242,54 @@ impl BgpType {
             BgpType::Frr => "frr",
             BgpType::FrrK8s => "frr-k8s",
         }
+    }
+}
+
+/// A managedFields entry that writes `status`: the only kind lbdoctor reads (who writes a
+/// Service's ingress), and the only kind a live snapshot keeps.
+pub fn writes_status(m: &ManagedFieldsEntry) -> bool {
+    m.subresource.as_deref() == Some("status") || m.fields_v1.as_ref().is_some_and(|f| f.0.get("f:status").is_some())
+}
+
+impl Snapshot {
+    /// Drops the managedFields no engine reads, as a live snapshot's file does.
+    pub fn trim_managed_fields(&mut self) {
+        fn clear<T>(objects: &mut [T], meta: impl Fn(&mut T) -> &mut ObjectMeta) {
+            for o in objects {
+                meta(o).managed_fields = None;
+            }
+        }
+        for svc in &mut self.services {
+            if let Some(entries) = &mut svc.metadata.managed_fields {
+                entries.retain(writes_status);
+                if entries.is_empty() {
+                    svc.metadata.managed_fields = None;
+                }
+            }
+        }
+        clear(&mut self.nodes, |o| &mut o.metadata);
+        clear(&mut self.endpoint_slices, |o| &mut o.metadata);
+        clear(&mut self.namespaces, |o| &mut o.metadata);
+        clear(&mut self.pods, |o| &mut o.metadata);
+        clear(&mut self.events, |o| &mut o.metadata);
+        clear(&mut self.config_maps, |o| &mut o.metadata);
+        clear(&mut self.daemon_sets, |o| &mut o.metadata);
+        clear(&mut self.deployments, |o| &mut o.metadata);
+        clear(&mut self.leases, |o| &mut o.metadata);
+        let m = &mut self.metallb;
+        clear(&mut m.ip_address_pools, |o| &mut o.metadata);
+        clear(&mut m.l2_advertisements, |o| &mut o.metadata);
+        clear(&mut m.bgp_advertisements, |o| &mut o.metadata);
+        clear(&mut m.bgp_peers, |o| &mut o.metadata);
+        clear(&mut m.communities, |o| &mut o.metadata);
+        clear(&mut m.service_l2_statuses, |o| &mut o.metadata);
+        clear(&mut m.bfd_profiles, |o| &mut o.metadata);
+        clear(&mut m.service_bgp_statuses, |o| &mut o.metadata);
+        clear(&mut m.frr_configurations, |o| &mut o.metadata);
+        let c = &mut self.cilium;
+        clear(&mut c.ip_pools, |o| &mut o.metadata);
+        clear(&mut c.l2_policies, |o| &mut o.metadata);
+        clear(&mut c.nodes, |o| &mut o.metadata);
     }
 }
 

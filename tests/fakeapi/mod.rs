@@ -23,6 +23,8 @@ pub use tls::Tls;
 pub struct Behaviour {
     /// Resources (plural, e.g. `l2advertisements`) that answer 403 to every request.
     pub forbidden: BTreeSet<String>,
+    /// (plural, namespace) pairs that answer 403 in that namespace only.
+    pub forbidden_in: BTreeSet<(String, String)>,
     /// Resources whose first continue token is expired (410 Gone) once.
     pub expire_once: BTreeSet<String>,
     /// Added before every answer.
@@ -84,6 +86,12 @@ const KINDS: &[(&str, &str, &str, &str, bool)] = &[
 /// Objects of a snapshot file (YAML or JSON, `kind: List` expanded), without SnapshotInfo.
 pub fn objects_of(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if text.trim_start().starts_with('{') {
+        let mut out = Vec::new();
+        expand(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display())), &mut out);
+        out.retain(|o| o["kind"] != "SnapshotInfo");
+        return out;
+    }
     let docs: Vec<Value> =
         serde_saphyr::from_multiple_with_options(&text, serde_saphyr::options! { strict_booleans: true })
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -349,7 +357,9 @@ fn objects(state: &State, group: &str, version: &str, rest: &[&str], query: &BTr
         return status(404, "NotFound", "the server could not find the requested resource");
     };
     let resource = if group.is_empty() { plural.to_string() } else { format!("{plural}.{group}") };
-    if state.behaviour.forbidden.contains(plural) {
+    let denied_here =
+        namespace.is_some_and(|ns| state.behaviour.forbidden_in.contains(&(plural.to_string(), ns.to_string())));
+    if state.behaviour.forbidden.contains(plural) || denied_here {
         let scope =
             namespace.map(|n| format!(" in the namespace \"{n}\"")).unwrap_or_else(|| " at the cluster scope".into());
         let verb = if name.is_some() { "get" } else { "list" };
@@ -392,8 +402,10 @@ fn objects(state: &State, group: &str, version: &str, rest: &[&str], query: &BTr
     let limit: usize = query.get("limit").and_then(|l| l.parse().ok()).filter(|l| *l > 0).unwrap_or(usize::MAX);
     let end = start.saturating_add(limit).min(matching.len());
     let mut items: Vec<Value> = matching[start.min(end)..end].iter().map(|o| (*o).clone()).collect();
-    // A real server leaves apiVersion and kind off list items.
-    for item in &mut items {
+    // A real server leaves apiVersion and kind off the items of built-in kinds, and keeps them
+    // on custom resources.
+    let builtin = group.is_empty() || group == "apps" || group.ends_with(".k8s.io");
+    for item in items.iter_mut().filter(|_| builtin) {
         if let Some(obj) = item.as_object_mut() {
             obj.remove("apiVersion");
             obj.remove("kind");

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use kube::core::params::ListParams;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 
 use super::kinds::{Resource, CUSTOM};
 use super::progress::Progress;
 use super::LiveError;
-use crate::snapshot::Denied;
+use crate::snapshot::{Denied, ObjectText};
 
 /// A LIST (or a GET by name) of one resource.
 #[derive(Debug, Clone)]
@@ -66,11 +66,10 @@ impl Target {
     }
 }
 
-/// What one target gave: its objects (with apiVersion and kind set, managedFields trimmed), or
-/// why it could not be read.
-#[derive(Debug, Default)]
+/// What one target gave: its objects (each with apiVersion and kind), or why it could not be read.
+#[derive(Default)]
 pub struct Listed {
-    pub objects: Vec<(Arc<str>, Value)>,
+    pub objects: Vec<ObjectText>,
     pub denied: Option<Denied>,
 }
 
@@ -163,8 +162,9 @@ impl Api {
             let req = http::Request::get(format!("{path}/{name}")).body(Vec::new()).expect("a path is a valid URI");
             match self.text(req).await {
                 Ok(text) => {
-                    let value = parse(&text, &origin)?;
-                    out.objects.push((format!("GET {path}/{name}").into(), stamp(value, &target.resource)));
+                    let origin: Arc<str> = format!("GET {path}/{name}").into();
+                    let raw: &RawValue = serde_json::from_str(&text).map_err(|e| decode_error(&origin, e))?;
+                    out.objects.push(stamp(raw.get(), &target.resource, origin)?);
                 }
                 Err(Failure::Status(404, ..)) => {}
                 Err(Failure::Status(code, reason, message)) => {
@@ -192,8 +192,9 @@ impl Api {
                 Ok(text) => {
                     let page: Page = serde_json::from_str(&text).map_err(|e| decode_error(&origin, e))?;
                     pages += 1;
-                    out.objects
-                        .extend(page.items.into_iter().flatten().map(|v| (origin.clone(), stamp(v, &target.resource))));
+                    for item in page.items.into_iter().flatten() {
+                        out.objects.push(stamp(item.get(), &target.resource, origin.clone())?);
+                    }
                     self.progress.page(&label, out.objects.len(), pages, page.metadata.remaining_item_count);
                     token = page.metadata.continue_token.filter(|t| !t.is_empty());
                     if token.is_none() {
@@ -262,6 +263,7 @@ impl Api {
                         resource: c.name(),
                         verb: "list".into(),
                         namespace: String::new(),
+                        name: String::new(),
                         reason: reason_text(code, &reason),
                         message: format!("API discovery (GET /apis) failed: {message}"),
                     });
@@ -306,12 +308,13 @@ pub struct Discovered {
     pub denied: Vec<Denied>,
 }
 
+/// Items stay unparsed text here; the snapshot loader decodes them, in parallel.
 #[derive(Deserialize)]
-struct Page {
+struct Page<'a> {
     #[serde(default)]
     metadata: PageMeta,
-    #[serde(default)]
-    items: Option<Vec<Value>>,
+    #[serde(default, borrow)]
+    items: Option<Vec<&'a RawValue>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -323,35 +326,34 @@ struct PageMeta {
     remaining_item_count: Option<i64>,
 }
 
-/// List items carry neither apiVersion nor kind; the snapshot needs both. managedFields are
-/// bookkeeping, often half of an object's size; only a Service's status writers are read (who
-/// writes its ingress tells which implementation owns it), so only they are kept.
-fn stamp(mut value: Value, resource: &Resource) -> Value {
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("apiVersion".into(), Value::String(resource.api_version()));
-        obj.insert("kind".into(), Value::String(resource.kind.into()));
-        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
-            let kept: Vec<Value> = match meta.remove("managedFields") {
-                Some(Value::Array(entries)) if resource.kind == "Service" => {
-                    entries.into_iter().filter(writes_status).collect()
-                }
-                _ => Vec::new(),
-            };
-            if !kept.is_empty() {
-                meta.insert("managedFields".into(), Value::Array(kept));
-            }
-        }
+/// List items of built-in kinds carry neither apiVersion nor kind (custom resources' do); the
+/// snapshot needs both on every object.
+fn stamp(item: &str, resource: &Resource, origin: Arc<str>) -> Result<ObjectText, LiveError> {
+    let (api_version, kind) = crate::snapshot::file::sniff(item).map_err(|e| decode_error(&origin, e))?;
+    let mut head = String::new();
+    if api_version.is_none() {
+        head.push_str(&format!("\"apiVersion\":{},", serde_json::Value::String(resource.api_version())));
     }
-    value
-}
-
-fn writes_status(entry: &Value) -> bool {
-    entry.get("subresource").and_then(Value::as_str) == Some("status")
-        || entry.get("fieldsV1").and_then(|f| f.get("f:status")).is_some()
-}
-
-fn parse(text: &str, origin: &Arc<str>) -> Result<Value, LiveError> {
-    serde_json::from_str(text).map_err(|e| decode_error(origin, e))
+    if kind.is_none() {
+        head.push_str(&format!("\"kind\":{},", serde_json::Value::String(resource.kind.into())));
+    }
+    let body = item
+        .trim_start()
+        .strip_prefix('{')
+        .ok_or_else(|| LiveError::Decode(format!("{origin}: a list item is not a JSON object")))?;
+    let text = if head.is_empty() {
+        item.to_string()
+    } else if body.trim_start().starts_with('}') {
+        format!("{{{}}}", head.trim_end_matches(','))
+    } else {
+        format!("{{{head}{body}")
+    };
+    Ok(ObjectText {
+        origin,
+        api_version: api_version.unwrap_or_else(|| resource.api_version()),
+        kind: kind.unwrap_or_else(|| resource.kind.to_string()),
+        text,
+    })
 }
 
 fn decode_error(origin: &Arc<str>, e: serde_json::Error) -> LiveError {
@@ -371,6 +373,7 @@ fn denied(target: &Target, verb: &str, code: u16, reason: String, message: Strin
         resource: target.resource.name(),
         verb: verb.into(),
         namespace: target.namespace.clone().unwrap_or_default(),
+        name: target.name.clone().unwrap_or_default(),
         reason: reason_text(code, &reason),
         message,
     }

@@ -12,12 +12,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use serde_json::Value;
 
 use self::api::{Api, Listed, Target};
 use self::kinds::*;
 use self::progress::Progress;
-use super::{from_objects, LoadError, Snapshot, SnapshotInfo};
+use super::{from_texts, LoadError, ObjectText, Snapshot, SnapshotInfo};
 
 /// What the environment says about kubeconfig, read once by the binary.
 #[derive(Debug, Clone, Default)]
@@ -128,18 +129,24 @@ pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: Str
             "metadata": {"name": "snapshot"},
             "spec": info,
         });
-        let mut objects: Vec<(Arc<str>, Value)> = Vec::with_capacity(gathered.objects.len() + 1);
-        objects.push(("lbdoctor".into(), info_object));
+        let mut objects = Vec::with_capacity(gathered.objects.len() + 1);
+        objects.push(ObjectText {
+            origin: "lbdoctor".into(),
+            api_version: "lbdoctor/v1alpha1".into(),
+            kind: "SnapshotInfo".into(),
+            text: info_object.to_string(),
+        });
         objects.extend(gathered.objects);
-        let kept = if opts.keep_objects { objects.iter().map(|(_, v)| v.clone()).collect() } else { Vec::new() };
-        let mut snapshot = from_objects(objects)?;
+        let mut snapshot = from_texts(&objects)?;
+        snapshot.trim_managed_fields();
         snapshot.live = true;
+        let kept = if opts.keep_objects { objects.iter().map(as_saved).collect::<Result<_, _>>()? } else { Vec::new() };
         Ok(Collected { snapshot, objects: kept, default_namespace })
     })
 }
 
 struct Gathered {
-    objects: Vec<(Arc<str>, Value)>,
+    objects: Vec<ObjectText>,
     denied: Vec<crate::snapshot::Denied>,
     not_installed: Vec<String>,
 }
@@ -160,28 +167,58 @@ async fn gather(api: &Api) -> Result<Gathered, LiveError> {
     lists.extend(lb_lists);
     let mut objects = Vec::new();
     let mut denied = Vec::new();
-    let mut seen = HashSet::new();
+    let mut pods_seen = HashSet::new();
     for listed in lists {
         denied.extend(listed.denied);
-        for (origin, value) in listed.objects {
+        for object in listed.objects {
             // Overlapping selectors (two label spellings) return some Pods twice.
-            if seen.insert(identity(&value)) {
-                objects.push((origin, value));
+            if object.kind == "Pod" && !pods_seen.insert(pod_key(&object)?) {
+                continue;
             }
+            objects.push(object);
         }
     }
     Ok(Gathered { objects, denied, not_installed })
 }
 
-fn identity(value: &Value) -> (String, String, String, String) {
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
-    let meta = value.get("metadata");
-    (
-        text(value.get("apiVersion")),
-        text(value.get("kind")),
-        text(meta.and_then(|m| m.get("namespace"))),
-        text(meta.and_then(|m| m.get("name"))),
-    )
+fn pod_key(object: &ObjectText) -> Result<(String, String), LiveError> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        metadata: Meta,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(default)]
+        namespace: String,
+        #[serde(default)]
+        name: String,
+    }
+    let head: Head = serde_json::from_str(&object.text)
+        .map_err(|e| LiveError::Decode(format!("{}: a Pod without metadata: {e}", object.origin)))?;
+    Ok((head.metadata.namespace, head.metadata.name))
+}
+
+/// An object as `snapshot` writes it: managedFields dropped but for a Service's status writers,
+/// exactly what `Snapshot::trim_managed_fields` keeps of the decoded objects.
+fn as_saved(object: &ObjectText) -> Result<Value, LiveError> {
+    let mut value: Value = serde_json::from_str(&object.text)
+        .map_err(|e| LiveError::Decode(format!("{}: not valid JSON: {e}", object.origin)))?;
+    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        if let Some(Value::Array(entries)) = meta.remove("managedFields") {
+            let kept: Vec<Value> = entries
+                .into_iter()
+                .filter(|e| {
+                    object.kind == "Service"
+                        && serde_json::from_value::<ManagedFieldsEntry>(e.clone())
+                            .is_ok_and(|m| crate::snapshot::writes_status(&m))
+                })
+                .collect();
+            if !kept.is_empty() {
+                meta.insert("managedFields".into(), Value::Array(kept));
+            }
+        }
+    }
+    Ok(value)
 }
 
 /// The workloads and custom resources first; from them, where MetalLB and Cilium run (DESIGN §5,
@@ -204,12 +241,11 @@ async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveEr
     };
     let (mut workloads, (mut lists, not_installed)) = futures::future::try_join(workloads, customs).await?;
     for listed in &mut workloads {
-        listed.objects.retain(|(_, v)| is_lb_workload(v));
+        listed.objects.retain(is_lb_workload);
     }
     lists.extend(workloads);
 
-    let known: Vec<(Arc<str>, Value)> = lists.iter().flat_map(|l| l.objects.iter().cloned()).collect();
-    let partial = from_objects(known)?;
+    let partial = from_texts(lists.iter().flat_map(|l| &l.objects))?;
     let metallb = crate::metallb::install::discover(&partial, &Default::default());
     let cilium = crate::cilium::install::discover(&partial);
     let (mns, cns) = (metallb.namespace.as_str(), cilium.namespace.as_str());
@@ -240,19 +276,11 @@ async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveEr
 
 /// Keeps the DaemonSets and Deployments some implementation recognises as its own (the same
 /// discovery the engines run), so a snapshot holds no unrelated workloads.
-fn is_lb_workload(value: &Value) -> bool {
-    let mut one = Snapshot::default();
-    match value.get("kind").and_then(Value::as_str) {
-        Some("DaemonSet") => match serde_json::from_value(value.clone()) {
-            Ok(ds) => one.daemon_sets.push(ds),
-            Err(_) => return true,
-        },
-        Some("Deployment") => match serde_json::from_value(value.clone()) {
-            Ok(d) => one.deployments.push(d),
-            Err(_) => return true,
-        },
-        _ => return true,
-    }
+fn is_lb_workload(object: &ObjectText) -> bool {
+    // An object that does not decode is kept: loading it reports the error with its origin.
+    let Ok(one) = from_texts([object]) else {
+        return true;
+    };
     crate::metallb::install::discover(&one, &Default::default()).installed
         || crate::cilium::install::discover(&one).installed
         || crate::kubevip::discover(&one).installed

@@ -1,6 +1,8 @@
-//! What the user sees on stderr while lists run: one line per request target, only on a terminal.
+//! What the user sees on stderr while lists run, only on a terminal: a total line, one line per
+//! request still running, and the ones that failed.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -24,12 +26,23 @@ impl Progress for Silent {
 /// indicatif spinners on stderr; the caller decides that stderr is a terminal.
 pub struct Bars {
     multi: MultiProgress,
+    total: ProgressBar,
+    done: AtomicUsize,
+    objects: AtomicUsize,
     bars: Mutex<HashMap<String, ProgressBar>>,
 }
 
 impl Bars {
     pub fn new() -> Bars {
-        Bars { multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()), bars: Mutex::new(HashMap::new()) }
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let total = multi.add(ProgressBar::new_spinner());
+        total.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        total.set_message("reading the cluster");
+        total.enable_steady_tick(std::time::Duration::from_millis(120));
+        Bars { multi, total, done: AtomicUsize::new(0), objects: AtomicUsize::new(0), bars: Mutex::new(HashMap::new()) }
     }
 
     fn bar(&self, what: &str) -> ProgressBar {
@@ -70,11 +83,15 @@ impl Progress for Bars {
         self.bar(what).set_message(format!("{objects} objects, {pages} page(s){more}"));
     }
 
-    fn finish(&self, what: &str, objects: usize, pages: usize, failure: Option<&str>) {
+    fn finish(&self, what: &str, objects: usize, _pages: usize, failure: Option<&str>) {
         let bar = self.bar(what);
         match failure {
-            Some(reason) => bar.finish_with_message(format!("not read: {reason}")),
-            None => bar.finish_with_message(format!("{objects} objects, {pages} page(s)")),
+            // Stays on screen: the report will say what this leaves unknown.
+            Some(reason) => bar.abandon_with_message(format!("not read: {reason}")),
+            None => bar.finish_and_clear(),
         }
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let total = self.objects.fetch_add(objects, Ordering::Relaxed) + objects;
+        self.total.set_message(format!("reading the cluster: {done} lists done, {total} objects"));
     }
 }

@@ -1,0 +1,95 @@
+//! What could not be read, and what that leaves unknown: a resource the answer needs stops the
+//! run (exit 3) rather than let the engines guess; any other becomes LBD230, naming what is
+//! unknown because of it and the `kubectl auth can-i` command that checks the permission.
+
+use crate::report::{Finding, Severity};
+use crate::snapshot::{Denied, Snapshot};
+
+/// One resource that could not be read.
+#[derive(Debug, Clone)]
+pub struct Gap {
+    /// `pods: forbidden (list in metallb-system)`, as in `source.unreadable`.
+    pub entry: String,
+    /// The command that checks the permission; `None` for hand-written snapshot entries.
+    pub check: Option<String>,
+    /// The answer cannot be given without it.
+    pub required: bool,
+    pub unknown: &'static str,
+}
+
+/// Every gap in the snapshot, in `unreadable` order.
+pub fn gaps(snap: &Snapshot) -> Vec<Gap> {
+    let info = &snap.info;
+    let metallb = crate::metallb::install::discover(snap, &Default::default());
+    let cilium = crate::cilium::install::discover(snap);
+    let legacy_required = info.unreadable_required();
+    info.unreadable
+        .iter()
+        .map(|entry| match info.denied.iter().find(|d| &d.summary() == entry) {
+            Some(d) => Gap {
+                entry: entry.clone(),
+                check: Some(d.can_i()),
+                required: required(d, &metallb.namespace, cilium.installed.then_some(cilium.namespace.as_str())),
+                unknown: consequence(&d.resource),
+            },
+            None => Gap {
+                entry: entry.clone(),
+                check: None,
+                required: legacy_required.contains(entry),
+                unknown: consequence(entry.split([':', ' ']).next().unwrap_or("")),
+            },
+        })
+        .collect()
+}
+
+fn required(d: &Denied, metallb_namespace: &str, cilium_namespace: Option<&str>) -> bool {
+    let plural = d.resource.split('.').next().unwrap_or("");
+    match plural {
+        "nodes" | "services" | "endpointslices" => true,
+        // MetalLB's configuration is read as a whole: a missing kind changes every verdict.
+        "ipaddresspools" | "l2advertisements" | "bgpadvertisements" | "bgppeers" | "communities" | "bfdprofiles" => {
+            true
+        }
+        "ciliumloadbalancerippools" | "ciliuml2announcementpolicies" | "ciliumnodes" => true,
+        // Speakers (and Cilium agents) tell which nodes can announce at all.
+        "pods" => {
+            d.namespace.is_empty() || d.namespace == metallb_namespace || Some(d.namespace.as_str()) == cilium_namespace
+        }
+        "configmaps" => d.name == crate::cilium::install::CONFIG_MAP && Some(d.namespace.as_str()) == cilium_namespace,
+        _ => false,
+    }
+}
+
+fn consequence(resource: &str) -> &'static str {
+    match resource.split('.').next().unwrap_or("") {
+        "events" => "the Events written on Services (nodeAssigned, AllocationFailed, IPAllocated, ServiceLB's): the announcer and allocation MetalLB last reported, where no ServiceL2Status says it",
+        "servicel2statuses" => "the announcer MetalLB's speakers report (ServiceL2Status): observed announcers come from Events alone",
+        "servicebgpstatuses" => "the nodes MetalLB says advertise over BGP (ServiceBGPStatus): BGP drift (LBD132) is not checked",
+        "frrconfigurations" => "what the speakers wrote for FRR (FRRConfiguration): frr-k8s drift (LBD215) is not checked",
+        "leases" => "who holds Cilium's L2 Leases: the observed L2 announcer of Cilium Services",
+        "daemonsets" | "deployments" => "the implementations' own settings (flags, environment, image versions): defaults are assumed where Pods do not show them",
+        "namespaces" => "Namespace labels: IPAddressPools with namespaceSelectors match no namespace",
+        "configmaps" => "a settings ConfigMap (kube-proxy, metallb-excludel2 or cilium-config): its defaults are assumed",
+        "pods" => "Pods outside MetalLB's namespace (Cilium agents, k3s svclb): their readiness",
+        "nodes" | "services" | "endpointslices" => "every verdict",
+        _ => "every verdict that depends on it",
+    }
+}
+
+/// LBD230: a resource that could not be read, for every gap that does not stop the run.
+pub fn findings(snap: &Snapshot) -> Vec<Finding> {
+    gaps(snap)
+        .into_iter()
+        .filter(|g| !g.required)
+        .map(|g| Finding {
+            code: "LBD230",
+            severity: Severity::Warning,
+            message: format!("could not read {}; unknown: {}", g.entry, g.unknown),
+            hint: match &g.check {
+                Some(check) => format!("grant get/list on it to whoever runs lbdoctor; check with `{check}`"),
+                None => "collect the snapshot with permission to read it".into(),
+            },
+            objects: vec![g.entry.split(':').next().unwrap_or("").to_string()],
+        })
+        .collect()
+}
