@@ -195,7 +195,7 @@ fn forbidden_optional_kind_is_reported_not_fatal() {
         "{unreadable}"
     );
     let lbd230: Vec<&Value> = report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "LBD230").collect();
-    assert_eq!(lbd230.len(), 8, "one per Event reason listed: {lbd230:#?}");
+    assert_eq!(lbd230.len(), 1, "eight Event lists refused are one missing permission: {lbd230:#?}");
     assert!(lbd230[0]["message"].as_str().unwrap().contains("unknown: the Events written on Services"));
     assert!(lbd230[0]["hint"].as_str().unwrap().contains("`kubectl auth can-i list events -A`"));
 }
@@ -310,6 +310,19 @@ fn no_kubeconfig_and_not_in_a_pod_exits_3_and_suggests_from() {
 }
 
 #[test]
+fn unusable_kubeconfig_is_a_usage_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.kubeconfig");
+    let run = lbdoctor(dir.path(), None, &["check", "--kubeconfig", missing.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains(missing.to_str().unwrap()), "{}", run.stderr);
+
+    let run = lbdoctor(dir.path(), Some(&missing), &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("none of the files in $KUBECONFIG"), "{}", run.stderr);
+}
+
+#[test]
 fn kubeconfig_list_merges_and_context_namespace_is_the_default() {
     let file = Path::new("testdata/clusters/homelab.yaml");
     let (_api, dir, _) = server_for(file, token_behaviour());
@@ -382,6 +395,55 @@ fn through_kubectl_plugin_mechanism() {
     assert_eq!(code, direct.code, "{stderr}");
     let through_kubectl: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(without_provenance(through_kubectl), without_provenance(json(&direct)));
+}
+
+/// Every request lbdoctor sends, over every scenario, is allowed by the ClusterRole in
+/// docs/rbac.yaml, and that role grants nothing lbdoctor does not use.
+#[test]
+fn docs_rbac_grants_exactly_what_is_requested() {
+    let role: Value = serde_saphyr::from_str(&std::fs::read_to_string("docs/rbac.yaml").unwrap()).unwrap();
+    let rules = role["rules"].as_array().unwrap();
+    let allows = |group: &str, resource: &str, verb: &str, name: Option<&str>| {
+        rules.iter().any(|r| {
+            let has = |field: &str, v: &str| r[field].as_array().is_some_and(|a| a.iter().any(|x| x == v));
+            has("apiGroups", group)
+                && has("resources", resource)
+                && has("verbs", verb)
+                && (r.get("resourceNames").is_none() || name.is_some_and(|n| has("resourceNames", n)))
+        })
+    };
+    let mut used = BTreeSet::new();
+    for file in std::fs::read_dir("testdata/scenarios").unwrap().map(|e| e.unwrap().path()) {
+        let (api, dir, kubeconfig) = server_for(&file, token_behaviour());
+        let run = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]);
+        assert!(run.code == 0 || run.code == 3, "{}: {}", file.display(), run.stderr);
+        for request in api.requests() {
+            let path = request.trim_start_matches("GET ").split('?').next().unwrap().to_string();
+            let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+            let (group, rest) = match parts.as_slice() {
+                ["api", "v1", rest @ ..] => ("", rest),
+                ["apis", group, _, rest @ ..] => (*group, rest),
+                _ => continue,
+            };
+            let (resource, name) = match rest {
+                [] => continue, // discovery of a group version
+                ["namespaces", _, resource] | [resource] => (*resource, None),
+                ["namespaces", _, resource, name] | [resource, name] => (*resource, Some(*name)),
+                _ => panic!("unexpected request {request}"),
+            };
+            let verb = if name.is_some() { "get" } else { "list" };
+            assert!(allows(group, resource, verb, name), "docs/rbac.yaml does not allow {request}");
+            used.insert((group.to_string(), resource.to_string()));
+        }
+    }
+    for rule in rules {
+        for group in rule["apiGroups"].as_array().unwrap() {
+            for resource in rule["resources"].as_array().unwrap() {
+                let key = (group.as_str().unwrap().to_string(), resource.as_str().unwrap().to_string());
+                assert!(used.contains(&key), "docs/rbac.yaml grants {key:?}, which lbdoctor never requests");
+            }
+        }
+    }
 }
 
 /// Where two documents first differ, for a readable failure.

@@ -28,12 +28,16 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
         },
     };
     let Some(kubeconfig) = kubeconfig else {
+        let looked = match &opts.env.kubeconfig {
+            Some(list) => format!("none of the files in $KUBECONFIG ({}) exists", list.to_string_lossy()),
+            None => "$KUBECONFIG is unset and ~/.kube/config does not exist".to_string(),
+        };
         if opts.context.is_some() || opts.cluster.is_some() || opts.user.is_some() {
-            return Err(LiveError::Usage(
-                "--context, --cluster and --user need a kubeconfig, and none was found ($KUBECONFIG is unset and ~/.kube/config does not exist)".into(),
-            ));
+            return Err(LiveError::Usage(format!(
+                "--context, --cluster and --user need a kubeconfig, and none was found ({looked})"
+            )));
         }
-        return in_cluster(opts);
+        return in_cluster(opts, &looked);
     };
     let context = opts.context.clone().or_else(|| kubeconfig.current_context.clone());
     if let Some(name) = &opts.context {
@@ -48,15 +52,15 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
     Ok(Connection { config, context })
 }
 
-fn in_cluster(opts: &LiveOptions) -> Result<Connection, LiveError> {
+fn in_cluster(opts: &LiveOptions, looked: &str) -> Result<Connection, LiveError> {
     match Config::incluster() {
         Ok(mut config) => {
             apply_timeout(&mut config, opts);
             Ok(Connection { config, context: None })
         }
         Err(e) => Err(LiveError::Unreachable(format!(
-            "no cluster to read: no kubeconfig ($KUBECONFIG is unset and ~/.kube/config does not exist) and not \
-             running inside a Pod ({e}). Pass --kubeconfig, or read a snapshot with --from FILE."
+            "no cluster to read: no kubeconfig ({looked}) and not running inside a Pod ({e}). Pass \
+             --kubeconfig, or read a snapshot with --from FILE."
         ))),
     }
 }

@@ -169,7 +169,12 @@ async fn gather(api: &Api) -> Result<Gathered, LiveError> {
     let mut denied = Vec::new();
     let mut pods_seen = HashSet::new();
     for listed in lists {
-        denied.extend(listed.denied);
+        // Eight Event lists refused are one missing permission.
+        if let Some(d) = listed.denied {
+            if !denied.iter().any(|k: &crate::snapshot::Denied| k.summary() == d.summary()) {
+                denied.push(d);
+            }
+        }
         for object in listed.objects {
             // Overlapping selectors (two label spellings) return some Pods twice.
             if object.kind == "Pod" && !pods_seen.insert(pod_key(&object)?) {
