@@ -377,17 +377,21 @@ fn through_kubectl_plugin_mechanism() {
     let (code, stdout, stderr) = kubectl_run(&["lbdoctor", "snapshot"]);
     assert_eq!(code, 0, "{stderr}");
     let snapshot: Value = serde_json::from_str(&stdout).unwrap();
-    let (code, nodes, stderr) = kubectl_run(&["get", "nodes", "-o", "json"]);
-    assert_eq!(code, 0, "{stderr}");
-    let nodes: Value = serde_json::from_str(&nodes).unwrap();
-    let ours: Vec<&Value> = snapshot["items"].as_array().unwrap().iter().filter(|o| o["kind"] == "Node").collect();
-    let theirs = nodes["items"].as_array().unwrap();
-    assert_eq!(ours.len(), theirs.len());
-    for (a, b) in ours.iter().zip(theirs) {
-        let mut b = b.clone();
-        b["metadata"].as_object_mut().unwrap().remove("managedFields");
-        assert_eq!(**a, b, "the snapshot holds the object kubectl sees, without managedFields");
-        assert!(a["metadata"].get("managedFields").is_none());
+    for (resource, kind) in [("nodes", "Node"), ("services", "Service"), ("ipaddresspools.metallb.io", "IPAddressPool")]
+    {
+        let (code, listed, stderr) = kubectl_run(&["get", resource, "-A", "-o", "json"]);
+        assert_eq!(code, 0, "{stderr}");
+        let listed: Value = serde_json::from_str(&listed).unwrap();
+        let ours: Vec<&Value> = snapshot["items"].as_array().unwrap().iter().filter(|o| o["kind"] == kind).collect();
+        let theirs = listed["items"].as_array().unwrap();
+        assert!(!theirs.is_empty(), "{resource}");
+        assert_eq!(ours.len(), theirs.len(), "{resource}");
+        for (a, b) in ours.iter().zip(theirs) {
+            let (mut a, mut b) = ((*a).clone(), b.clone());
+            a["metadata"].as_object_mut().unwrap().remove("managedFields");
+            b["metadata"].as_object_mut().unwrap().remove("managedFields");
+            assert_eq!(a, b, "the snapshot holds the {kind} kubectl sees, but for managedFields");
+        }
     }
     let (code, stdout, stderr) = kubectl_run(&["lbdoctor", "check", "-o", "json"]);
     assert!(!stdout.is_empty(), "{stderr}");
