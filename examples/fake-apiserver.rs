@@ -28,6 +28,7 @@ fn main() {
                     None => behaviour.forbidden.insert(value),
                 };
             }
+            "-h" | "--help" => usage(),
             "--kubeconfig" => kubeconfig = args.next().unwrap_or_else(|| usage()).into(),
             _ if file.is_none() => file = Some(arg),
             _ => usage(),

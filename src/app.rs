@@ -204,7 +204,7 @@ fn live_options(g: &GlobalArgs, env: &Env, keep_objects: bool) -> Result<LiveOpt
         env: env.kube.clone(),
         keep_objects,
         // kubectl's 0 means "no paging".
-        page_size: if g.chunk_size == 0 { u32::MAX } else { g.chunk_size },
+        page_size: (g.chunk_size > 0).then_some(g.chunk_size),
         ..LiveOptions::default()
     })
 }

@@ -24,8 +24,8 @@ use crate::snapshot::{BgpType, Memberlist};
       # Save the cluster's state, then diagnose it anywhere, offline\n  \
       kubectl lbdoctor snapshot > s.json\n  \
       kubectl lbdoctor check --from s.json\n\n\
-Without --from, lbdoctor reads the cluster kubectl reads ($KUBECONFIG, --kubeconfig, --context), with GET\n\
-requests only. Put global kubectl flags after the plugin name: `kubectl lbdoctor --context x check`."
+Without --from, lbdoctor reads the cluster kubectl reads ($KUBECONFIG, --kubeconfig, --context),\n\
+with GET requests only. kubectl's flags go after the plugin name: `kubectl lbdoctor --context x check`."
 )]
 pub struct Cli {
     #[command(flatten)]

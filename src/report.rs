@@ -240,6 +240,9 @@ pub struct Layer2 {
     pub actual_announcers: Option<Vec<String>>,
     /// Where `actualAnnouncers` came from: `serviceL2Status` or `events`.
     pub actual_source: Option<String>,
+    /// Why `actualAnnouncers` is unknown when the sources could not be read
+    /// (`"events: forbidden (list)"`); `null` otherwise.
+    pub actual_unknown_because: Option<String>,
     /// L2Advertisements of the pool that match the Service (folded duplicates included).
     pub advertisements: Vec<String>,
     /// Size of the candidate set before and after the eTP Local filter.

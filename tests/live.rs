@@ -22,8 +22,13 @@ struct Run {
 
 /// The binary with an environment that knows only the given kubeconfig.
 fn lbdoctor(home: &Path, kubeconfig: Option<&Path>, args: &[&str]) -> Run {
+    lbdoctor_with(home, kubeconfig, args, &[])
+}
+
+fn lbdoctor_with(home: &Path, kubeconfig: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
     cmd.env_clear().env("HOME", home).env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    cmd.envs(env.iter().copied());
     if let Some(k) = kubeconfig {
         cmd.env("KUBECONFIG", k);
     }
@@ -119,6 +124,19 @@ fn pagination_follows_continue_tokens_and_restarts_after_410() {
 }
 
 #[test]
+fn chunk_size_0_lists_without_paging_and_proxies_honour_no_proxy() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let (api, dir, kubeconfig) = server_for(file, token_behaviour());
+    // A proxy that does not exist, bypassed for the server as kubectl would.
+    let env = [("HTTPS_PROXY", "http://127.0.0.1:1"), ("NO_PROXY", "127.0.0.1")];
+    let run = lbdoctor_with(dir.path(), Some(&kubeconfig), &["snapshot", "--chunk-size", "0"], &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let nodes: Vec<String> = api.requests().into_iter().filter(|r| r.starts_with("GET /api/v1/nodes")).collect();
+    assert_eq!(nodes.len(), 1, "{nodes:?}");
+    assert!(!nodes[0].contains("limit="), "{nodes:?}");
+}
+
+#[test]
 fn snapshot_round_trips_in_json_and_yaml() {
     let file = Path::new("testdata/scenarios/metallb-and-cilium-lbipam.yaml");
     let (_api, dir, kubeconfig) = server_for(file, token_behaviour());
@@ -196,6 +214,7 @@ fn forbidden_optional_kind_is_reported_not_fatal() {
     );
     let lbd230: Vec<&Value> = report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "LBD230").collect();
     assert_eq!(lbd230.len(), 1, "eight Event lists refused are one missing permission: {lbd230:#?}");
+    assert_eq!(lbd230[0]["objects"], json!(["events -A"]));
     assert!(lbd230[0]["message"].as_str().unwrap().contains("unknown: the Events written on Services"));
     assert!(lbd230[0]["hint"].as_str().unwrap().contains("`kubectl auth can-i list events -A`"));
 }
@@ -215,8 +234,15 @@ fn forbidden_namespaces_matter_only_where_the_answer_lives() {
     let offline = lbdoctor(dir.path(), None, &["check", "--from", file.to_str().unwrap()]);
     let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
     assert_eq!(run.code, offline.code, "{}", run.stderr);
-    let codes: Vec<Value> = json(&run)["findings"].as_array().unwrap().iter().map(|f| f["code"].clone()).collect();
-    assert!(codes.contains(&json!("LBD230")));
+    let lbd230: Vec<Value> = json(&run)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "LBD230")
+        .map(|f| f["objects"][0].clone())
+        .collect();
+    // Nothing reads kube-proxy's ConfigMap yet, and cilium-config only matters where Cilium runs.
+    assert_eq!(lbd230, [json!("pods -n kube-system")]);
 
     // The same refusal where Cilium runs: its agents and settings are part of the answer.
     let file = Path::new("testdata/scenarios/cilium-nodeipam-dual-stack.yaml");
@@ -228,6 +254,30 @@ fn forbidden_namespaces_matter_only_where_the_answer_lives() {
     let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check"]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(run.stderr.contains("kubectl auth can-i get configmaps/cilium-config -n kube-system"), "{}", run.stderr);
+}
+
+#[test]
+fn unreadable_events_make_the_observed_announcer_unknown_not_absent() {
+    let file = Path::new("testdata/clusters/homelab-trap.yaml");
+    let behaviour = Behaviour { forbidden: BTreeSet::from(["events".to_string()]), ..token_behaviour() };
+    let (_api, dir, kubeconfig) = server_for(file, behaviour);
+    let report = json(&lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]));
+    let layer2 = &report["services"][0]["metallb"]["layer2"];
+    assert_eq!(layer2["actualAnnouncers"], Value::Null);
+    assert_eq!(layer2["actualUnknownBecause"], "events: forbidden (list)");
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["explain", "svc", "grafana"]);
+    assert!(run.stdout.contains("Observed: unknown (could not read events: forbidden (list))"), "{}", run.stdout);
+}
+
+#[test]
+fn a_server_that_is_not_kubernetes_is_named_as_such() {
+    let api = FakeApi::start(Vec::new(), Behaviour { not_kubernetes: true, ..Behaviour::default() }, None);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "web", "default", TOKEN);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("is not a Kubernetes API server"), "{}", run.stderr);
+    assert_eq!(api.requests(), ["GET /version"], "nothing else is tried");
 }
 
 #[test]
@@ -340,6 +390,10 @@ fn kubeconfig_list_merges_and_context_namespace_is_the_default() {
     let run = lbdoctor(dir.path(), Some(Path::new(&list)), &["--context", "nope", "check"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("context \"nope\" is not in the kubeconfig"), "{}", run.stderr);
+    // kube alone would connect without credentials; kubectl refuses, and so does lbdoctor.
+    let run = lbdoctor(dir.path(), Some(Path::new(&list)), &["--user", "nobody", "check"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("user \"nobody\" is not in the kubeconfig"), "{}", run.stderr);
 }
 
 #[test]

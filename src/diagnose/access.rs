@@ -14,7 +14,10 @@ pub struct Gap {
     pub check: Option<String>,
     /// The answer cannot be given without it.
     pub required: bool,
-    pub unknown: &'static str,
+    /// What is unknown without it; `None` when nothing lbdoctor concludes depends on it.
+    pub unknown: Option<&'static str>,
+    /// `pods -n kube-system`, `configmaps/cilium-config -n kube-system`: the finding's object.
+    pub object: String,
 }
 
 /// Every gap in the snapshot, in `unreadable` order.
@@ -30,14 +33,19 @@ pub fn gaps(snap: &Snapshot) -> Vec<Gap> {
                 entry: entry.clone(),
                 check: Some(d.can_i()),
                 required: required(d, &metallb.namespace, cilium.installed.then_some(cilium.namespace.as_str())),
-                unknown: consequence(&d.resource),
+                unknown: consequence(&d.resource, &d.name, cilium.installed),
+                object: d.object_with_scope(),
             },
-            None => Gap {
-                entry: entry.clone(),
-                check: None,
-                required: legacy_required.contains(entry),
-                unknown: consequence(entry.split([':', ' ']).next().unwrap_or("")),
-            },
+            None => {
+                let resource = entry.split([':', ' ']).next().unwrap_or("");
+                Gap {
+                    entry: entry.clone(),
+                    check: None,
+                    required: legacy_required.contains(entry),
+                    unknown: consequence(resource, "", cilium.installed),
+                    object: resource.to_string(),
+                }
+            }
         })
         .collect()
 }
@@ -60,20 +68,24 @@ fn required(d: &Denied, metallb_namespace: &str, cilium_namespace: Option<&str>)
     }
 }
 
-fn consequence(resource: &str) -> &'static str {
-    match resource.split('.').next().unwrap_or("") {
+fn consequence(resource: &str, name: &str, cilium: bool) -> Option<&'static str> {
+    Some(match resource.split('.').next().unwrap_or("") {
         "events" => "the Events written on Services (nodeAssigned, AllocationFailed, IPAllocated, ServiceLB's): the announcer and allocation MetalLB last reported, where no ServiceL2Status says it",
         "servicel2statuses" => "the announcer MetalLB's speakers report (ServiceL2Status): observed announcers come from Events alone",
         "servicebgpstatuses" => "the nodes MetalLB says advertise over BGP (ServiceBGPStatus): BGP drift (LBD132) is not checked",
         "frrconfigurations" => "what the speakers wrote for FRR (FRRConfiguration): frr-k8s drift (LBD215) is not checked",
-        "leases" => "who holds Cilium's L2 Leases: the observed L2 announcer of Cilium Services",
+        "leases" if cilium => "who holds Cilium's L2 Leases: the observed L2 announcer of Cilium Services",
         "daemonsets" | "deployments" => "the implementations' own settings (flags, environment, image versions): defaults are assumed where Pods do not show them",
         "namespaces" => "Namespace labels: IPAddressPools with namespaceSelectors match no namespace",
-        "configmaps" => "a settings ConfigMap (kube-proxy, metallb-excludel2 or cilium-config): its defaults are assumed",
-        "pods" => "Pods outside MetalLB's namespace (Cilium agents, k3s svclb): their readiness",
+        "configmaps" if cilium && (name.is_empty() || name == crate::cilium::install::CONFIG_MAP) => {
+            "Cilium's settings (cilium-config): its defaults are assumed"
+        }
+        "pods" => "Pods outside MetalLB's namespace (Cilium agents, k3s svclb): whether they run, and their readiness",
         "nodes" | "services" | "endpointslices" => "every verdict",
+        // kube-proxy and metallb-excludel2 are collected for the record; no conclusion reads them.
+        "configmaps" | "leases" => return None,
         _ => "every verdict that depends on it",
-    }
+    })
 }
 
 /// LBD230: a resource that could not be read, for every gap that does not stop the run.
@@ -81,15 +93,16 @@ pub fn findings(snap: &Snapshot) -> Vec<Finding> {
     gaps(snap)
         .into_iter()
         .filter(|g| !g.required)
-        .map(|g| Finding {
+        .filter_map(|g| Some((g.unknown?, g)))
+        .map(|(unknown, g)| Finding {
             code: "LBD230",
             severity: Severity::Warning,
-            message: format!("could not read {}; unknown: {}", g.entry, g.unknown),
+            message: format!("could not read {}; unknown: {unknown}", g.entry),
             hint: match &g.check {
                 Some(check) => format!("grant get/list on it to whoever runs lbdoctor; check with `{check}`"),
                 None => "collect the snapshot with permission to read it".into(),
             },
-            objects: vec![g.entry.split(':').next().unwrap_or("").to_string()],
+            objects: vec![g.object],
         })
         .collect()
 }

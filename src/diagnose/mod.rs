@@ -178,6 +178,19 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     Ok(report)
 }
 
+/// The unreadable sources of observed announcers, when any.
+fn observation_gaps(world: &World) -> Option<String> {
+    let gaps: Vec<&str> = world
+        .snap
+        .info
+        .unreadable
+        .iter()
+        .filter(|u| u.starts_with("events") || u.starts_with("servicel2statuses"))
+        .map(String::as_str)
+        .collect();
+    (!gaps.is_empty()).then(|| gaps.join("; "))
+}
+
 fn ad_node_sets(config: &Config, world: &World) -> Vec<FixedBitSet> {
     config.l2_advertisements.iter().map(|ad| world.table.set_of(&ad.nodes)).collect()
 }
@@ -323,6 +336,7 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
         expected_announcer: el.expected_announcer().map(|n| world.table.name(n).to_string()),
         actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
         actual_source: e.observed.as_ref().map(|o| o.source.to_string()),
+        actual_unknown_because: e.observed.is_none().then(|| observation_gaps(world)).flatten(),
         advertisements,
         candidates: el.candidates.count_ones(..),
         available: el.available.count_ones(..),

@@ -402,7 +402,10 @@ fn header(out: &mut dyn Write, report: &Report, svc: &ServiceReport, paint: Pain
 
 fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Result<()> {
     let Some(actual) = &l2.actual_announcers else {
-        return writeln!(out, "Observed: unknown (no ServiceL2Status or nodeAssigned Event in the snapshot)");
+        return match &l2.actual_unknown_because {
+            Some(why) => writeln!(out, "Observed: unknown (could not read {why})"),
+            None => writeln!(out, "Observed: unknown (no ServiceL2Status or nodeAssigned Event in the snapshot)"),
+        };
     };
     let source = l2.actual_source.as_deref().unwrap_or("?");
     let said = if actual.is_empty() { "nobody".to_string() } else { actual.join(", ") };

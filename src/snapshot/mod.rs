@@ -116,7 +116,7 @@ pub struct SnapshotInfo {
     /// Custom resources whose CRD the server does not serve (`ipaddresspools.metallb.io`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_installed: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "MetallbInfo::is_unset")]
     pub metallb: MetallbInfo,
     /// What lbdoctor detected when it took the snapshot (implementations, versions, flags); a
     /// record for readers, never an input: the engines derive all of it again from the objects.
@@ -154,6 +154,15 @@ impl Denied {
     pub fn can_i(&self) -> String {
         let scope = if self.namespace.is_empty() { " -A".to_string() } else { format!(" -n {}", self.namespace) };
         format!("kubectl auth can-i {} {}{scope}", self.verb, self.object())
+    }
+
+    /// kubectl's words for what was refused: `pods -n kube-system`, `events -A`.
+    pub fn object_with_scope(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} -A", self.object())
+        } else {
+            format!("{} -n {}", self.object(), self.namespace)
+        }
     }
 
     fn object(&self) -> String {
@@ -213,6 +222,12 @@ pub struct MetallbInfo {
     pub memberlist: Option<Memberlist>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bgp_type: Option<BgpType>,
+}
+
+impl MetallbInfo {
+    fn is_unset(&self) -> bool {
+        *self == MetallbInfo::default()
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]

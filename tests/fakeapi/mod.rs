@@ -31,6 +31,8 @@ pub struct Behaviour {
     pub latency: Duration,
     /// When set, requests must carry `Authorization: Bearer <token>` or get 401.
     pub token: Option<String>,
+    /// Answer every request 404 with a plain-text body, like a web server that is not Kubernetes.
+    pub not_kubernetes: bool,
 }
 
 pub struct Served {
@@ -249,7 +251,11 @@ fn serve<S: Read + Write>(stream: S, state: &State) {
         state.log.lock().unwrap().push(format!("{method} {target}"));
         std::thread::sleep(state.behaviour.latency);
         let (code, answer) = respond(state, &method, &target, headers.get("authorization"));
-        let text = answer.to_string();
+        let (code, text) = if state.behaviour.not_kubernetes {
+            (404, "404 page not found".to_string())
+        } else {
+            (code, answer.to_string())
+        };
         let reason = match code {
             200 => "OK",
             401 => "Unauthorized",

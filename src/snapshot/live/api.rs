@@ -76,7 +76,7 @@ pub struct Listed {
 pub struct Api {
     pub client: kube::Client,
     pub gate: Semaphore,
-    pub page_size: u32,
+    pub page_size: Option<u32>,
     pub timeout: Option<Duration>,
     pub server: String,
     pub context: Option<String>,
@@ -146,6 +146,10 @@ impl Api {
         match self.text(req).await {
             Ok(text) => Ok(serde_json::from_str::<Info>(&text).map(|i| i.git_version).unwrap_or_default()),
             Err(Failure::Fatal(e)) => Err(e),
+            // Every API server serves /version, to anyone who may use it.
+            Err(Failure::Status(404, ..)) => Err(self.unreachable(
+                "it answers 404 Not Found for /version, so it is not a Kubernetes API server (check the server URL and any proxy in between)",
+            )),
             // Some servers restrict /version; the lists will tell whether access works.
             Err(Failure::Status(..)) => Ok(String::new()),
         }
@@ -181,7 +185,7 @@ impl Api {
             let lp = ListParams {
                 label_selector: target.label_selector.clone(),
                 field_selector: target.field_selector.clone(),
-                limit: Some(self.page_size),
+                limit: self.page_size,
                 continue_token: token.clone(),
                 ..ListParams::default()
             };
@@ -210,8 +214,9 @@ impl Api {
                 }
                 Err(Failure::Status(code, reason, message)) => {
                     out.objects.clear();
-                    // 404 on a list: the resource is not served (a CRD removed since discovery).
-                    if code != 404 {
+                    // 404 on a custom resource: its CRD went away since discovery. A built-in
+                    // kind is always served, so a 404 there is a failure, not an empty list.
+                    if code != 404 || target.resource.is_builtin() {
                         out.denied = Some(denied(target, "list", code, reason, message));
                     }
                     break;
@@ -360,10 +365,14 @@ fn decode_error(origin: &Arc<str>, e: serde_json::Error) -> LiveError {
     LiveError::Decode(format!("{origin}: the API server's answer is not valid JSON: {e}"))
 }
 
-fn reason_text(code: u16, reason: &str) -> String {
+/// By status code: a non-Kubernetes answer has no reason kube can parse.
+fn reason_text(code: u16, _reason: &str) -> String {
     match code {
         403 => "forbidden".into(),
-        _ if !reason.is_empty() => format!("{} ({code})", reason.to_ascii_lowercase()),
+        404 => "not found (404)".into(),
+        410 => "gone (410)".into(),
+        429 => "too many requests (429)".into(),
+        500..=599 => format!("server error ({code})"),
         _ => format!("error {code}"),
     }
 }

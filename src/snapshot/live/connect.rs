@@ -40,9 +40,20 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
         return in_cluster(opts, &looked);
     };
     let context = opts.context.clone().or_else(|| kubeconfig.current_context.clone());
+    // kube would quietly fall back to no credentials for an unknown user; kubectl refuses.
     if let Some(name) = &opts.context {
         if !kubeconfig.contexts.iter().any(|c| &c.name == name) {
             return Err(LiveError::Usage(format!("context {name:?} is not in the kubeconfig")));
+        }
+    }
+    if let Some(name) = &opts.cluster {
+        if !kubeconfig.clusters.iter().any(|c| &c.name == name) {
+            return Err(LiveError::Usage(format!("cluster {name:?} is not in the kubeconfig")));
+        }
+    }
+    if let Some(name) = &opts.user {
+        if !kubeconfig.auth_infos.iter().any(|u| &u.name == name) {
+            return Err(LiveError::Usage(format!("user {name:?} is not in the kubeconfig")));
         }
     }
     let mut config = Config::from_custom_kubeconfig(kubeconfig, &kc_opts).await.map_err(|e| {
@@ -84,11 +95,8 @@ fn merged(list: &std::ffi::OsStr) -> Result<Option<Kubeconfig>, LiveError> {
 }
 
 fn apply_timeout(config: &mut Config, opts: &LiveOptions) {
+    // The whole request is bounded where it is sent (api.rs), so the message can name the flag.
     if let Some(t) = opts.request_timeout {
         config.connect_timeout = Some(t);
-        config.read_timeout = Some(t);
-        config.write_timeout = Some(t);
-        // Pooled connections must not count their idle time against the next request.
-        config.reset_reader_on_write = true;
     }
 }

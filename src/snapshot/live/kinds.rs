@@ -30,6 +30,11 @@ impl Resource {
         }
     }
 
+    /// Served by every API server, unlike custom resources.
+    pub fn is_builtin(&self) -> bool {
+        self.group.is_empty() || !self.group.contains('.') || self.group.ends_with(".k8s.io")
+    }
+
     pub fn path(&self, namespace: Option<&str>) -> String {
         let base = if self.group.is_empty() {
             "/api/v1".to_string()

@@ -37,8 +37,8 @@ pub struct LiveOptions {
     /// `--request-timeout`; `None` waits as long as the server takes (kubectl's `0`).
     pub request_timeout: Option<Duration>,
     pub env: KubeEnv,
-    /// Objects per page (`limit`).
-    pub page_size: u32,
+    /// Objects per page (`limit`); `None` lists in one response.
+    pub page_size: Option<u32>,
     /// Requests in flight at once.
     pub concurrency: usize,
     /// Keep every object as JSON too, for `snapshot`.
@@ -54,7 +54,7 @@ impl Default for LiveOptions {
             user: None,
             request_timeout: None,
             env: KubeEnv::default(),
-            page_size: 500,
+            page_size: Some(500),
             concurrency: 8,
             keep_objects: false,
         }
@@ -272,9 +272,8 @@ async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveEr
             crate::cilium::install::CONFIG_MAP,
         ));
     }
-    if cilium.installed {
-        second.push(Target::in_namespace(LEASES, cns));
-    }
+    // Always, not only when Cilium shows in what was read so far: its agents may be the only sign.
+    second.push(Target::in_namespace(LEASES, cns));
     lists.extend(futures::future::try_join_all(second.iter().map(|t| api.list(t))).await?);
     Ok((lists, not_installed))
 }

@@ -2,7 +2,6 @@
 //! request still running, and the ones that failed.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -23,13 +22,22 @@ impl Progress for Silent {
     fn finish(&self, _: &str, _: usize, _: usize, _: Option<&str>) {}
 }
 
-/// indicatif spinners on stderr; the caller decides that stderr is a terminal.
+/// indicatif spinners on stderr; the caller decides that stderr is a terminal. A total line,
+/// a line per list with pages still to come (most lists fit one page and never get one), and one
+/// line per distinct failure.
 pub struct Bars {
     multi: MultiProgress,
     total: ProgressBar,
-    done: AtomicUsize,
-    objects: AtomicUsize,
-    bars: Mutex<HashMap<String, ProgressBar>>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    bars: HashMap<String, ProgressBar>,
+    /// Objects so far per list, for the total.
+    objects: HashMap<String, usize>,
+    done: usize,
+    failures: Vec<String>,
 }
 
 impl Bars {
@@ -42,23 +50,16 @@ impl Bars {
         );
         total.set_message("reading the cluster");
         total.enable_steady_tick(std::time::Duration::from_millis(120));
-        Bars { multi, total, done: AtomicUsize::new(0), objects: AtomicUsize::new(0), bars: Mutex::new(HashMap::new()) }
+        Bars { multi, total, state: Mutex::new(State::default()) }
     }
 
-    fn bar(&self, what: &str) -> ProgressBar {
-        let mut bars = self.bars.lock().unwrap_or_else(|p| p.into_inner());
-        bars.entry(what.to_string())
-            .or_insert_with(|| {
-                let bar = self.multi.add(ProgressBar::new_spinner());
-                bar.set_style(
-                    ProgressStyle::with_template("{spinner} {prefix:.bold} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
-                bar.set_prefix(what.to_string());
-                bar.enable_steady_tick(std::time::Duration::from_millis(120));
-                bar
-            })
-            .clone()
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn update_total(&self, state: &State) {
+        let objects: usize = state.objects.values().sum();
+        self.total.set_message(format!("reading the cluster: {} lists done, {objects} objects", state.done));
     }
 
     /// Removes every line: stdout follows, and the screen should hold only the result.
@@ -74,24 +75,44 @@ impl Default for Bars {
 }
 
 impl Progress for Bars {
-    fn start(&self, what: &str) {
-        self.bar(what).set_message("listing…");
-    }
+    fn start(&self, _what: &str) {}
 
     fn page(&self, what: &str, objects: usize, pages: usize, remaining: Option<i64>) {
-        let more = remaining.map(|r| format!(", {r} to go")).unwrap_or_default();
-        self.bar(what).set_message(format!("{objects} objects, {pages} page(s){more}"));
+        let mut state = self.state();
+        state.objects.insert(what.to_string(), objects);
+        if remaining.is_some_and(|r| r > 0) {
+            let bar = state.bars.entry(what.to_string()).or_insert_with(|| {
+                let bar = self.multi.add(ProgressBar::new_spinner());
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {prefix:.bold} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.set_prefix(what.to_string());
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
+                bar
+            });
+            let more = remaining.map(|r| format!(", {r} to go")).unwrap_or_default();
+            bar.set_message(format!("{objects} objects, {pages} page(s){more}"));
+        }
+        self.update_total(&state);
     }
 
     fn finish(&self, what: &str, objects: usize, _pages: usize, failure: Option<&str>) {
-        let bar = self.bar(what);
-        match failure {
-            // Stays on screen: the report will say what this leaves unknown.
-            Some(reason) => bar.abandon_with_message(format!("not read: {reason}")),
-            None => bar.finish_and_clear(),
+        let mut state = self.state();
+        if let Some(bar) = state.bars.remove(what) {
+            bar.finish_and_clear();
         }
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        let total = self.objects.fetch_add(objects, Ordering::Relaxed) + objects;
-        self.total.set_message(format!("reading the cluster: {done} lists done, {total} objects"));
+        state.objects.insert(what.to_string(), objects);
+        state.done += 1;
+        if let Some(reason) = failure {
+            // Eight Event lists refused are one line: the resource and namespace, not the selector.
+            let resource = what.split(" -l ").next().unwrap_or(what).split(" --field-selector ").next().unwrap_or(what);
+            let line = format!("{resource}: not read ({reason})");
+            if !state.failures.contains(&line) {
+                let _ = self.multi.println(&line);
+                state.failures.push(line);
+            }
+        }
+        self.update_total(&state);
     }
 }
