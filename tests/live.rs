@@ -334,6 +334,34 @@ fn request_timeout_bounds_each_request() {
     assert!(run.stderr.contains("--request-timeout \"soon\""), "{}", run.stderr);
 }
 
+/// An exec credential plugin (as EKS, GKE and kubelogin use) supplies the token.
+#[test]
+fn exec_credential_plugin() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let (_api, dir, kubeconfig) = server_for(file, token_behaviour());
+    let plugin = dir.path().join("credential-plugin");
+    std::fs::write(
+        &plugin,
+        format!("#!/bin/sh\necho '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{TOKEN}\"}}}}'\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let text = std::fs::read_to_string(&kubeconfig).unwrap().replace(
+        &format!("    token: {TOKEN}\n"),
+        &format!(
+            "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\n",
+            plugin.display()
+        ),
+    );
+    assert!(text.contains("exec:"));
+    let exec_config = dir.path().join("exec.kubeconfig");
+    std::fs::write(&exec_config, text).unwrap();
+    let run = lbdoctor(dir.path(), Some(&exec_config), &["check", "-o", "json"]);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert_eq!(json(&run)["source"]["mode"], "live");
+}
+
 #[test]
 fn server_down_exits_3_with_one_paragraph() {
     let dir = tempfile::tempdir().unwrap();
