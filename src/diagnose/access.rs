@@ -23,6 +23,9 @@ pub struct Gap {
 /// Every gap in the snapshot, in `unreadable` order.
 pub fn gaps(snap: &Snapshot) -> Vec<Gap> {
     let info = &snap.info;
+    if info.unreadable.is_empty() {
+        return Vec::new();
+    }
     let metallb = crate::metallb::install::discover(snap, &Default::default());
     let cilium = crate::cilium::install::discover(snap);
     let legacy_required = info.unreadable_required();
