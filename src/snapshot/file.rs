@@ -89,7 +89,7 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
     for ((file, text), lines) in texts.iter().zip(&indexes) {
         split_text(file, text, lines, &mut pending)?;
     }
-    decode_all(pending)
+    decode_all(pending, false)
 }
 
 /// One object's JSON text as an API server sent it, with what it is and where it came from.
@@ -117,12 +117,25 @@ pub fn from_texts<'a>(objects: impl IntoIterator<Item = &'a ObjectText>) -> Resu
             })
         })
         .collect();
-    decode_all(pending)
+    decode_all(pending, true)
 }
 
-fn decode_all(pending: Vec<Split>) -> Result<Snapshot, LoadError> {
+/// `trim`: drop the managedFields no engine reads, as a live snapshot's file does, so that the
+/// objects of a live run are those the written file gives back.
+fn decode_all(pending: Vec<Split>, trim: bool) -> Result<Snapshot, LoadError> {
     // Typed decoding is the expensive part and each object is independent.
-    let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending.into_par_iter().map(Split::decode).collect();
+    let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending
+        .into_par_iter()
+        .map(|split| {
+            let mut items = split.decode()?;
+            for item in items.iter_mut().filter(|_| trim) {
+                if let Some(meta) = item.object.meta_mut() {
+                    crate::snapshot::trim_managed_fields(&item.key.1, meta);
+                }
+            }
+            Ok(items)
+        })
+        .collect();
     let mut collector = Collector::default();
     for items in parsed {
         for item in items? {
@@ -366,7 +379,9 @@ impl Pending<'_> {
             ("cilium.io", "CiliumNode") => typed!(CiliumNode),
             _ => Object::Ignored(format!("{kind} ({api_version})")),
         };
-        let (namespace, name) = meta.unwrap_or_else(|| object.meta().map(crate::snapshot::key_of).unwrap_or_default());
+        let mut object = object;
+        let (namespace, name) =
+            meta.unwrap_or_else(|| object.meta_mut().map(|m| crate::snapshot::key_of(m)).unwrap_or_default());
         let display = object_label(&kind, &namespace, &name);
         Ok(Parsed { origin, key: (group, kind, namespace, name), display, object })
     }
@@ -381,30 +396,30 @@ fn object_label(kind: &str, namespace: &str, name: &str) -> String {
 }
 
 impl Object {
-    fn meta(&self) -> Option<&ObjectMeta> {
+    fn meta_mut(&mut self) -> Option<&mut ObjectMeta> {
         Some(match self {
-            Object::Node(o) => &o.metadata,
-            Object::Service(o) => &o.metadata,
-            Object::Namespace(o) => &o.metadata,
-            Object::Pod(o) => &o.metadata,
-            Object::Event(o) => &o.metadata,
-            Object::ConfigMap(o) => &o.metadata,
-            Object::EndpointSlice(o) => &o.metadata,
-            Object::DaemonSet(o) => &o.metadata,
-            Object::Deployment(o) => &o.metadata,
-            Object::IpAddressPool(o) => &o.metadata,
-            Object::L2Advertisement(o) => &o.metadata,
-            Object::BgpAdvertisement(o) => &o.metadata,
-            Object::BgpPeer(o) => &o.metadata,
-            Object::Community(o) => &o.metadata,
-            Object::ServiceL2Status(o) => &o.metadata,
-            Object::BfdProfile(o) => &o.metadata,
-            Object::ServiceBgpStatus(o) => &o.metadata,
-            Object::FrrConfiguration(o) => &o.metadata,
-            Object::Lease(o) => &o.metadata,
-            Object::CiliumIpPool(o) => &o.metadata,
-            Object::CiliumL2Policy(o) => &o.metadata,
-            Object::CiliumNode(o) => &o.metadata,
+            Object::Node(o) => &mut o.metadata,
+            Object::Service(o) => &mut o.metadata,
+            Object::Namespace(o) => &mut o.metadata,
+            Object::Pod(o) => &mut o.metadata,
+            Object::Event(o) => &mut o.metadata,
+            Object::ConfigMap(o) => &mut o.metadata,
+            Object::EndpointSlice(o) => &mut o.metadata,
+            Object::DaemonSet(o) => &mut o.metadata,
+            Object::Deployment(o) => &mut o.metadata,
+            Object::IpAddressPool(o) => &mut o.metadata,
+            Object::L2Advertisement(o) => &mut o.metadata,
+            Object::BgpAdvertisement(o) => &mut o.metadata,
+            Object::BgpPeer(o) => &mut o.metadata,
+            Object::Community(o) => &mut o.metadata,
+            Object::ServiceL2Status(o) => &mut o.metadata,
+            Object::BfdProfile(o) => &mut o.metadata,
+            Object::ServiceBgpStatus(o) => &mut o.metadata,
+            Object::FrrConfiguration(o) => &mut o.metadata,
+            Object::Lease(o) => &mut o.metadata,
+            Object::CiliumIpPool(o) => &mut o.metadata,
+            Object::CiliumL2Policy(o) => &mut o.metadata,
+            Object::CiliumNode(o) => &mut o.metadata,
             Object::Info(_) | Object::Ignored(_) => return None,
         })
     }

@@ -266,45 +266,16 @@ pub fn writes_status(m: &ManagedFieldsEntry) -> bool {
     m.subresource.as_deref() == Some("status") || m.fields_v1.as_ref().is_some_and(|f| f.0.get("f:status").is_some())
 }
 
-impl Snapshot {
-    /// Drops the managedFields no engine reads, as a live snapshot's file does.
-    pub fn trim_managed_fields(&mut self) {
-        fn clear<T>(objects: &mut [T], meta: impl Fn(&mut T) -> &mut ObjectMeta) {
-            for o in objects {
-                meta(o).managed_fields = None;
+/// Drops the managedFields no engine reads: all but a Service's status writers.
+pub fn trim_managed_fields(kind: &str, meta: &mut ObjectMeta) {
+    match (kind, &mut meta.managed_fields) {
+        ("Service", Some(entries)) => {
+            entries.retain(writes_status);
+            if entries.is_empty() {
+                meta.managed_fields = None;
             }
         }
-        for svc in &mut self.services {
-            if let Some(entries) = &mut svc.metadata.managed_fields {
-                entries.retain(writes_status);
-                if entries.is_empty() {
-                    svc.metadata.managed_fields = None;
-                }
-            }
-        }
-        clear(&mut self.nodes, |o| &mut o.metadata);
-        clear(&mut self.endpoint_slices, |o| &mut o.metadata);
-        clear(&mut self.namespaces, |o| &mut o.metadata);
-        clear(&mut self.pods, |o| &mut o.metadata);
-        clear(&mut self.events, |o| &mut o.metadata);
-        clear(&mut self.config_maps, |o| &mut o.metadata);
-        clear(&mut self.daemon_sets, |o| &mut o.metadata);
-        clear(&mut self.deployments, |o| &mut o.metadata);
-        clear(&mut self.leases, |o| &mut o.metadata);
-        let m = &mut self.metallb;
-        clear(&mut m.ip_address_pools, |o| &mut o.metadata);
-        clear(&mut m.l2_advertisements, |o| &mut o.metadata);
-        clear(&mut m.bgp_advertisements, |o| &mut o.metadata);
-        clear(&mut m.bgp_peers, |o| &mut o.metadata);
-        clear(&mut m.communities, |o| &mut o.metadata);
-        clear(&mut m.service_l2_statuses, |o| &mut o.metadata);
-        clear(&mut m.bfd_profiles, |o| &mut o.metadata);
-        clear(&mut m.service_bgp_statuses, |o| &mut o.metadata);
-        clear(&mut m.frr_configurations, |o| &mut o.metadata);
-        let c = &mut self.cilium;
-        clear(&mut c.ip_pools, |o| &mut o.metadata);
-        clear(&mut c.l2_policies, |o| &mut o.metadata);
-        clear(&mut c.nodes, |o| &mut o.metadata);
+        _ => meta.managed_fields = None,
     }
 }
 

@@ -138,7 +138,6 @@ pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: Str
         });
         objects.extend(gathered.objects);
         let mut snapshot = from_texts(&objects)?;
-        snapshot.trim_managed_fields();
         snapshot.live = true;
         let kept = if opts.keep_objects { objects.iter().map(as_saved).collect::<Result<_, _>>()? } else { Vec::new() };
         Ok(Collected { snapshot, objects: kept, default_namespace })
@@ -204,7 +203,7 @@ fn pod_key(object: &ObjectText) -> Result<(String, String), LiveError> {
 }
 
 /// An object as `snapshot` writes it: managedFields dropped but for a Service's status writers,
-/// exactly what `Snapshot::trim_managed_fields` keeps of the decoded objects.
+/// exactly what `trim_managed_fields` keeps of the decoded objects.
 fn as_saved(object: &ObjectText) -> Result<Value, LiveError> {
     let mut value: Value = serde_json::from_str(&object.text)
         .map_err(|e| LiveError::Decode(format!("{}: not valid JSON: {e}", object.origin)))?;
