@@ -34,7 +34,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)
     #[arg(long, global = true, value_name = "PATH")]
@@ -132,6 +132,64 @@ pub enum Command {
     },
     /// Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)
     Snapshot,
+    /// Who answers ARP/NDP for an IP right now: every MAC, not only the first (Linux; root or CAP_NET_RAW)
+    #[command(after_help = "Examples:\n  \
+      # Every MAC that answers for the IP, on the interface whose subnet holds it\n  \
+      sudo kubectl lbdoctor arping 192.0.2.10\n\n  \
+      # Compared with the election of a saved snapshot; MACs named by node\n  \
+      sudo kubectl lbdoctor arping 192.0.2.10 --from s.json --mac-map macs.txt\n\n\
+Exit status: 0 one MAC answers; 1 none or several (split brain), or findings at --fail-on;\n\
+2 usage; 3 no raw-socket permission.")]
+    Arping {
+        /// The IP to ask for (IPv4: ARP who-has; IPv6: Neighbor Solicitation)
+        ip: std::net::IpAddr,
+        /// Interface to ask on [default: the one whose subnet holds the IP]
+        #[arg(long, short = 'I', value_name = "IF")]
+        interface: Option<String>,
+        /// Requests to send, spread evenly over the listening window
+        #[arg(long, short = 'c', default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        count: u32,
+        /// How long to listen for answers, from the first request (e.g. 1s, 500ms)
+        #[arg(long, default_value = "1s", value_name = "DURATION")]
+        timeout: String,
+        /// File of `MAC NODE [INTERFACE]` lines naming the node behind each MAC
+        #[arg(long, value_name = "FILE")]
+        mac_map: Option<std::path::PathBuf>,
+    },
+    /// Answer ARP/NDP for IPs from this host, as MetalLB's speaker does: a last resort (Linux; root or CAP_NET_RAW)
+    #[command(after_help = "Examples:\n  \
+      # Show what would be sent and answered, and what the cluster says about the IP\n  \
+      sudo kubectl lbdoctor announce 192.0.2.10 --interface eth0 --duration 10m --dry-run\n\n  \
+      # Answer for 10 minutes (Ctrl-C stops it sooner)\n  \
+      sudo kubectl lbdoctor announce 192.0.2.10 --interface eth0 --duration 10m\n\n\
+It first asks who answers for each IP (1 s) and refuses if another MAC does, unless --force.\n\
+It never changes the host's addresses, routes or interface settings. See docs/announce.md.")]
+    Announce {
+        /// The IPs to answer for
+        #[arg(required = true, value_name = "IP")]
+        ips: Vec<std::net::IpAddr>,
+        /// The interface to answer on (its MAC is the one announced)
+        #[arg(long, short = 'I', value_name = "IF", required = true)]
+        interface: String,
+        /// How long to answer, counted from the first answer-ready moment (e.g. 30s, 10m, 1h)
+        #[arg(long, value_name = "DURATION", conflicts_with = "until_interrupted")]
+        duration: Option<String>,
+        /// Answer until SIGINT or SIGTERM instead of for a --duration
+        #[arg(long)]
+        until_interrupted: bool,
+        /// Answer even when another MAC already answers for an IP (split brain)
+        #[arg(long)]
+        force: bool,
+        /// Print what would be sent and answered; send nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Source address of solicited Neighbor Advertisements: MetalLB's (link-local) or the announced IP
+        #[arg(long, value_enum, default_value = "link-local", value_name = "SOURCE")]
+        ndp_source: crate::net::responder::NdpSource,
+        /// This host's node name, to compare with the election [default: the hostname]
+        #[arg(long, value_name = "NAME")]
+        node: Option<String>,
+    },
     /// Print the version
     Version,
 }

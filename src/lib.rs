@@ -10,6 +10,7 @@ pub mod diagnose;
 pub mod k8s;
 pub mod kubevip;
 pub mod metallb;
+pub mod net;
 pub mod render;
 pub mod report;
 pub mod servicelb;

@@ -425,3 +425,56 @@ impl Implementation {
         }
     }
 }
+
+/// `arping`: every MAC that answered, and what the cluster says about the IP (`kind: Arping`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArpingReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub ip: String,
+    pub interface: String,
+    /// ARP who-has or Neighbor Solicitations sent.
+    pub requests: u32,
+    pub window_ms: u64,
+    pub replies: Vec<crate::net::probe::Reply>,
+    pub split_brain: bool,
+    pub answers: Vec<crate::diagnose::wire::Answer>,
+    pub matches_election: Option<bool>,
+    /// `null` without cluster access; then `clusterUnknownBecause` says why.
+    pub cluster: Option<crate::diagnose::wire::IpContext>,
+    pub cluster_unknown_because: Option<String>,
+    pub findings: Vec<Finding>,
+}
+
+/// `announce --dry-run`: what would be answered and sent (`kind: AnnouncePlan`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnnouncePlan {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub interface: String,
+    pub mac: crate::net::Mac,
+    /// Where Neighbor Advertisements would come from; `null` without IPv6 addresses to answer.
+    pub link_local: Option<String>,
+    pub ips: Vec<PlannedIp>,
+    pub probe_window_ms: u64,
+    pub force: bool,
+    /// Milliseconds after the start at which a gratuitous burst goes out.
+    pub gratuitous_at_ms: Vec<u64>,
+    /// `null` with `--until-interrupted`.
+    pub duration_seconds: Option<f64>,
+    pub cluster: Option<crate::diagnose::wire::IpContextSet>,
+    pub cluster_unknown_because: Option<String>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedIp {
+    pub ip: String,
+    /// `arp` or `ndp`.
+    pub protocol: &'static str,
+    /// Frames per gratuitous burst for this IP: an ARP request and reply, or one NA.
+    pub gratuitous_frames: Vec<&'static str>,
+}

@@ -10,6 +10,7 @@ mod implementations;
 mod ownership;
 mod pools;
 mod verdict;
+pub mod wire;
 pub mod world;
 
 pub use pools::diagnose_pools;

@@ -2,6 +2,7 @@
 
 mod cilium;
 mod table;
+pub mod wire;
 
 use std::io::Write;
 

@@ -423,7 +423,7 @@ fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Res
     writeln!(out, "Observed ({source}): {said}, {tail}")
 }
 
-fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> std::io::Result<()> {
+pub(super) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> std::io::Result<()> {
     if list.is_empty() {
         return writeln!(out);
     }

@@ -11,6 +11,8 @@ use crate::report::Report;
 use crate::snapshot::live::{self, KubeEnv, LiveError, LiveOptions};
 use crate::snapshot::{self, LoadError};
 
+mod wire;
+
 /// Errors mapped to the documented exit codes in one place.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -24,6 +26,9 @@ pub enum AppError {
     Live(#[from] LiveError),
     #[error("{0}")]
     Unavailable(String),
+    /// A safety check refused the action (exit 1).
+    #[error("{0}")]
+    Refused(String),
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -34,6 +39,7 @@ impl AppError {
             AppError::Usage(_) | AppError::Load(_) | AppError::Diagnose(_) => 2,
             AppError::Live(LiveError::Usage(_) | LiveError::Load(_)) => 2,
             AppError::Live(_) | AppError::Unavailable(_) => 3,
+            AppError::Refused(_) => 1,
             AppError::Io(_) => 2,
         }
     }
@@ -55,17 +61,36 @@ pub struct Env<'a> {
 pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
     let g = &cli.global;
     let output = g.output.unwrap_or(Format::Table);
-    let color = match g.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
-    };
+    let color = color(g, &env);
     match &cli.command {
         Command::Version => {
             writeln!(out, "kubectl-lbdoctor {}", env!("CARGO_PKG_VERSION"))?;
             Ok(false)
         }
         Command::Snapshot => snapshot(g, &mut env, out),
+        Command::Arping { ip, interface, count, timeout, mac_map } => {
+            let args = wire::ArpingArgs {
+                ip: *ip,
+                interface: interface.as_deref(),
+                count: *count,
+                timeout,
+                mac_map: mac_map.as_deref(),
+            };
+            wire::arping(g, &mut env, args, out)
+        }
+        Command::Announce { ips, interface, duration, until_interrupted, force, dry_run, node, ndp_source } => {
+            let args = wire::AnnounceArgs {
+                ips,
+                interface,
+                duration: duration.as_deref(),
+                until_interrupted: *until_interrupted,
+                force: *force,
+                dry_run: *dry_run,
+                node: node.as_deref(),
+                ndp_source: *ndp_source,
+            };
+            wire::announce(g, &mut env, args, out)
+        }
         Command::Explain { resource, name } if is_pool_resource(resource) => {
             let (snap, opts, _) = load(g, &mut env, false)?;
             let report = diagnose::diagnose_pools(&snap, &opts, name.as_deref())?;
@@ -112,6 +137,14 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
             render::render(out, &report, output, View::Check, color)?;
             Ok(fails(&report, g, false))
         }
+    }
+}
+
+fn color(g: &GlobalArgs, env: &Env) -> bool {
+    match g.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
     }
 }
 

@@ -1,0 +1,321 @@
+//! `arping` and `announce`: the wire commands. The cluster only adds context here, so a cluster
+//! that cannot be read is a note on stderr, not a failure (unless `--from` names files).
+
+use std::io::Write;
+use std::net::IpAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{load, AppError, Env};
+use crate::cli::GlobalArgs;
+use crate::diagnose::wire::{self, IpContext, IpContextSet, MacMap};
+use crate::net::iface;
+use crate::net::link::Link;
+use crate::net::probe::Probe;
+use crate::net::responder::{gratuitous_schedule, Responder};
+use crate::net::session::{self, Event};
+use crate::net::NetError;
+use crate::render::{self, Format};
+use crate::report::{AnnouncePlan, ArpingReport, Finding, PlannedIp};
+
+/// `announce` asks who answers for this long before it answers itself (DESIGN §3).
+const ANNOUNCE_PROBE: Duration = Duration::from_secs(1);
+const ANNOUNCE_PROBE_REQUESTS: u32 = 3;
+/// Cluster context must not hold up an emergency: live requests get this long unless told otherwise.
+const CONTEXT_REQUEST_TIMEOUT: &str = "5s";
+
+impl From<NetError> for AppError {
+    fn from(e: NetError) -> AppError {
+        match e {
+            NetError::NotPermitted { .. } | NetError::Io { .. } => AppError::Unavailable(e.to_string()),
+            NetError::NotLinux { .. }
+            | NetError::NoSuchInterface { .. }
+            | NetError::NoInterfaceFor { .. }
+            | NetError::Unsuitable { .. } => AppError::Usage(e.to_string()),
+        }
+    }
+}
+
+pub struct ArpingArgs<'a> {
+    pub ip: IpAddr,
+    pub interface: Option<&'a str>,
+    pub count: u32,
+    pub timeout: &'a str,
+    pub mac_map: Option<&'a std::path::Path>,
+}
+
+pub fn arping(g: &GlobalArgs, env: &mut Env, a: ArpingArgs, out: &mut dyn Write) -> Result<bool, AppError> {
+    let window = duration_flag("--timeout", a.timeout)?;
+    let macs = match a.mac_map {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| AppError::Usage(format!("--mac-map {}: {e}", path.display())))?;
+            MacMap::parse(&text, &path.display().to_string()).map_err(|e| AppError::Usage(format!("--mac-map {e}")))?
+        }
+        None => MacMap::default(),
+    };
+    let all = iface::list();
+    let interface = match a.interface {
+        Some(name) => iface::find(&all, name)?,
+        None => iface::for_ip(&all, a.ip)?,
+    };
+    let mac = interface.mac()?;
+    let source = interface.source_for(a.ip).ok_or_else(|| NetError::Unsuitable {
+        interface: interface.name.clone(),
+        what: "Neighbor Solicitations",
+        why: "it has no IPv6 address to send them from".into(),
+    })?;
+    let (context, unknown_because) = match cluster_contexts(g, env, &[a.ip])? {
+        Ok((mut contexts, _)) => (contexts.pop(), None),
+        Err(why) => (None, Some(why)),
+    };
+    let mut link = Link::open(interface, "arping")?;
+    let stop = interrupt_flag()?;
+    let probe = Probe { target: a.ip, mac, source };
+    let run = session::probe(&mut link, &[probe], a.count, window, &stop)?.remove(0);
+    let judgement = wire::judge(a.ip, &interface.name, &run.replies, context.as_ref(), &macs);
+    let report = ArpingReport {
+        api_version: "lbdoctor/v1alpha1",
+        kind: "Arping",
+        ip: a.ip.to_string(),
+        interface: interface.name.clone(),
+        requests: run.requests,
+        window_ms: window.as_millis() as u64,
+        split_brain: run.replies.len() >= 2,
+        replies: run.replies,
+        answers: judgement.answers,
+        matches_election: judgement.matches_election,
+        cluster: context,
+        cluster_unknown_because: unknown_because,
+        findings: judgement.findings,
+    };
+    render::wire::arping(out, &report, g.output.unwrap_or(Format::Table), super::color(g, env))?;
+    Ok(fails(g, &report.findings))
+}
+
+pub struct AnnounceArgs<'a> {
+    pub ips: &'a [IpAddr],
+    pub interface: &'a str,
+    pub duration: Option<&'a str>,
+    pub until_interrupted: bool,
+    pub force: bool,
+    pub dry_run: bool,
+    pub node: Option<&'a str>,
+    pub ndp_source: crate::net::responder::NdpSource,
+}
+
+pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Write) -> Result<bool, AppError> {
+    let duration = match (a.duration, a.until_interrupted) {
+        (Some(text), _) => Some(duration_flag("--duration", text)?),
+        (None, true) => None,
+        (None, false) => return Err(AppError::Usage(
+            "announce needs --duration (e.g. --duration 10m), or --until-interrupted to answer until SIGINT/SIGTERM"
+                .into(),
+        )),
+    };
+    let mut ips: Vec<IpAddr> = Vec::new();
+    for ip in a.ips {
+        if !ips.contains(ip) {
+            ips.push(*ip);
+        }
+    }
+    let all = iface::list();
+    let interface = iface::find(&all, a.interface)?;
+    for family_v6 in [false, true] {
+        if ips.iter().any(|ip| ip.is_ipv6() == family_v6) {
+            interface.check_responder(family_v6)?;
+        }
+    }
+    let mac = interface.mac()?;
+    let link_local = ips.iter().any(IpAddr::is_ipv6).then(|| interface.link_local()).flatten();
+    let responder = Responder { mac, link_local, ips: ips.clone(), ndp_source: a.ndp_source };
+
+    let (contexts, unknown_because, findings) = match cluster_contexts(g, env, &ips)? {
+        Ok((contexts, nodes)) => {
+            let this_node = a.node.map(str::to_string).or_else(hostname).filter(|n| nodes.contains(n));
+            let findings: Vec<Finding> = ips
+                .iter()
+                .zip(&contexts)
+                .flat_map(|(ip, ctx)| wire::announce_warnings(*ip, ctx, this_node.as_deref()))
+                .collect();
+            let set = IpContextSet(ips.iter().map(|ip| ip.to_string()).zip(contexts).collect());
+            (Some(set), None, findings)
+        }
+        Err(why) => (None, Some(why), Vec::new()),
+    };
+
+    if a.dry_run {
+        let plan = AnnouncePlan {
+            api_version: "lbdoctor/v1alpha1",
+            kind: "AnnouncePlan",
+            interface: interface.name.clone(),
+            mac,
+            link_local: link_local.map(|l| l.to_string()),
+            ips: ips
+                .iter()
+                .map(|ip| PlannedIp {
+                    ip: ip.to_string(),
+                    protocol: if ip.is_ipv4() { "arp" } else { "ndp" },
+                    gratuitous_frames: if ip.is_ipv4() {
+                        vec!["arp-request", "arp-reply"]
+                    } else {
+                        vec!["unsolicited-na"]
+                    },
+                })
+                .collect(),
+            probe_window_ms: ANNOUNCE_PROBE.as_millis() as u64,
+            force: a.force,
+            gratuitous_at_ms: gratuitous_schedule().iter().map(|d| d.as_millis() as u64).collect(),
+            duration_seconds: duration.map(|d| d.as_secs_f64()),
+            cluster: contexts,
+            cluster_unknown_because: unknown_because,
+            findings,
+        };
+        render::wire::plan(out, &plan, g.output.unwrap_or(Format::Table), super::color(g, env))?;
+        return Ok(false);
+    }
+
+    let mut log = std::io::stderr().lock();
+    for f in &findings {
+        writeln!(log, "{} {}: {}\n    hint: {}", f.severity.as_str(), f.code, f.message, f.hint)?;
+    }
+    if let Some(why) = &unknown_because {
+        writeln!(log, "note: no cluster context ({why})")?;
+    }
+    let mut link = Link::open(interface, "announce")?;
+    let stop = interrupt_flag()?;
+    let probes: Vec<Probe> =
+        ips.iter().filter_map(|&ip| Some(Probe { target: ip, mac, source: interface.source_for(ip)? })).collect();
+    let runs = session::probe(&mut link, &probes, ANNOUNCE_PROBE_REQUESTS, ANNOUNCE_PROBE, &stop)?;
+    let taken: Vec<String> = probes
+        .iter()
+        .zip(&runs)
+        .filter(|(_, run)| !run.replies.is_empty())
+        .map(|(p, run)| {
+            let macs: Vec<String> = run.replies.iter().map(|r| r.mac.to_string()).collect();
+            format!("{} is answered by {}", p.target, macs.join(", "))
+        })
+        .collect();
+    if !taken.is_empty() {
+        if !a.force {
+            return Err(AppError::Refused(format!(
+                "not announcing: {}. Answering too would split the traffic between two MACs (split brain). \
+                 Stop the other responder first, or pass --force if it is the one being replaced.",
+                taken.join("; ")
+            )));
+        }
+        writeln!(log, "warning: --force: answering although {}", taken.join("; "))?;
+    }
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        writeln!(log, "interrupted before answering; nothing was announced")?;
+        return Ok(false);
+    }
+    for ip in &ips {
+        if let IpAddr::V6(v6) = ip {
+            link.join(crate::net::frame::solicited_node(*v6), interface.index)?;
+        }
+    }
+    let list: Vec<String> = ips.iter().map(ToString::to_string).collect();
+    let until = match duration {
+        Some(d) => format!("for {}", human(d)),
+        None => "until interrupted".into(),
+    };
+    writeln!(
+        log,
+        "{} answering for {} on {} as {mac} {until} (SIGINT/SIGTERM stops); gratuitous bursts at 0, 1.1, 2.2, 3.3, 4.4 s",
+        now(),
+        list.join(", "),
+        interface.name
+    )?;
+    let mut on_event = |event: Event| {
+        let _ = match event {
+            Event::Burst { number, frames } => writeln!(log, "{} gratuitous burst {number}: {frames} frames", now()),
+            Event::Reply(sent) => writeln!(
+                log,
+                "{} {} reply: {} is-at {mac} -> {} ({})",
+                now(),
+                match sent.protocol {
+                    crate::net::responder::Protocol::Arp => "arp",
+                    crate::net::responder::Protocol::Ndp => "ndp",
+                },
+                sent.ip,
+                sent.requester_mac,
+                sent.requester_ip
+            ),
+        };
+    };
+    let summary = session::announce(&mut link, &responder, duration, &stop, &mut on_event)?;
+    let dropped: Vec<String> = summary.dropped.iter().map(|((p, why), n)| format!("{n} {p} {why}")).collect();
+    writeln!(
+        log,
+        "{} stopped after {}{}: {} replies sent, {} gratuitous bursts{}",
+        now(),
+        human(summary.ran_for),
+        if summary.interrupted { " (signal)" } else { "" },
+        summary.replies,
+        summary.bursts,
+        if dropped.is_empty() { String::new() } else { format!("; not answered: {}", dropped.join(", ")) }
+    )?;
+    Ok(false)
+}
+
+/// Context per IP plus the snapshot's node names; `Err(why)` when there is no cluster to ask.
+/// With `--from`, unreadable files are errors: the user asked for them.
+#[allow(clippy::type_complexity)]
+fn cluster_contexts(
+    g: &GlobalArgs,
+    env: &mut Env,
+    ips: &[IpAddr],
+) -> Result<Result<(Vec<IpContext>, Vec<String>), String>, AppError> {
+    let loaded = if g.from.is_empty() {
+        let mut g = g.clone();
+        g.request_timeout.get_or_insert_with(|| CONTEXT_REQUEST_TIMEOUT.into());
+        match load(&g, env, false) {
+            Ok(loaded) => loaded,
+            Err(e) => return Ok(Err(first_line(&e.to_string()))),
+        }
+    } else {
+        load(g, env, false)?
+    };
+    let (snap, opts, _) = loaded;
+    let nodes = snap.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect();
+    Ok(Ok((wire::ip_contexts(&snap, &opts, ips)?, nodes)))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+fn fails(g: &GlobalArgs, findings: &[Finding]) -> bool {
+    g.fail_on.threshold().is_some_and(|t| findings.iter().any(|f| f.severity >= t))
+}
+
+fn duration_flag(flag: &str, text: &str) -> Result<Duration, AppError> {
+    crate::k8s::go_duration_seconds(text).filter(|s| *s > 0.0 && s.is_finite()).map(Duration::from_secs_f64).ok_or_else(
+        || AppError::Usage(format!("{flag} {text:?}: expected a positive duration such as 500ms, 30s or 10m")),
+    )
+}
+
+/// SIGINT and SIGTERM raise the flag; a second one ends the process at once.
+fn interrupt_flag() -> Result<Arc<AtomicBool>, AppError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(signal, 130, stop.clone())?;
+        signal_hook::flag::register(signal, stop.clone())?;
+    }
+    Ok(stop)
+}
+
+fn hostname() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    Some(name.trim().to_string()).filter(|n| !n.is_empty())
+}
+
+fn now() -> String {
+    jiff::Timestamp::now().round(jiff::Unit::Millisecond).map(|t| t.to_string()).unwrap_or_default()
+}
+
+fn human(d: Duration) -> String {
+    format!("{:.1}s", d.as_secs_f64())
+}

@@ -1,0 +1,298 @@
+//! What the cluster says about one IP, for `arping` and `announce`: which Service holds it,
+//! which node the election expects to answer, and whether the answers on the wire agree.
+//! Pure: the probe's result comes in as data.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use serde::Serialize;
+
+use super::{diagnose, world::World, DiagnoseError, Options, Scope};
+use crate::net::probe::Reply;
+use crate::net::Mac;
+use crate::report::{Finding, Implementation, Severity};
+use crate::snapshot::Snapshot;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IpContext {
+    /// Pools whose addresses hold the IP: `metallb/NAME`, `cilium/NAME`; `null` when MetalLB's
+    /// configuration does not parse and no Cilium pool holds it (then it is unknown).
+    pub pools: Option<Vec<String>>,
+    pub services: Vec<IpHolder>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IpHolder {
+    pub namespace: String,
+    pub name: String,
+    pub implementation: Implementation,
+    /// `layer2` (someone answers ARP/NDP), `bgp`, or `none` (the IP is not announced on a link).
+    pub protocol: &'static str,
+    /// The node the election (MetalLB) or the Lease (Cilium) says answers; `null` when nobody does.
+    pub expected_announcer: Option<String>,
+    /// What the cluster reports (ServiceL2Status or Events for MetalLB); `null` when nothing says.
+    pub actual_announcers: Option<Vec<String>>,
+    pub actual_source: Option<String>,
+}
+
+/// Each IP's pools and holders, from the same engines `explain` runs (one run for all IPs).
+pub fn ip_contexts(snap: &Snapshot, opts: &Options, ips: &[IpAddr]) -> Result<Vec<IpContext>, DiagnoseError> {
+    let opts = Options { scope: Scope::All, detail: false, ..opts.clone() };
+    let report = diagnose(snap, &opts)?;
+    let world = World::build(snap, &opts.overrides);
+    let cilium_pools = crate::cilium::lbipam::pools(&snap.cilium.ip_pools);
+    Ok(ips.iter().map(|&ip| context_of(&report, &world, &cilium_pools, ip)).collect())
+}
+
+fn context_of(
+    report: &crate::report::Report,
+    world: &World,
+    cilium_pools: &[crate::cilium::lbipam::Pool],
+    ip: IpAddr,
+) -> IpContext {
+    let text = crate::k8s::ip::go_ip_string(ip);
+    let mut services = Vec::new();
+    for s in &report.services {
+        let holds = s.ips.iter().any(|i| i == &text)
+            || s.allocation.as_ref().is_some_and(|a| a.expected_ips.iter().flatten().any(|i| i == &text));
+        if !holds {
+            continue;
+        }
+        let mut holder = IpHolder {
+            namespace: s.namespace.clone(),
+            name: s.name.clone(),
+            implementation: s.implementation,
+            protocol: "none",
+            expected_announcer: None,
+            actual_announcers: None,
+            actual_source: None,
+        };
+        if let Some(l2) = s.metallb.as_ref().and_then(|m| m.layer2.as_ref()) {
+            holder.protocol = "layer2";
+            holder.expected_announcer = l2.expected_announcer.clone();
+            holder.actual_announcers = l2.actual_announcers.clone();
+            holder.actual_source = l2.actual_source.clone();
+        } else if s.metallb.as_ref().is_some_and(|m| m.bgp.is_some()) {
+            holder.protocol = "bgp";
+        } else if let Some(l2) = s.cilium.as_ref().and_then(|c| c.l2.as_ref()).filter(|v| v.skipped.is_none()) {
+            holder.protocol = "layer2";
+            holder.expected_announcer = l2.announcer.clone();
+            holder.actual_announcers = l2.announcer.clone().map(|a| vec![a]);
+            holder.actual_source = l2.announcer.as_ref().map(|_| "lease".to_string());
+        }
+        services.push(holder);
+    }
+    let cilium: Vec<String> = cilium_pools
+        .iter()
+        .filter(|p| p.ranges.iter().any(|r| r.contains(ip)))
+        .map(|p| format!("cilium/{}", p.name))
+        .collect();
+    let pools = match &world.config {
+        Ok(config) => Some(
+            config
+                .pools
+                .iter()
+                .filter(|p| p.cidrs.iter().any(|c| c.contains(&ip)))
+                .map(|p| format!("metallb/{}", p.name))
+                .chain(cilium)
+                .collect(),
+        ),
+        Err(_) if world.snap.metallb.ip_address_pools.is_empty() || !cilium.is_empty() => Some(cilium),
+        Err(_) => None,
+    };
+    IpContext { pools, services }
+}
+
+/// Which node owns which MAC: `--mac-map` lines `MAC NODE [INTERFACE]`, `#` comments.
+#[derive(Debug, Clone, Default)]
+pub struct MacMap(BTreeMap<Mac, (String, Option<String>)>);
+
+impl MacMap {
+    pub fn parse(text: &str, origin: &str) -> Result<MacMap, String> {
+        let mut map = BTreeMap::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (mac, node, interface) = match fields[..] {
+                [mac, node] => (mac, node, None),
+                [mac, node, interface] => (mac, node, Some(interface.to_string())),
+                _ => return Err(format!("{origin}:{}: expected `MAC NODE [INTERFACE]`, got {line:?}", n + 1)),
+            };
+            let mac: Mac = mac.parse().map_err(|e| format!("{origin}:{}: {e}", n + 1))?;
+            if let Some((other, _)) = map.insert(mac, (node.to_string(), interface)) {
+                if other != node {
+                    return Err(format!("{origin}:{}: {mac} is listed for both {other} and {node}", n + 1));
+                }
+            }
+        }
+        Ok(MacMap(map))
+    }
+
+    pub fn node(&self, mac: Mac) -> Option<&(String, Option<String>)> {
+        self.0.get(&mac)
+    }
+}
+
+/// One answering MAC and the node it belongs to, when that can be told.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    pub mac: Mac,
+    pub node: Option<String>,
+    pub interface: Option<String>,
+    /// `macMap`, or `serviceL2Status`/`events`/`lease` when the one answering MAC is taken to be
+    /// the announcer the cluster reports; `null` when unknown.
+    pub node_source: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Judgement {
+    pub answers: Vec<Answer>,
+    /// Whether the answering node is the one the election expects; `null` when either is unknown.
+    pub matches_election: Option<bool>,
+    pub findings: Vec<Finding>,
+}
+
+/// Compares the answers on the wire with what the cluster expects.
+pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpContext>, macs: &MacMap) -> Judgement {
+    let layer2 = ctx.and_then(|c| c.services.iter().find(|s| s.protocol == "layer2"));
+    let service_ref = |s: &IpHolder| format!("service/{}/{}", s.namespace, s.name);
+    let mut answers: Vec<Answer> = replies
+        .iter()
+        .map(|r| match macs.node(r.mac) {
+            Some((node, interface)) => Answer {
+                mac: r.mac,
+                node: Some(node.clone()),
+                interface: interface.clone(),
+                node_source: Some("macMap".into()),
+            },
+            None => Answer { mac: r.mac, node: None, interface: None, node_source: None },
+        })
+        .collect();
+    // One MAC answers and the cluster reports one announcer: that MAC is taken to be its.
+    if let ([only], Some(holder)) = (&mut answers[..], layer2) {
+        if let (None, Some([reported]), Some(source)) =
+            (&only.node, holder.actual_announcers.as_deref(), &holder.actual_source)
+        {
+            only.node = Some(reported.clone());
+            only.node_source = Some(source.clone());
+        }
+    }
+    let mut findings = Vec::new();
+    let who = |a: &Answer| match &a.node {
+        Some(node) => format!("{} ({node})", a.mac),
+        None => a.mac.to_string(),
+    };
+    if answers.len() >= 2 {
+        let list: Vec<String> = answers.iter().map(who).collect();
+        findings.push(Finding {
+            code: "LBD240",
+            severity: Severity::Error,
+            message: format!("{} MACs answer for {ip} on {interface}: {}", answers.len(), list.join(", ")),
+            hint: "two hosts claim the IP (split brain): clients flip between them. Find the hosts with the \
+                   MACs above and stop the one the election does not pick (a stale speaker, a manual \
+                   announce, a duplicate static address)"
+                .into(),
+            objects: answers.iter().map(|a| format!("mac/{}", a.mac)).chain(layer2.map(service_ref)).collect(),
+        });
+    }
+    if answers.is_empty() {
+        let (message, objects) = match (ctx, layer2) {
+            (_, Some(h)) => (
+                format!(
+                    "nobody answers ARP/NDP for {ip} on {interface}; {}/{} expects {}",
+                    h.namespace,
+                    h.name,
+                    h.expected_announcer.as_deref().unwrap_or("no node (see explain svc)")
+                ),
+                vec![service_ref(h)],
+            ),
+            (Some(c), None) if c.services.is_empty() => {
+                (format!("nobody answers ARP/NDP for {ip} on {interface}, and no Service holds it"), vec![])
+            }
+            (Some(c), None) => (
+                format!(
+                    "nobody answers ARP/NDP for {ip} on {interface}; {}/{} does not announce it on a link ({})",
+                    c.services[0].namespace, c.services[0].name, c.services[0].protocol
+                ),
+                vec![service_ref(&c.services[0])],
+            ),
+            (None, None) => (format!("nobody answers ARP/NDP for {ip} on {interface}"), vec![]),
+        };
+        findings.push(Finding {
+            code: "LBD241",
+            severity: Severity::Error,
+            message,
+            hint: "check that the interface is on the IP's layer-2 segment, then `kubectl lbdoctor explain svc` \
+                   for why no speaker answers"
+                .into(),
+            objects,
+        });
+    }
+    let matches_election = match (&answers[..], layer2.and_then(|h| h.expected_announcer.as_deref())) {
+        ([only], Some(expected)) => only.node.as_deref().map(|n| n == expected),
+        _ => None,
+    };
+    if let (Some(false), Some(holder), [only]) = (matches_election, layer2, &answers[..]) {
+        findings.push(Finding {
+            code: "LBD242",
+            severity: Severity::Warning,
+            message: format!(
+                "{} answers for {ip}, but the election picks {}",
+                who(only),
+                holder.expected_announcer.as_deref().unwrap_or("nobody")
+            ),
+            hint: "the node that answers is not the elected one: its speaker holds a stale view (memberlist, \
+                   endpoints) or something else announces; see `kubectl lbdoctor explain svc`"
+                .into(),
+            objects: vec![service_ref(holder), format!("node/{}", only.node.as_deref().unwrap_or_default())],
+        });
+    }
+    Judgement { answers, matches_election, findings }
+}
+
+/// What `announce` should know before it answers for `ip` from node `this_node`.
+pub fn announce_warnings(ip: IpAddr, ctx: &IpContext, this_node: Option<&str>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if ctx.pools.as_ref().is_some_and(Vec::is_empty) {
+        findings.push(Finding {
+            code: "LBD243",
+            severity: Severity::Warning,
+            message: format!("{ip} is in no MetalLB or Cilium pool"),
+            hint: "no Service can be given this IP: check the address for a typo before answering for it".into(),
+            objects: vec![],
+        });
+    }
+    for holder in ctx.services.iter().filter(|h| h.protocol == "layer2") {
+        let Some(expected) = &holder.expected_announcer else { continue };
+        if this_node == Some(expected.as_str()) {
+            continue;
+        }
+        findings.push(Finding {
+            code: "LBD244",
+            severity: Severity::Warning,
+            message: format!(
+                "{ip} belongs to {}/{}, whose elected announcer is {expected}, not {}",
+                holder.namespace,
+                holder.name,
+                this_node.map_or("this host (not a node of the cluster)".to_string(), |n| format!("this node ({n})"))
+            ),
+            hint: format!(
+                "if {expected}'s speaker still answers, two MACs will claim the IP; announce from {expected}, or \
+                 make sure its speaker is down"
+            ),
+            objects: vec![format!("service/{}/{}", holder.namespace, holder.name), format!("node/{expected}")],
+        });
+    }
+    findings
+}
+
+/// Context for several IPs (`announce`).
+#[derive(Debug, Clone, Serialize)]
+pub struct IpContextSet(pub BTreeMap<String, IpContext>);

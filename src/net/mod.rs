@@ -1,0 +1,86 @@
+//! On the wire: ARP/NDP frames, MetalLB's responder rules, the probe that counts every answer,
+//! and the raw link they travel on (Linux only).
+//!
+//! Everything but [`link`] and [`session`] is pure: frames in, frames and decisions out, so the
+//! responder's rules are tested without a socket. pnet is confined to [`frame`] (packet types)
+//! and [`link`] (the datalink channel); swapping it touches those two files.
+
+pub mod frame;
+pub mod iface;
+pub mod link;
+pub mod probe;
+pub mod responder;
+pub mod session;
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An Ethernet address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Mac(pub [u8; 6]);
+
+impl Mac {
+    pub const BROADCAST: Mac = Mac([0xff; 6]);
+    pub const ZERO: Mac = Mac([0; 6]);
+
+    pub fn is_multicast(self) -> bool {
+        self.0[0] & 1 == 1
+    }
+}
+
+impl fmt::Display for Mac {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [a, b, c, d, e, g] = self.0;
+        write!(f, "{a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{g:02x}")
+    }
+}
+
+impl FromStr for Mac {
+    type Err = String;
+
+    /// `aa:bb:cc:dd:ee:ff` or `aa-bb-…`, either case.
+    fn from_str(text: &str) -> Result<Mac, String> {
+        let parts: Vec<&str> = text.split([':', '-']).collect();
+        let mut mac = [0u8; 6];
+        if parts.len() != 6 {
+            return Err(format!("{text:?} is not a MAC address (expected six hex pairs such as 02:00:5e:00:53:01)"));
+        }
+        for (byte, part) in mac.iter_mut().zip(&parts) {
+            if part.len() != 2 {
+                return Err(format!(
+                    "{text:?} is not a MAC address (expected six hex pairs such as 02:00:5e:00:53:01)"
+                ));
+            }
+            *byte = u8::from_str_radix(part, 16).map_err(|_| {
+                format!("{text:?} is not a MAC address (expected six hex pairs such as 02:00:5e:00:53:01)")
+            })?;
+        }
+        Ok(Mac(mac))
+    }
+}
+
+impl serde::Serialize for Mac {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Why the wire could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    #[error(
+        "opening a raw socket on {interface} was refused: {command} needs CAP_NET_RAW. Run it as root \
+         (sudo), or grant the capability once: sudo setcap cap_net_raw+ep \"$(command -v kubectl-lbdoctor)\""
+    )]
+    NotPermitted { interface: String, command: &'static str },
+    #[error("{command} sends raw ARP/NDP frames, which lbdoctor supports on Linux only")]
+    NotLinux { command: &'static str },
+    #[error("no interface named {name:?}; interfaces here: {known}")]
+    NoSuchInterface { name: String, known: String },
+    #[error("no interface has a subnet containing {ip}; name one with --interface (interfaces here: {known})")]
+    NoInterfaceFor { ip: std::net::IpAddr, known: String },
+    #[error("{interface} cannot carry {what}: {why}")]
+    Unsuitable { interface: String, what: &'static str, why: String },
+    #[error("{interface}: {source}")]
+    Io { interface: String, source: std::io::Error },
+}
