@@ -201,6 +201,14 @@ impl Announcer {
     }
 }
 
+impl Drop for Announcer {
+    /// A failed assertion must not leave a responder running in a namespace.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn arping_json(lab: &Lab, ns: &str, args: &[&str]) -> (Option<i32>, Value) {
     let out = lab.lbdoctor(ns, &[&["arping", "-o", "json"], args].concat()).output().unwrap();
     let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -352,6 +352,28 @@ mod tests {
     }
 
     #[test]
+    fn unicast_solicitations_to_this_interface_are_answered() {
+        let from: Ipv6Addr = "2001:db8::2".parse().unwrap();
+        let ns = |eth_dst| {
+            build_solicit(&Solicit {
+                eth_dst,
+                eth_src: THEIRS,
+                src: from,
+                dst: vip6(),
+                hop_limit: 255,
+                target: vip6(),
+                source_ll: Some(THEIRS),
+            })
+        };
+        assert!(matches!(responder().decide(&ns(OURS)), Decision::Reply(_)), "NUD probe to our MAC");
+        assert_eq!(
+            responder().decide(&ns(Mac([2, 0, 0, 0, 0, 0x77]))),
+            Decision::Drop(Protocol::Ndp, Drop::EthernetDestination),
+            "another host's MAC"
+        );
+    }
+
+    #[test]
     fn ndp_drops() {
         let r = responder();
         let from: Ipv6Addr = "2001:db8::2".parse().unwrap();
