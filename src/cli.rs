@@ -138,7 +138,8 @@ pub enum Command {
       sudo kubectl lbdoctor arping 192.0.2.10\n\n  \
       # Compared with the election of a saved snapshot; MACs named by node\n  \
       sudo kubectl lbdoctor arping 192.0.2.10 --from s.json --mac-map macs.txt\n\n\
-Exit status: 0 one MAC answers; 1 none or several (split brain), or findings at --fail-on;\n\
+Exit status: 0 one MAC answers; 1 none or several (split brain: errors, so at the default\n\
+--fail-on error), or findings at --fail-on; \
 2 usage; 3 no raw-socket permission.")]
     Arping {
         /// The IP to ask for (IPv4: ARP who-has; IPv6: Neighbor Solicitation)

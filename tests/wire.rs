@@ -537,6 +537,15 @@ fn dry_run_plans_and_warns_from_the_cluster() {
     let elected = plan["cluster"][VIP4]["services"][0]["expectedAnnouncer"].as_str().unwrap();
     assert_eq!(codes.iter().any(|(c, _)| *c == "LBD244"), elected != "node-b", "{codes:?}");
 
+    // Warnings gate a CI job with --fail-on warning; a --node that is no node is a usage error.
+    let base = ["announce", VIP4, "198.51.100.77", "-I", "eth0", "--duration", "1m", "--dry-run", "--from", &cluster];
+    let out = lab.lbdoctor(&a, &[&base[..], &["--fail-on", "warning"]].concat()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = lab.lbdoctor(&a, &[&base[..], &["--node", "node-x"]].concat()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--node \"node-x\" is not a node") && stderr.contains("node-c"), "{stderr}");
+
     // Nothing went out: a capture-free check is that the table says so and no log line exists.
     let out = lab.lbdoctor(&a, &["announce", VIP4, "-I", "eth0", "--until-interrupted", "--dry-run"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -577,6 +586,12 @@ fn interface_errors_name_the_interfaces_there_are() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--duration") && stderr.contains("--until-interrupted"), "{stderr}");
+
+    // The interface's own address: the kernel answers with this MAC, invisible from here.
+    let out = lab.lbdoctor(&a, &["arping", "192.0.2.1"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is an address of eth0 itself"), "{stderr}");
 
     // Loopback has no BROADCAST flag: MetalLB would run no ARP responder there.
     let out = lab.lbdoctor(&a, &["announce", VIP4, "--interface", "lo", "--duration", "1s"]).output().unwrap();

@@ -66,11 +66,19 @@ pub fn arping(g: &GlobalArgs, env: &mut Env, a: ArpingArgs, out: &mut dyn Write)
         what: "Neighbor Solicitations",
         why: "it has no IPv6 address to send them from".into(),
     })?;
+    if interface.owns(a.ip) {
+        return Err(AppError::Usage(format!(
+            "{} is an address of {} itself: the kernel answers for it with this MAC, which a probe from here \
+             cannot see; run arping from another host on the segment",
+            a.ip, interface.name
+        )));
+    }
+    // Permission first: no point reading a cluster for a probe that cannot be sent.
+    let mut link = Link::open(interface, "arping")?;
     let (context, unknown_because) = match cluster_contexts(g, env, &[a.ip])? {
         Ok((mut contexts, _)) => (contexts.pop(), None),
         Err(why) => (None, Some(why)),
     };
-    let mut link = Link::open(interface, "arping")?;
     let stop = interrupt_flag()?;
     let probe = Probe { target: a.ip, mac, source };
     let run = session::probe(&mut link, &[probe], a.count, window, &stop)?.remove(0);
@@ -81,7 +89,7 @@ pub fn arping(g: &GlobalArgs, env: &mut Env, a: ArpingArgs, out: &mut dyn Write)
         ip: a.ip.to_string(),
         interface: interface.name.clone(),
         requests: run.requests,
-        window_ms: window.as_millis() as u64,
+        window_ms: run.listened.as_millis() as u64,
         split_brain: run.replies.len() >= 2,
         replies: run.replies,
         answers: judgement.answers,
@@ -131,8 +139,16 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
     let link_local = ips.iter().any(IpAddr::is_ipv6).then(|| interface.link_local()).flatten();
     let responder = Responder { mac, link_local, ips: ips.clone(), ndp_source: a.ndp_source };
 
+    // Permission first (a dry run sends nothing and needs none).
+    let link = if a.dry_run { None } else { Some(Link::open(interface, "announce")?) };
     let (contexts, unknown_because, findings) = match cluster_contexts(g, env, &ips)? {
         Ok((contexts, nodes)) => {
+            if let Some(node) = a.node.filter(|n| !nodes.iter().any(|known| known == n)) {
+                return Err(AppError::Usage(format!(
+                    "--node {node:?} is not a node of the cluster (nodes: {})",
+                    if nodes.is_empty() { "none".to_string() } else { nodes.join(", ") }
+                )));
+            }
             let this_node = a.node.map(str::to_string).or_else(hostname).filter(|n| nodes.contains(n));
             let findings: Vec<Finding> = ips
                 .iter()
@@ -173,8 +189,9 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
             findings,
         };
         render::wire::plan(out, &plan, g.output.unwrap_or(Format::Table), super::color(g, env))?;
-        return Ok(false);
+        return Ok(fails(g, &plan.findings));
     }
+    let mut link = link.expect("opened unless a dry run");
 
     let mut log = std::io::stderr().lock();
     for f in &findings {
@@ -183,7 +200,6 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
     if let Some(why) = &unknown_because {
         writeln!(log, "note: no cluster context ({why})")?;
     }
-    let mut link = Link::open(interface, "announce")?;
     let stop = interrupt_flag()?;
     let probes: Vec<Probe> =
         ips.iter().filter_map(|&ip| Some(Probe { target: ip, mac, source: interface.source_for(ip)? })).collect();
@@ -230,7 +246,9 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
     )?;
     let mut on_event = |event: Event| {
         let _ = match event {
-            Event::Burst { number, frames } => writeln!(log, "{} gratuitous burst {number}: {frames} frames", now()),
+            Event::Burst { number, frames } => {
+                writeln!(log, "{} gratuitous burst {number}: {}", now(), plural(frames, "frame"))
+            }
             Event::Reply(sent) => writeln!(
                 log,
                 "{} {} reply: {} is-at {mac} -> {} ({})",
@@ -312,8 +330,17 @@ fn hostname() -> Option<String> {
     Some(name.trim().to_string()).filter(|n| !n.is_empty())
 }
 
+/// UTC with milliseconds, fixed width so log columns line up.
 fn now() -> String {
-    jiff::Timestamp::now().round(jiff::Unit::Millisecond).map(|t| t.to_string()).unwrap_or_default()
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 fn human(d: Duration) -> String {

@@ -185,9 +185,11 @@ pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpCont
         }
     }
     let mut findings = Vec::new();
-    let who = |a: &Answer| match &a.node {
-        Some(node) => format!("{} ({node})", a.mac),
-        None => a.mac.to_string(),
+    // An inferred owner says where the inference came from.
+    let who = |a: &Answer| match (&a.node, a.node_source.as_deref()) {
+        (Some(node), Some("macMap") | None) => format!("{} ({node})", a.mac),
+        (Some(node), Some(source)) => format!("{} ({node}, per {source})", a.mac),
+        (None, _) => a.mac.to_string(),
     };
     if answers.len() >= 2 {
         let list: Vec<String> = answers.iter().map(who).collect();

@@ -79,22 +79,28 @@ impl Interface {
         })
     }
 
-    /// The address a probe for `target` is sent from: ours in the target's subnet, else any of
-    /// that family (link-local last for IPv6), else 0.0.0.0 (an ARP probe) or the link-local one.
+    /// The address a probe for `target` is sent from: ours in the target's subnet; else for IPv4
+    /// 0.0.0.0 (an ARP probe: no foreign subnet's address leaks into the segment's caches), for
+    /// IPv6 another global address, else the link-local one.
     pub fn source_for(&self, target: IpAddr) -> Option<IpAddr> {
-        let same_family = |n: &&IpNet| n.addr().is_ipv4() == target.is_ipv4();
-        self.addrs
-            .iter()
-            .filter(same_family)
-            .find(|n| n.contains(&target) && n.addr() != target)
-            .or_else(|| {
-                self.addrs.iter().filter(same_family).find(|n| Some(n.addr()) != self.link_local().map(IpAddr::V6))
-            })
-            .map(|n| n.addr())
-            .or_else(|| match target {
-                IpAddr::V4(_) => Some(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
-                IpAddr::V6(_) => self.link_local().map(IpAddr::V6),
-            })
+        let in_subnet = self.addrs.iter().find(|n| n.contains(&target) && n.addr() != target).map(|n| n.addr());
+        in_subnet.or_else(|| match target {
+            IpAddr::V4(_) => Some(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
+            IpAddr::V6(_) => {
+                let link_local = self.link_local().map(IpAddr::V6);
+                self.addrs
+                    .iter()
+                    .map(IpNet::addr)
+                    .find(|a| a.is_ipv6() && Some(*a) != link_local && *a != target)
+                    .or(link_local)
+            }
+        })
+    }
+
+    /// Whether `ip` is one of this interface's own addresses (its answers are the kernel's, sent
+    /// with this MAC, which a probe from here cannot see).
+    pub fn owns(&self, ip: IpAddr) -> bool {
+        self.addrs.iter().any(|n| n.addr() == ip)
     }
 
     pub fn mac(&self) -> Result<Mac, NetError> {
@@ -170,6 +176,12 @@ mod tests {
         let bare = iface("eth1", 3, &["fe80::2/64"]);
         assert_eq!(bare.source_for("192.0.2.10".parse().unwrap()), Some("0.0.0.0".parse().unwrap()));
         assert_eq!(bare.source_for("2001:db8::10".parse().unwrap()), Some("fe80::2".parse().unwrap()));
+        // Another subnet's address never speaks for this one, nor does the target itself.
+        let other = iface("eth2", 4, &["198.51.100.1/24", "192.0.2.10/24", "2001:db8:1::1/64", "fe80::4/64"]);
+        assert_eq!(other.source_for("203.0.113.9".parse().unwrap()), Some("0.0.0.0".parse().unwrap()));
+        assert_eq!(other.source_for("192.0.2.10".parse().unwrap()), Some("0.0.0.0".parse().unwrap()));
+        assert_eq!(other.source_for("2001:db8::10".parse().unwrap()), Some("2001:db8:1::1".parse().unwrap()));
+        assert!(other.owns("192.0.2.10".parse().unwrap()) && !other.owns("192.0.2.11".parse().unwrap()));
     }
 
     #[test]

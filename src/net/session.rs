@@ -13,6 +13,8 @@ use super::NetError;
 pub struct ProbeRun {
     pub requests: u32,
     pub replies: Vec<Reply>,
+    /// How long it listened: the window, or less when interrupted.
+    pub listened: Duration,
 }
 
 /// Sends each probe's request `count` times, spread evenly over `window` (the first at once),
@@ -48,7 +50,8 @@ pub fn probe(
             }
         }
     }
-    Ok(tallies.iter().map(|t| ProbeRun { requests: sent, replies: t.replies() }).collect())
+    let listened = start.elapsed().min(window);
+    Ok(tallies.iter().map(|t| ProbeRun { requests: sent, replies: t.replies(), listened }).collect())
 }
 
 pub enum Event<'a> {

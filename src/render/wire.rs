@@ -14,11 +14,15 @@ pub fn arping(out: &mut dyn Write, r: &ArpingReport, format: Format, color: bool
     let paint = Paint { color };
     writeln!(
         out,
-        "{} on {}: {} {} over {:.1}s, {} answered",
+        "{} on {}: {} over {:.1}s, {} answered",
         paint.bold(&r.ip),
         r.interface,
-        r.requests,
-        if r.ip.contains(':') { "neighbor solicitations" } else { "ARP requests" },
+        match (r.requests, r.ip.contains(':')) {
+            (1, true) => "1 neighbor solicitation".to_string(),
+            (n, true) => format!("{n} neighbor solicitations"),
+            (1, false) => "1 ARP request".to_string(),
+            (n, false) => format!("{n} ARP requests"),
+        },
         r.window_ms as f64 / 1000.0,
         match r.replies.len() {
             0 => "no MAC".to_string(),
@@ -60,11 +64,14 @@ pub fn arping(out: &mut dyn Write, r: &ArpingReport, format: Format, color: bool
         (1, Some(true), Some(a)) => {
             paint.good(&format!("one MAC answers: the elected node ({})", a.node.as_deref().unwrap_or_default()))
         }
-        (1, Some(false), Some(a)) => paint.bad(&format!(
-            "one MAC answers, but it is {}'s, not the elected {}'s",
-            a.node.as_deref().unwrap_or_default(),
-            expected.unwrap_or("nobody")
-        )),
+        (1, Some(false), Some(a)) => {
+            let owner = a.node.as_deref().unwrap_or_default();
+            let owner = match a.node_source.as_deref() {
+                Some("macMap") | None => format!("it is {owner}'s"),
+                Some(source) => format!("it is presumably {owner}'s ({})", source_words(source)),
+            };
+            paint.bad(&format!("one MAC answers, but {owner}, not the elected {}'s", expected.unwrap_or("nobody")))
+        }
         (1, _, _) => match expected {
             Some(e) => format!(
                 "one MAC answers; whether it is the elected node's ({e}) is unknown: name its node with --mac-map"
@@ -147,7 +154,7 @@ pub fn plan(out: &mut dyn Write, p: &AnnouncePlan, format: Format, color: bool) 
         p.mac
     )?;
     match p.duration_seconds {
-        Some(s) => writeln!(out, "For:    {s}s, or until SIGINT/SIGTERM")?,
+        Some(s) => writeln!(out, "For:    {}, or until SIGINT/SIGTERM", go_duration(s))?,
         None => writeln!(out, "For:    until SIGINT/SIGTERM")?,
     }
     writeln!(out, "Never:  changes the host's addresses, routes or interface settings")?;
@@ -162,4 +169,29 @@ pub fn plan(out: &mut dyn Write, p: &AnnouncePlan, format: Format, color: bool) 
         (None, None) => writeln!(out, "Cluster: unknown")?,
     }
     findings(out, &p.findings, paint)
+}
+
+/// Seconds as Go prints a duration (`10m0s`, `1h30m0s`, `1.5s`), the way flags are written.
+fn go_duration(seconds: f64) -> String {
+    let whole = seconds.trunc() as u64;
+    if seconds.fract() != 0.0 || whole < 60 {
+        return format!("{seconds}s");
+    }
+    let (h, m, s) = (whole / 3600, whole % 3600 / 60, whole % 60);
+    if h > 0 {
+        format!("{h}h{m}m{s}s")
+    } else {
+        format!("{m}m{s}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn durations_print_as_go_does() {
+        assert_eq!(super::go_duration(600.0), "10m0s");
+        assert_eq!(super::go_duration(5400.0), "1h30m0s");
+        assert_eq!(super::go_duration(1.5), "1.5s");
+        assert_eq!(super::go_duration(30.0), "30s");
+    }
 }
