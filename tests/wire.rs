@@ -557,9 +557,17 @@ fn dry_run_plans_and_warns_from_the_cluster() {
 fn without_cap_net_raw_the_error_names_the_capability() {
     let Some(mut lab) = Lab::new("without_cap_net_raw") else { return };
     let (a, _b) = lab.pair();
+    // The unprivileged user must reach the binary: the build tree may sit in a private directory.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("kubectl-lbdoctor");
+    std::fs::copy(BIN, &bin).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = Command::new("ip")
         .args(["netns", "exec", &a, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"])
-        .args([BIN, "arping", VIP4])
+        .arg(&bin)
+        .args(["arping", VIP4])
         .env("KUBECONFIG", lab.home.path().join("absent"))
         .output()
         .unwrap();
