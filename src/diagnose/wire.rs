@@ -298,3 +298,96 @@ pub fn announce_warnings(ip: IpAddr, ctx: &IpContext, this_node: Option<&str>) -
 /// Context for several IPs (`announce`).
 #[derive(Debug, Clone, Serialize)]
 pub struct IpContextSet(pub BTreeMap<String, IpContext>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: Mac = Mac([2, 0, 0x5e, 0, 0x53, 1]);
+    const B: Mac = Mac([2, 0, 0x5e, 0, 0x53, 2]);
+
+    fn reply(mac: Mac) -> Reply {
+        Reply { mac, count: 1, first_ms: 1.0, last_ms: 1.0 }
+    }
+
+    fn context(expected: Option<&str>, reported: Option<&str>) -> IpContext {
+        IpContext {
+            pools: Some(vec!["metallb/pool-a".into()]),
+            services: vec![IpHolder {
+                namespace: "default".into(),
+                name: "web".into(),
+                implementation: Implementation::Metallb,
+                protocol: "layer2",
+                expected_announcer: expected.map(Into::into),
+                actual_announcers: reported.map(|r| vec![r.to_string()]),
+                actual_source: reported.map(|_| "serviceL2Status".to_string()),
+            }],
+        }
+    }
+
+    fn ip() -> IpAddr {
+        "192.0.2.10".parse().unwrap()
+    }
+
+    #[test]
+    fn mac_map_lines_and_errors() {
+        let map =
+            MacMap::parse("# nodes\n02:00:5E:00:53:01 node-a eth0\n\n02-00-5e-00-53-02 node-b # bond0\n", "m.txt")
+                .unwrap();
+        assert_eq!(map.node(A), Some(&("node-a".to_string(), Some("eth0".to_string()))));
+        assert_eq!(map.node(B), Some(&("node-b".to_string(), None)));
+        let err = MacMap::parse("02:00:5e:00:53:01 a\nnode-b\n", "m.txt").unwrap_err();
+        assert!(err.starts_with("m.txt:2:"), "{err}");
+        let err = MacMap::parse("02:00:5e:00:53:01 a\n02:00:5e:00:53:01 b\n", "m.txt").unwrap_err();
+        assert!(err.contains("both a and b"), "{err}");
+    }
+
+    #[test]
+    fn two_macs_are_a_split_brain_whatever_the_cluster_says() {
+        let j = judge(ip(), "eth0", &[reply(A), reply(B)], Some(&context(Some("node-a"), None)), &MacMap::default());
+        assert_eq!(j.findings.iter().map(|f| f.code).collect::<Vec<_>>(), ["LBD240"]);
+        assert_eq!(j.matches_election, None);
+        assert!(j.findings[0].objects.contains(&"service/default/web".to_string()));
+    }
+
+    #[test]
+    fn nobody_answers_names_the_expected_node() {
+        let j = judge(ip(), "eth0", &[], Some(&context(Some("node-c"), None)), &MacMap::default());
+        assert_eq!(j.findings[0].code, "LBD241");
+        assert!(j.findings[0].message.ends_with("default/web expects node-c"), "{}", j.findings[0].message);
+        let j = judge(ip(), "eth0", &[], None, &MacMap::default());
+        assert_eq!(j.findings[0].message, "nobody answers ARP/NDP for 192.0.2.10 on eth0");
+    }
+
+    #[test]
+    fn the_answering_node_comes_from_the_map_else_from_the_one_reported_announcer() {
+        let map = MacMap::parse("02:00:5e:00:53:01 node-c", "m").unwrap();
+        let j = judge(ip(), "eth0", &[reply(A)], Some(&context(Some("node-c"), Some("node-a"))), &map);
+        assert_eq!((j.matches_election, j.findings.len()), (Some(true), 0), "the map wins over the report");
+
+        let j = judge(ip(), "eth0", &[reply(A)], Some(&context(Some("node-c"), Some("node-a"))), &MacMap::default());
+        assert_eq!(j.answers[0].node_source.as_deref(), Some("serviceL2Status"));
+        assert_eq!(j.matches_election, Some(false));
+        assert_eq!(j.findings[0].code, "LBD242");
+        assert!(j.findings[0].message.contains("(node-a, per serviceL2Status)"), "{}", j.findings[0].message);
+
+        // Nothing names the MAC: unknown, and no finding.
+        let j = judge(ip(), "eth0", &[reply(A)], Some(&context(Some("node-c"), None)), &MacMap::default());
+        assert_eq!((j.answers[0].node.as_deref(), j.matches_election, j.findings.len()), (None, None, 0));
+    }
+
+    #[test]
+    fn announce_warns_about_pools_and_other_elected_nodes() {
+        let mut ctx = context(Some("node-c"), None);
+        assert!(announce_warnings(ip(), &ctx, Some("node-c")).is_empty(), "this node is the elected one");
+        let w = announce_warnings(ip(), &ctx, Some("node-b"));
+        assert_eq!((w.len(), w[0].code), (1, "LBD244"));
+        assert!(w[0].message.contains("not this node (node-b)"));
+        ctx.services[0].expected_announcer = None;
+        assert!(announce_warnings(ip(), &ctx, None).is_empty(), "nobody announces: the reason to announce");
+        let empty = IpContext { pools: Some(vec![]), services: vec![] };
+        assert_eq!(announce_warnings(ip(), &empty, None)[0].code, "LBD243");
+        let unknown = IpContext { pools: None, services: vec![] };
+        assert!(announce_warnings(ip(), &unknown, None).is_empty(), "unknown pools raise nothing");
+    }
+}

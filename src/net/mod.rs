@@ -40,20 +40,14 @@ impl FromStr for Mac {
 
     /// `aa:bb:cc:dd:ee:ff` or `aa-bb-…`, either case.
     fn from_str(text: &str) -> Result<Mac, String> {
+        let invalid = || format!("{text:?} is not a MAC address (expected six hex pairs such as 02:00:5e:00:53:01)");
         let parts: Vec<&str> = text.split([':', '-']).collect();
-        let mut mac = [0u8; 6];
-        if parts.len() != 6 {
-            return Err(format!("{text:?} is not a MAC address (expected six hex pairs such as 02:00:5e:00:53:01)"));
+        if parts.len() != 6 || parts.iter().any(|p| p.len() != 2) {
+            return Err(invalid());
         }
+        let mut mac = [0u8; 6];
         for (byte, part) in mac.iter_mut().zip(&parts) {
-            if part.len() != 2 {
-                return Err(format!(
-                    "{text:?} is not a MAC address (expected six hex pairs such as 02:00:5e:00:53:01)"
-                ));
-            }
-            *byte = u8::from_str_radix(part, 16).map_err(|_| {
-                format!("{text:?} is not a MAC address (expected six hex pairs such as 02:00:5e:00:53:01)")
-            })?;
+            *byte = u8::from_str_radix(part, 16).map_err(|_| invalid())?;
         }
         Ok(Mac(mac))
     }
@@ -83,4 +77,18 @@ pub enum NetError {
     Unsuitable { interface: String, what: &'static str, why: String },
     #[error("{interface}: {source}")]
     Io { interface: String, source: std::io::Error },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mac;
+
+    #[test]
+    fn mac_text() {
+        let mac: Mac = "02-00-5E-00-53-0A".parse().unwrap();
+        assert_eq!(mac.to_string(), "02:00:5e:00:53:0a");
+        for bad in ["02:00:5e:00:53", "02:00:5e:00:53:0g", "2:00:5e:00:53:0a", "02:00:5e:00:53:0a:01"] {
+            assert!(bad.parse::<Mac>().unwrap_err().contains("not a MAC address"), "{bad}");
+        }
+    }
 }
