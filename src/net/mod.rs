@@ -2,8 +2,9 @@
 //! and the raw link they travel on (Linux only).
 //!
 //! Everything but [`link`] and [`session`] is pure: frames in, frames and decisions out, so the
-//! responder's rules are tested without a socket. pnet is confined to [`frame`] (packet types)
-//! and [`link`] (the datalink channel); swapping it touches those two files.
+//! responder's rules are tested without a socket. pnet is confined to [`frame`] (packet types),
+//! [`link`] (the datalink channel) and [`iface::list`] (the interface listing); swapping it
+//! touches those three places.
 
 pub mod frame;
 pub mod iface;
