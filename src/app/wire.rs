@@ -161,25 +161,14 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
         Err(why) => (None, Some(why), Vec::new()),
     };
 
-    if a.dry_run {
+    let Some(mut link) = link else {
         let plan = AnnouncePlan {
             api_version: "lbdoctor/v1alpha1",
             kind: "AnnouncePlan",
             interface: interface.name.clone(),
             mac,
             link_local: link_local.map(|l| l.to_string()),
-            ips: ips
-                .iter()
-                .map(|ip| PlannedIp {
-                    ip: ip.to_string(),
-                    protocol: if ip.is_ipv4() { "arp" } else { "ndp" },
-                    gratuitous_frames: if ip.is_ipv4() {
-                        vec!["arp-request", "arp-reply"]
-                    } else {
-                        vec!["unsolicited-na"]
-                    },
-                })
-                .collect(),
+            ips: ips.iter().map(planned).collect(),
             probe_window_ms: ANNOUNCE_PROBE.as_millis() as u64,
             force: a.force,
             gratuitous_at_ms: gratuitous_schedule().iter().map(|d| d.as_millis() as u64).collect(),
@@ -190,8 +179,7 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
         };
         render::wire::plan(out, &plan, g.output.unwrap_or(Format::Table), super::color(g, env))?;
         return Ok(fails(g, &plan.findings));
-    }
-    let mut link = link.expect("opened unless a dry run");
+    };
 
     let mut log = std::io::stderr().lock();
     for f in &findings {
@@ -276,6 +264,14 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
         if dropped.is_empty() { String::new() } else { format!("; not answered: {}", dropped.join(", ")) }
     )?;
     Ok(false)
+}
+
+fn planned(ip: &IpAddr) -> PlannedIp {
+    let (protocol, gratuitous_frames) = match ip {
+        IpAddr::V4(_) => ("arp", vec!["arp-request", "arp-reply"]),
+        IpAddr::V6(_) => ("ndp", vec!["unsolicited-na"]),
+    };
+    PlannedIp { ip: ip.to_string(), protocol, gratuitous_frames }
 }
 
 /// Context per IP plus the snapshot's node names; `Err(why)` when there is no cluster to ask.
