@@ -241,10 +241,7 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
                 log,
                 "{} {} reply: {} is-at {mac} -> {} ({})",
                 now(),
-                match sent.protocol {
-                    crate::net::responder::Protocol::Arp => "arp",
-                    crate::net::responder::Protocol::Ndp => "ndp",
-                },
+                sent.protocol.as_str(),
                 sent.ip,
                 sent.requester_mac,
                 sent.requester_ip
@@ -252,7 +249,8 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
         };
     };
     let summary = session::announce(&mut link, &responder, duration, &stop, &mut on_event)?;
-    let dropped: Vec<String> = summary.dropped.iter().map(|((p, why), n)| format!("{n} {p} {why}")).collect();
+    let dropped: Vec<String> =
+        summary.dropped.iter().map(|((p, why), n)| format!("{n} {} {}", p.as_str(), why.as_str())).collect();
     writeln!(
         log,
         "{} stopped after {}{}: {} replies sent, {} gratuitous bursts{}",

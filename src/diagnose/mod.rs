@@ -88,9 +88,18 @@ impl L2Outcome {
 
 pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
     let world = World::build(snap, &opts.overrides);
+    let report = diagnose_in(snap, &world, opts);
+    // Like the snapshot: freeing the allocator and indexes piece by piece costs more than the
+    // process exit that follows.
+    std::mem::forget(world);
+    report
+}
+
+/// [`diagnose`] over a World the caller built, for callers that read the World too.
+pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Result<Report, DiagnoseError> {
     let imps = implementations::Implementations::build(snap);
-    let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
-    let alternate_sets = world.alternate_config.as_ref().map(|c| ad_node_sets(c, &world)).unwrap_or_default();
+    let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, world)).unwrap_or_default();
+    let alternate_sets = world.alternate_config.as_ref().map(|c| ad_node_sets(c, world)).unwrap_or_default();
 
     let in_scope = |namespace: &str, name: &str| match &opts.scope {
         Scope::All => true,
@@ -108,7 +117,7 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
                 .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
                 .map(|svc| {
                     let (ns, name) = crate::snapshot::key_of(&svc.metadata);
-                    evaluate(&world, &ad_sets, &alternate_sets, svc, opts.detail && in_scope(&ns, &name))
+                    evaluate(world, &ad_sets, &alternate_sets, svc, opts.detail && in_scope(&ns, &name))
                 })
                 .collect::<Vec<Evaluation>>()
         },
@@ -142,7 +151,7 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     let mut answered: HashMap<&str, Vec<(&Evaluation, NodeId)>> = HashMap::new();
     for e in &evals {
         if let (Some(l2), Some(ip)) = (&e.l2, e.ips.first()) {
-            if let Some(node) = l2.answering(&world) {
+            if let Some(node) = l2.answering(world) {
                 answered.entry(ip.as_str()).or_default().push((e, node));
             }
         }
@@ -152,18 +161,18 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     let services = evals
         .par_iter()
         .filter(|e| in_scope(&e.namespace, &e.name))
-        .map(|e| service_report(&world, &imps, e, &answered, opts.detail))
+        .map(|e| service_report(world, &imps, e, &answered, opts.detail))
         .collect();
 
     let report = Report {
         api_version: API_VERSION,
         kind: "Report",
-        source: source_with(&world, &imps),
+        source: source_with(world, &imps),
         services,
         findings: {
-            let mut f = checks::cluster_findings(&world);
-            f.extend(allocation::pool_findings(&world));
-            f.extend(bgp::cluster_findings(&world, &evals));
+            let mut f = checks::cluster_findings(world);
+            f.extend(allocation::pool_findings(world));
+            f.extend(bgp::cluster_findings(world, &evals));
             f.extend(cilium::cluster_findings(snap, &imps));
             f.extend(access::findings(snap));
             // Stable: within a code, the order each check found them in.
@@ -173,9 +182,6 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     };
     drop(answered);
     drop(evals);
-    // Like the snapshot: freeing the allocator and indexes piece by piece costs more than the
-    // process exit that follows.
-    std::mem::forget(world);
     Ok(report)
 }
 

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 use serde::Serialize;
 
-use super::{diagnose, world::World, DiagnoseError, Options, Scope};
+use super::{diagnose_in, world::World, DiagnoseError, Options, Scope};
 use crate::net::probe::Reply;
 use crate::net::Mac;
 use crate::report::{Finding, Implementation, Severity};
@@ -40,8 +40,9 @@ pub struct IpHolder {
 /// Each IP's pools and holders, from the same engines `explain` runs (one run for all IPs).
 pub fn ip_contexts(snap: &Snapshot, opts: &Options, ips: &[IpAddr]) -> Result<Vec<IpContext>, DiagnoseError> {
     let opts = Options { scope: Scope::All, detail: false, ..opts.clone() };
-    let report = diagnose(snap, &opts)?;
+    // One World for the engines and for the pools below.
     let world = World::build(snap, &opts.overrides);
+    let report = diagnose_in(snap, &world, &opts)?;
     let cilium_pools = crate::cilium::lbipam::pools(&snap.cilium.ip_pools);
     Ok(ips.iter().map(|&ip| context_of(&report, &world, &cilium_pools, ip)).collect())
 }

@@ -4,8 +4,6 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
-use serde::Serialize;
-
 use super::frame::{self, Advert, Arp, Frame, ALL_NODES, ARP_REPLY, ARP_REQUEST, NDP_HOP_LIMIT};
 use super::Mac;
 
@@ -30,16 +28,23 @@ pub enum NdpSource {
     Target,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Protocol {
     Arp,
     Ndp,
 }
 
+impl Protocol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Arp => "arp",
+            Protocol::Ndp => "ndp",
+        }
+    }
+}
+
 /// Why a request was not answered. The names follow MetalLB's drop reasons where it has one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Drop {
     /// An ARP frame that is not a request (replies, gratuitous replies).
     NotRequest,
@@ -51,6 +56,19 @@ pub enum Drop {
     NoSourceLl,
     /// NDP not sent with hop limit 255 (RFC 4861 §7.1.1).
     HopLimit,
+}
+
+impl Drop {
+    /// The name in the closing log line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Drop::NotRequest => "notRequest",
+            Drop::EthernetDestination => "ethernetDestination",
+            Drop::AnnounceIp => "announceIP",
+            Drop::NoSourceLl => "noSourceLL",
+            Drop::HopLimit => "hopLimit",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -67,28 +67,9 @@ pub enum Event<'a> {
 pub struct AnnounceSummary {
     pub replies: u64,
     pub bursts: usize,
-    pub dropped: BTreeMap<(ProtocolKey, DropKey), u64>,
+    pub dropped: BTreeMap<(Protocol, Drop), u64>,
     pub interrupted: bool,
     pub ran_for: Duration,
-}
-
-/// Ordered stand-ins for the serde enums, so drops can be counted in a map.
-pub type ProtocolKey = &'static str;
-pub type DropKey = &'static str;
-
-fn keys(protocol: Protocol, drop: Drop) -> (ProtocolKey, DropKey) {
-    let p = match protocol {
-        Protocol::Arp => "arp",
-        Protocol::Ndp => "ndp",
-    };
-    let d = match drop {
-        Drop::NotRequest => "notRequest",
-        Drop::EthernetDestination => "ethernetDestination",
-        Drop::AnnounceIp => "announceIP",
-        Drop::NoSourceLl => "noSourceLL",
-        Drop::HopLimit => "hopLimit",
-    };
-    (p, d)
 }
 
 /// Answers for the responder's IPs until `duration` has passed (or forever when `None`) or
@@ -123,7 +104,7 @@ pub fn announce(
         let Some(frame) = link.recv()? else { continue };
         match responder.decide(&frame) {
             Decision::Ignore => {}
-            Decision::Drop(protocol, why) => *summary.dropped.entry(keys(protocol, why)).or_default() += 1,
+            Decision::Drop(protocol, why) => *summary.dropped.entry((protocol, why)).or_default() += 1,
             Decision::Reply(sent) => {
                 link.send(&sent.frame)?;
                 summary.replies += 1;

@@ -105,8 +105,7 @@ fn context(out: &mut dyn Write, ctx: &IpContext, ip: Option<&str>) -> std::io::R
         return writeln!(out, "Cluster: {prefix}no Service holds it; {pools}");
     }
     for s in &ctx.services {
-        let imp = serde_json::to_value(s.implementation).ok();
-        let imp = imp.as_ref().and_then(|v| v.as_str()).unwrap_or("unknown");
+        let imp = s.implementation.as_str();
         let expected = match (s.protocol, &s.expected_announcer) {
             ("layer2", Some(n)) => format!("; the election picks {n}"),
             ("layer2", None) => "; the election picks nobody".to_string(),
