@@ -22,7 +22,9 @@ impl Link {
     #[cfg(target_os = "linux")]
     pub fn open(iface: &Interface, command: &'static str) -> Result<Link, NetError> {
         let io = |source: std::io::Error| NetError::Io { interface: iface.name.clone(), source };
-        let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, (libc::ETH_P_ALL as u16).to_be() as i32) };
+        // Protocol 0: nothing is queued until pnet binds the socket to this interface, so no
+        // frame from another interface slips in before the bind.
+        let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
         if fd < 0 {
             let err = std::io::Error::last_os_error();
             return Err(match err.raw_os_error() {
@@ -41,6 +43,10 @@ impl Link {
                 &one as *const libc::c_int as *const libc::c_void,
                 std::mem::size_of::<libc::c_int>() as libc::socklen_t,
             );
+        }
+        if let Err(err) = attach_arp_ndp_filter(fd) {
+            unsafe { libc::close(fd) };
+            return Err(io(err));
         }
         let Some(pnet_iface) = pnet_datalink::interfaces().into_iter().find(|i| i.index == iface.index) else {
             unsafe { libc::close(fd) };
@@ -94,5 +100,40 @@ impl Link {
             Err(e) if matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => Ok(None),
             Err(source) => Err(NetError::Io { interface: self.interface.clone(), source }),
         }
+    }
+}
+
+/// A classic BPF program keeping only ARP and ICMPv6 frames: the kernel drops the rest (the
+/// node's ordinary traffic) before it is copied to us.
+#[cfg(target_os = "linux")]
+fn attach_arp_ndp_filter(fd: libc::c_int) -> std::io::Result<()> {
+    const LD_H_ABS: u16 = 0x28;
+    const LD_B_ABS: u16 = 0x30;
+    const JEQ_K: u16 = 0x15;
+    const RET_K: u16 = 0x06;
+    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
+    let program = [
+        op(LD_H_ABS, 0, 0, 12),       // 0: EtherType
+        op(JEQ_K, 3, 0, 0x0806),      // 1: ARP → 5
+        op(JEQ_K, 0, 3, 0x86dd),      // 2: not IPv6 → 6
+        op(LD_B_ABS, 0, 0, 14 + 6),   // 3: IPv6 next header
+        op(JEQ_K, 0, 1, 58),          // 4: not ICMPv6 → 6
+        op(RET_K, 0, 0, 0x0004_0000), // 5: keep the whole frame
+        op(RET_K, 0, 0, 0),           // 6: drop
+    ];
+    let fprog = libc::sock_fprog { len: program.len() as u16, filter: program.as_ptr() as *mut libc::sock_filter };
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_ATTACH_FILTER,
+            &fprog as *const libc::sock_fprog as *const libc::c_void,
+            std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
