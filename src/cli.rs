@@ -63,6 +63,9 @@ pub struct GlobalArgs {
     /// Read a snapshot instead of a cluster: file, directory or - (repeatable)
     #[arg(long = "from", global = true, value_name = "PATH")]
     pub from: Vec<String>,
+    /// Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)
+    #[arg(long, global = true, value_enum, num_args = 0..=1, default_missing_value = "healthy", value_name = "WHICH", conflicts_with = "from")]
+    pub demo: Option<crate::demo::Demo>,
     /// Output format [default: table; json for snapshot]
     #[arg(short = 'o', long, global = true, value_enum)]
     pub output: Option<Format>,
@@ -87,6 +90,13 @@ pub struct GlobalArgs {
     /// Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)
     #[arg(long, global = true, value_enum)]
     pub metallb_version: Option<VersionChoice>,
+}
+
+impl GlobalArgs {
+    /// Whether the answer comes from a snapshot (files or the built-in demo) rather than a cluster.
+    pub fn offline(&self) -> bool {
+        !self.from.is_empty() || self.demo.is_some()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -115,6 +125,20 @@ impl FailOn {
     }
 }
 
+impl Command {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Explain { .. } => "explain",
+            Command::Check { .. } => "check",
+            Command::Snapshot => "snapshot",
+            Command::Arping { .. } => "arping",
+            Command::Announce { .. } => "announce",
+            Command::Version => "version",
+            Command::Completion { .. } => "completion",
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Explain one Service (allocation, every node, every filter) or list them; or MetalLB's pools
@@ -125,10 +149,25 @@ pub enum Command {
         name: Option<String>,
     },
     /// Check every Service and the MetalLB configuration; exit 1 on findings (for CI)
+    #[command(after_help = "Examples:\n  \
+      # Every Service and every finding, exit 1 on errors\n  \
+      kubectl lbdoctor check --from s.json\n\n  \
+      # A JUnit report for the CI dashboard, failing on warnings too\n  \
+      kubectl lbdoctor check --from s.json -o junit --fail-on warning > lbdoctor.xml\n\n  \
+      # Known issues accepted in .lbdoctor.yaml (each with a reason), one more ignored here\n  \
+      kubectl lbdoctor check --config .lbdoctor.yaml --ignore LBD106\n\n\
+Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input\n\
+error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.md.")]
     Check {
-        /// Finding codes to drop, e.g. LBD106,LBD202
+        /// Finding codes to suppress everywhere, e.g. LBD106,LBD202 (must be known codes)
         #[arg(long, value_delimiter = ',', value_name = "CODE")]
         ignore: Vec<String>,
+        /// Suppressions file [default: ./.lbdoctor.yaml when it exists]
+        #[arg(long, value_name = "PATH", conflicts_with = "no_config")]
+        config: Option<std::path::PathBuf>,
+        /// Do not read ./.lbdoctor.yaml
+        #[arg(long)]
+        no_config: bool,
     },
     /// Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)
     Snapshot,
@@ -191,6 +230,27 @@ It never changes the host's addresses, routes or interface settings. See docs/an
         #[arg(long, value_name = "NAME")]
         node: Option<String>,
     },
-    /// Print the version
+    /// Print the version, git commit, build date and Kubernetes API version (-o json for CI)
     Version,
+    /// Print a shell completion script: bash, zsh, fish, or kubectl (the kubectl_complete-lbdoctor script)
+    #[command(after_help = "Examples:\n  \
+      # kubectl lbdoctor <TAB> (kubectl >= 1.26 asks a kubectl_complete-lbdoctor on PATH; Service names too)\n  \
+      kubectl lbdoctor completion kubectl > ~/.local/bin/kubectl_complete-lbdoctor && chmod +x ~/.local/bin/kubectl_complete-lbdoctor\n\n  \
+      # kubectl-lbdoctor <TAB>, called directly\n  \
+      source <(kubectl lbdoctor completion bash)\n  \
+      kubectl lbdoctor completion zsh > \"${fpath[1]}/_kubectl-lbdoctor\"\n  \
+      kubectl lbdoctor completion fish > ~/.config/fish/completions/kubectl-lbdoctor.fish")]
+    Completion { shell: CompletionShell },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    /// for kubectl-lbdoctor called directly
+    Bash,
+    /// for kubectl-lbdoctor called directly
+    Zsh,
+    /// for kubectl-lbdoctor called directly
+    Fish,
+    /// the kubectl_complete-lbdoctor script kubectl's own completion runs
+    Kubectl,
 }

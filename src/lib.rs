@@ -6,7 +6,9 @@
 pub mod app;
 pub mod cilium;
 pub mod cli;
+pub mod demo;
 pub mod diagnose;
+pub mod findings;
 pub mod k8s;
 pub mod kubevip;
 pub mod metallb;
@@ -15,3 +17,5 @@ pub mod render;
 pub mod report;
 pub mod servicelb;
 pub mod snapshot;
+pub mod suppress;
+pub mod version;

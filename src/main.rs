@@ -11,12 +11,19 @@ use lbdoctor::cli::Cli;
 use lbdoctor::snapshot::live::KubeEnv;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+    // kubectl's plugin completion: the words are the user's half-typed command line, not ours.
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    let completing = words.first().is_some_and(|w| w == "__complete");
+    let cli = if completing {
+        None
+    } else {
+        match Cli::try_parse() {
+            Ok(cli) => Some(cli),
+            Err(e) => {
+                let code = if e.use_stderr() { 2 } else { 0 };
+                let _ = e.print();
+                return ExitCode::from(code);
+            }
         }
     };
     let env = Env {
@@ -25,10 +32,15 @@ fn main() -> ExitCode {
         stderr_is_terminal: std::io::stderr().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
         kube: KubeEnv { kubeconfig: std::env::var_os("KUBECONFIG"), home: std::env::home_dir() },
+        cwd: std::env::current_dir().unwrap_or_default(),
         now: jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default(),
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let result = app::run(cli, env, &mut out).and_then(|failed| {
+    let result = match cli {
+        Some(cli) => app::run(cli, env, &mut out),
+        None => app::complete(&words[1..], env, &mut out),
+    };
+    let result = result.and_then(|failed| {
         out.flush()?;
         Ok(failed)
     });

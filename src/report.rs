@@ -14,6 +14,8 @@ pub struct Report {
     pub source: Source,
     pub services: Vec<ServiceReport>,
     pub findings: Vec<Finding>,
+    /// Cluster-level findings that `check --ignore` or `.lbdoctor.yaml` suppressed.
+    pub suppressed: Vec<Suppressed>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,6 +83,8 @@ pub struct ServiceReport {
     /// k3s ServiceLB's view; `null` unless ServiceLB runs and handles the Service.
     pub servicelb: Option<crate::servicelb::Verdict>,
     pub findings: Vec<Finding>,
+    /// This Service's findings that `check --ignore` or `.lbdoctor.yaml` suppressed.
+    pub suppressed: Vec<Suppressed>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -316,10 +320,32 @@ pub struct Finding {
     pub objects: Vec<String>,
 }
 
+/// A finding taken out of `findings` (and the exit status) by a suppression, kept for the record.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suppressed {
+    #[serde(flatten)]
+    pub finding: Finding,
+    pub suppression: Suppression,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suppression {
+    pub reason: String,
+    /// `--ignore`, or `FILE suppressions[N]`.
+    pub source: String,
+}
+
 impl Report {
     /// Every finding, cluster-level first.
     pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().chain(self.services.iter().flat_map(|s| s.findings.iter()))
+    }
+
+    /// Every suppressed finding, cluster-level first.
+    pub fn all_suppressed(&self) -> impl Iterator<Item = &Suppressed> {
+        self.suppressed.iter().chain(self.services.iter().flat_map(|s| s.suppressed.iter()))
     }
 
     pub fn worst(&self) -> Option<Severity> {

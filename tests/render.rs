@@ -75,11 +75,32 @@ fn check_node_ipam_dual_stack() {
     insta::assert_snapshot!(table(&["check", "--from", "testdata/scenarios/cilium-nodeipam-dual-stack.yaml"]));
 }
 
-/// Every `$ kubectl lbdoctor …` example in the README shows lines the binary really prints, in
-/// order (`...` or `…` marks elided lines, a trailing `…` a shortened one).
+/// Every `$ kubectl lbdoctor …` example in the README and the command pages in docs/ shows lines
+/// the binary really prints, in order (`...` or `…` marks elided lines, a trailing `…` a
+/// shortened one).
 #[test]
 fn readme_examples_match_the_binary() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for dir in [root.join("docs"), root.join("docs/findings")] {
+        let mut more: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        more.sort();
+        pages.extend(more);
+    }
+    let mut checked = 0;
+    for page in &pages {
+        checked += examples_match(page);
+    }
+    assert!(checked >= 3, "only {checked} examples found");
+}
+
+fn examples_match(page: &std::path::Path) -> usize {
+    let readme = std::fs::read_to_string(page).unwrap();
+    let page = page.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().display();
     let mut checked = 0;
     for block in readme.split("```").skip(1).step_by(2) {
         // One segment per `$` command; only lbdoctor's are run.
@@ -91,7 +112,13 @@ fn readme_examples_match_the_binary() {
                 seg.push(line);
             }
         }
-        for seg in segments.iter().filter(|s| s[0].starts_with("$ kubectl lbdoctor ")) {
+        // Examples that need a cluster or the network are shown, not run.
+        let offline = |line: &str| {
+            (line.contains("--from testdata/") || line.contains("--demo"))
+                && !line.contains(" arping ")
+                && !line.contains(" announce ")
+        };
+        for seg in segments.iter().filter(|s| s[0].starts_with("$ kubectl lbdoctor ") && offline(s[0])) {
             let command = seg[0];
             let mut args: Vec<&str> = command
                 .trim_start_matches("$ kubectl lbdoctor ")
@@ -109,11 +136,11 @@ fn readme_examples_match_the_binary() {
                 };
                 assert!(
                     rest.any(|got| if cut { got.starts_with(want) } else { got.trim_end() == want }),
-                    "README example `{command}`: line not found in order:\n{want}\n--- actual output ---\n{actual}"
+                    "{page} example `{command}`: line not found in order:\n{want}\n--- actual output ---\n{actual}"
                 );
             }
             checked += 1;
         }
     }
-    assert!(checked >= 3, "only {checked} README examples found");
+    checked
 }

@@ -280,7 +280,7 @@ fn cluster_contexts(
     env: &mut Env,
     ips: &[IpAddr],
 ) -> Result<Result<(Vec<IpContext>, Vec<String>), String>, AppError> {
-    let loaded = if g.from.is_empty() {
+    let loaded = if !g.offline() {
         let mut g = g.clone();
         g.request_timeout.get_or_insert_with(|| CONTEXT_REQUEST_TIMEOUT.into());
         match load(&g, env, false) {

@@ -179,6 +179,7 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
             f.sort_by_key(|x| x.code);
             f
         },
+        suppressed: Vec::new(),
     };
     drop(answered);
     drop(evals);
@@ -323,6 +324,7 @@ fn service_report(
             f.extend(others.findings);
             f
         },
+        suppressed: Vec::new(),
     }
 }
 

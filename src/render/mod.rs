@@ -1,6 +1,8 @@
 //! Printers: one report, several formats. Nothing here decides anything.
 
 mod cilium;
+mod junit;
+mod sarif;
 mod table;
 pub mod wire;
 
@@ -14,6 +16,31 @@ pub enum Format {
     Wide,
     Json,
     Yaml,
+    /// JUnit XML (`check` only): a testcase per finding code × object.
+    Junit,
+    /// SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code.
+    Sarif,
+}
+
+impl Format {
+    /// Refuses the CI formats outside `check`.
+    pub fn table_or_document(self, command: &str) -> Result<Self, String> {
+        match self {
+            Format::Junit | Format::Sarif => Err(format!(
+                "-o {}: JUnit and SARIF are for `check`; {command} writes -o table, wide, json or yaml",
+                if self == Format::Junit { "junit" } else { "sarif" }
+            )),
+            other => Ok(other),
+        }
+    }
+}
+
+/// What the CI formats need beyond the report.
+pub struct CiOptions {
+    /// Findings at or above it fail (JUnit failures); `None` with `--fail-on never`.
+    pub threshold: Option<crate::report::Severity>,
+    /// The snapshot file the findings came from, for SARIF's physical location.
+    pub artifact: Option<String>,
 }
 
 /// Which table layout the command wants.
@@ -29,7 +56,7 @@ pub enum View {
 
 pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, color: bool) -> std::io::Result<()> {
     match format {
-        Format::Json | Format::Yaml => document(out, report, format),
+        Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Table | Format::Wide => {
             let paint = table::Paint { color };
             let wide = format == Format::Wide;
@@ -42,6 +69,21 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
     }
 }
 
+/// `check -o junit|sarif`; other formats as `render`.
+pub fn render_check(
+    out: &mut dyn Write,
+    report: &Report,
+    format: Format,
+    color: bool,
+    ci: &CiOptions,
+) -> std::io::Result<()> {
+    match format {
+        Format::Junit => junit::render(out, report, ci),
+        Format::Sarif => sarif::render(out, report, ci),
+        _ => render(out, report, format, View::Check, color),
+    }
+}
+
 /// `explain pools` / `explain pool NAME`.
 pub fn render_pools(
     out: &mut dyn Write,
@@ -51,7 +93,7 @@ pub fn render_pools(
     color: bool,
 ) -> std::io::Result<()> {
     match format {
-        Format::Json | Format::Yaml => document(out, report, format),
+        Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Table | Format::Wide => {
             table::pools(out, report, single, format == Format::Wide, table::Paint { color })
         }

@@ -452,15 +452,18 @@ fn cilium_devices(report: &Report) -> Option<&[String]> {
     report.source.cilium.as_ref().and_then(|c| c.devices.as_deref())
 }
 
+/// What is wrong with the Service, suppressed findings included: a suppression changes the exit
+/// status, not the facts (a dark IP whose LBD101 is ignored is still dark).
 fn status(svc: &ServiceReport) -> &'static str {
     if svc.ownership.claimants.len() > 1 {
         return "conflict";
     }
+    let findings: Vec<&Finding> = svc.findings.iter().chain(svc.suppressed.iter().map(|s| &s.finding)).collect();
     let Some(m) = &svc.metallb else {
-        let error = svc.findings.iter().any(|f| f.severity == Severity::Error);
+        let error = findings.iter().any(|f| f.severity == Severity::Error);
         return if error && svc.ips.is_empty() {
             "pending"
-        } else if svc.findings.iter().any(|f| {
+        } else if findings.iter().any(|f| {
             matches!(f.code, "LBD140" | "LBD141" | "LBD142" | "LBD146")
                 || (f.code == "LBD143" && f.severity == Severity::Error)
         }) {
@@ -485,13 +488,13 @@ fn status(svc: &ServiceReport) -> &'static str {
     if m.withdraw_reason.is_some() {
         return "withdrawn";
     }
-    if svc.findings.iter().any(|f| f.code == "LBD101" || f.code == "LBD130") {
+    if findings.iter().any(|f| f.code == "LBD101" || f.code == "LBD130") {
         return "dark";
     }
-    if svc.findings.iter().any(|f| f.severity == Severity::Error) {
+    if findings.iter().any(|f| f.severity == Severity::Error) {
         return "error";
     }
-    if svc.findings.iter().any(|f| f.code == "LBD105") {
+    if findings.iter().any(|f| f.code == "LBD105") {
         return "mismatch";
     }
     if allocation == Some(AllocationStatus::Mismatch) {
@@ -548,7 +551,12 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
             "not-metallb" => Cell::new(st),
             _ => Cell::new(st).fg(Color::Yellow),
         };
-        let codes: Vec<&str> = svc.findings.iter().map(|f| f.code).collect();
+        let codes: Vec<String> = svc
+            .findings
+            .iter()
+            .map(|f| f.code.to_string())
+            .chain(svc.suppressed.iter().map(|s| format!("({})", s.finding.code)))
+            .collect();
         let mut row = vec![
             Cell::new(&svc.namespace),
             Cell::new(&svc.name),
@@ -607,7 +615,7 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
         }
         let count = |s: Severity| report.all_findings().filter(|f| f.severity == s).count();
         let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
-        writeln!(
+        write!(
             out,
             "\n{}: {}, {}, {} info",
             plural(report.services.len(), "service"),
@@ -615,6 +623,10 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
             plural(count(Severity::Warning), "warning"),
             count(Severity::Info)
         )?;
+        match report.all_suppressed().count() {
+            0 => writeln!(out)?,
+            n => writeln!(out, "; {n} suppressed (codes in parentheses; -o json has their reasons)")?,
+        }
     } else {
         cluster_findings(out, report, paint)?;
     }

@@ -84,6 +84,11 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
             texts.push((name.into(), without_bom(text)));
         }
     }
+    load_texts(&texts)
+}
+
+/// Loads named texts already in memory (the embedded demo), exactly as files are loaded.
+pub fn load_texts(texts: &[(Arc<str>, String)]) -> Result<Snapshot, LoadError> {
     let indexes: Vec<LineIndex> = texts.iter().map(|(_, t)| LineIndex::new(t)).collect();
     let mut pending = Vec::new();
     for ((file, text), lines) in texts.iter().zip(&indexes) {
@@ -581,6 +586,13 @@ fn split_yaml<'a>(file: &Arc<str>, text: &'a str, out: &mut Vec<Split<'a>>) -> R
         split_value(origin, doc.value, out)?;
     }
     Ok(())
+}
+
+/// Every document of a YAML text as JSON values, read as snapshot files are (strict booleans).
+pub fn yaml_documents(name: &str, text: &str) -> Result<Vec<serde_json::Value>, LoadError> {
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple_with_options(text, yaml_options())
+        .map_err(|e| LoadError::Malformed { origin: name.to_string(), message: yaml_message(&e) })?;
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }
 
 fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {

@@ -15,7 +15,7 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use serde::{Deserialize, Serialize};
 
-pub use file::{from_texts, load_paths, LoadError, ObjectText};
+pub use file::{from_texts, load_paths, load_texts, LoadError, ObjectText};
 
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {

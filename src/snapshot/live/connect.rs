@@ -13,10 +13,10 @@ pub struct Connection {
     pub context: Option<String>,
 }
 
-pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
-    let kc_opts =
-        KubeConfigOptions { context: opts.context.clone(), cluster: opts.cluster.clone(), user: opts.user.clone() };
-    let kubeconfig = match &opts.kubeconfig {
+/// The kubeconfig kubectl would use: `--kubeconfig`, else `$KUBECONFIG` merged, else
+/// `~/.kube/config`; `None` when there is none (in-cluster).
+pub fn find_kubeconfig(opts: &LiveOptions) -> Result<Option<Kubeconfig>, LiveError> {
+    Ok(match &opts.kubeconfig {
         // Like kubectl, --kubeconfig names one file and it must exist.
         Some(path) => Some(read(path)?),
         None => match &opts.env.kubeconfig {
@@ -26,7 +26,13 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
                 _ => None,
             },
         },
-    };
+    })
+}
+
+pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
+    let kc_opts =
+        KubeConfigOptions { context: opts.context.clone(), cluster: opts.cluster.clone(), user: opts.user.clone() };
+    let kubeconfig = find_kubeconfig(opts)?;
     let Some(kubeconfig) = kubeconfig else {
         let looked = match &opts.env.kubeconfig {
             Some(list) => format!("none of the files in $KUBECONFIG ({}) exists", list.to_string_lossy()),

@@ -2,7 +2,7 @@
 //! objects decoded by the same code as snapshot files, so nothing downstream can tell the two apart.
 
 mod api;
-mod connect;
+pub mod connect;
 pub mod kinds;
 pub mod progress;
 

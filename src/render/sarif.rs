@@ -1,0 +1,90 @@
+//! `check -o sarif`: SARIF 2.1.0, one rule per finding code (help from docs/findings/), one
+//! result per finding; suppressed findings carry SARIF's own `suppressions`.
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use super::CiOptions;
+use crate::findings::CATALOGUE;
+use crate::report::{Finding, Report, Severity, Suppressed};
+
+pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::Result<()> {
+    let rules: Vec<Value> = CATALOGUE
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.code,
+                "name": r.code,
+                "shortDescription": {"text": r.title},
+                "fullDescription": {"text": r.meaning},
+                "help": {"text": r.meaning, "markdown": r.page},
+                "helpUri": format!("{}/blob/main/docs/findings/{}.md", env!("CARGO_PKG_REPOSITORY"), r.code),
+                "defaultConfiguration": {"level": level_text(r.severity)},
+            })
+        })
+        .collect();
+    let mut results: Vec<Value> = report.all_findings().map(|f| result(f, None, ci)).collect();
+    results.extend(report.all_suppressed().map(|s| result(&s.finding, Some(s), ci)));
+    let version = crate::version::current();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "kubectl-lbdoctor",
+                "version": version.version,
+                "semanticVersion": version.version,
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+            }},
+            "automationDetails": {"id": "kubectl-lbdoctor/check/"},
+            "results": results,
+        }],
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+fn result(f: &Finding, suppressed: Option<&Suppressed>, ci: &CiOptions) -> Value {
+    let rule_index = CATALOGUE.iter().position(|r| r.code == f.code);
+    let logical: Vec<Value> = f
+        .objects
+        .iter()
+        .map(|o| {
+            let (kind, name) = o.split_once(' ').unwrap_or(("", o));
+            json!({"fullyQualifiedName": o, "name": name, "kind": kind})
+        })
+        .collect();
+    let mut location = json!({"logicalLocations": logical});
+    if let Some(uri) = &ci.artifact {
+        location["physicalLocation"] = json!({"artifactLocation": {"uri": uri}});
+    }
+    let mut r = json!({
+        "ruleId": f.code,
+        "level": level(f.severity),
+        "message": {"text": format!("{} Hint: {}", f.message, f.hint)},
+        "locations": [location],
+        // Stable across runs, so code scanning tracks one problem rather than a new one each time.
+        "partialFingerprints": {"lbdoctorFinding/v1": format!("{}:{}", f.code, f.objects.join(","))},
+    });
+    if let Some(i) = rule_index {
+        r["ruleIndex"] = json!(i);
+    }
+    if let Some(s) = suppressed {
+        r["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": format!("{} ({})", s.suppression.reason, s.suppression.source)}]);
+    }
+    r
+}
+
+fn level(s: Severity) -> &'static str {
+    level_text(s.as_str())
+}
+
+fn level_text(severity: &str) -> &'static str {
+    match severity {
+        "error" => "error",
+        "warning" => "warning",
+        _ => "note",
+    }
+}

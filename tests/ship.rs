@@ -1,0 +1,176 @@
+//! What a user gets right after `kubectl krew install lbdoctor`: the version stamp, the demo,
+//! shell completion (the committed scripts and kubectl's plugin-completion protocol).
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const HOMELAB: &str = "testdata/clusters/homelab.yaml";
+const TRAP: &str = "testdata/clusters/homelab-trap.yaml";
+
+fn lbdoctor() -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
+    cmd.env_remove("NO_COLOR").env_remove("KUBECONFIG").env("HOME", "/nonexistent");
+    cmd
+}
+
+fn run(args: &[&str]) -> (String, i32) {
+    let out = lbdoctor().args(args).output().unwrap();
+    (String::from_utf8(out.stdout).unwrap(), out.status.code().unwrap())
+}
+
+#[test]
+fn version_names_the_commit_the_build_date_and_the_kubernetes_api() {
+    let (text, code) = run(&["version", "-o", "json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["kind"], "Version");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    let head = std::process::Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_string());
+    match head {
+        Some(head) => assert_eq!(v["gitCommit"], head.as_str(), "the checkout's commit"),
+        None => assert_eq!(v["gitCommit"], "unknown", "outside git: unknown, never a made-up value"),
+    }
+    let date = v["buildDate"].as_str().unwrap();
+    date.parse::<jiff::Timestamp>().unwrap_or_else(|e| panic!("buildDate {date:?}: {e}"));
+    // The k8s-openapi feature Cargo.toml enables.
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    let feature = manifest.lines().find(|l| l.starts_with("k8s-openapi")).unwrap();
+    let minor = feature.split("\"v1_").nth(1).unwrap().split('"').next().unwrap();
+    assert_eq!(v["kubernetesApi"], format!("1.{minor}"));
+
+    let (text, _) = run(&["version"]);
+    assert_eq!(text.lines().next().unwrap(), format!("kubectl-lbdoctor {}", env!("CARGO_PKG_VERSION")));
+    assert!(text.contains(&format!("git commit:      {}", v["gitCommit"].as_str().unwrap())));
+}
+
+#[test]
+fn demo_is_the_homelab_snapshot_built_in() {
+    for (demo, file) in [(&["--demo"][..], HOMELAB), (&["--demo", "trap"], TRAP), (&["--demo=healthy"], HOMELAB)] {
+        for command in
+            [&["check"][..], &["explain", "svc", "-A"], &["explain", "pools"], &["explain", "svc", "grafana"]]
+        {
+            let with_demo = run(&[command, demo, &["--color", "never"]].concat());
+            let with_file = run(&[command, &["--from", file, "--color", "never"]].concat());
+            assert_eq!(with_demo, with_file, "{command:?} {demo:?}");
+        }
+    }
+    let (_, code) = run(&["check", "--demo"]);
+    assert_eq!(code, 1, "the healthy demo still has one Service without endpoints");
+    let out = lbdoctor().args(["check", "--demo", "--from", HOMELAB]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--demo and --from exclude each other");
+}
+
+#[test]
+fn snapshot_of_the_demo_reads_back_as_the_demo() {
+    let (list, code) = run(&["snapshot", "--demo"]);
+    assert_eq!(code, 0);
+    let doc: Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(doc["kind"], "List");
+    let back = lbdoctor().args(["check", "--from", "-", "-o", "json"]).write_stdin(list).output().unwrap();
+    let demo = lbdoctor().args(["check", "--demo", "-o", "json"]).output().unwrap();
+    let strip = |v: &[u8]| {
+        let mut v: Value = serde_json::from_slice(v).unwrap();
+        v["source"] = Value::Null;
+        v
+    };
+    assert_eq!(strip(&back.stdout), strip(&demo.stdout));
+}
+
+#[test]
+fn committed_completion_scripts_are_what_the_binary_generates() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/completions");
+    for (shell, file) in [
+        ("bash", "kubectl-lbdoctor.bash"),
+        ("zsh", "_kubectl-lbdoctor"),
+        ("fish", "kubectl-lbdoctor.fish"),
+        ("kubectl", "kubectl_complete-lbdoctor"),
+    ] {
+        let (generated, code) = run(&["completion", shell]);
+        assert_eq!(code, 0);
+        let committed = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+        assert!(
+            generated == committed,
+            "completions/{file} is stale: run `kubectl-lbdoctor completion {shell} > completions/{file}`"
+        );
+    }
+}
+
+/// `kubectl-lbdoctor __complete WORDS… PARTIAL`: candidates, then cobra's `:<directive>`.
+fn complete(words: &[&str]) -> (Vec<String>, String) {
+    let (text, code) = run(&[&["__complete"], words].concat());
+    assert_eq!(code, 0, "{words:?}");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let directive = lines.pop().unwrap();
+    assert!(directive.starts_with(':'), "{text}");
+    (lines.into_iter().map(|l| l.split('\t').next().unwrap().to_string()).collect(), directive)
+}
+
+#[test]
+fn plugin_completion_offers_commands_flags_values_and_services() {
+    let (subs, d) = complete(&[""]);
+    assert!(subs.contains(&"explain".to_string()) && subs.contains(&"check".to_string()), "{subs:?}");
+    assert!(!subs.iter().any(|s| s.starts_with("__")), "the protocol entry stays hidden");
+    assert_eq!(d, ":4");
+    assert_eq!(complete(&["ch"]).0, ["check"]);
+    assert_eq!(complete(&["explain", ""]).0, ["svc", "pool"]);
+    // Service names from the snapshot named on the line, in the namespace given (or the default).
+    assert_eq!(complete(&["--from", HOMELAB, "explain", "svc", ""]).0, ["grafana", "prometheus", "traefik"]);
+    assert_eq!(complete(&["explain", "svc", "-n", "media", "--from", HOMELAB, "j"]).0, ["jellyfin"]);
+    assert_eq!(
+        complete(&["--demo", "explain", "svc", "--namespace=home", "pihole"]).0,
+        ["pihole-dns-tcp", "pihole-dns-udp"]
+    );
+    assert_eq!(complete(&["--demo", "trap", "explain", "pool", ""]).0, ["homelab"]);
+    assert_eq!(complete(&["--demo", "-n", ""]).0, ["default", "home", "media", "metallb-system"]);
+    // Flags of the subcommand and the global ones; values of enum flags; files for --from.
+    let flags = complete(&["check", "--ig"]).0;
+    assert_eq!(flags, ["--ignore", "--ignore-exclude-lb"]);
+    assert_eq!(complete(&["check", "-o", "j"]).0, ["json", "junit"]);
+    assert_eq!(
+        complete(&["check", "--fail-on="]).0,
+        ["--fail-on=error", "--fail-on=warning", "--fail-on=info", "--fail-on=never"]
+    );
+    assert_eq!(complete(&["--from", ""]), (vec!["yaml".into(), "yml".into(), "json".into()], ":8".into()));
+    assert_eq!(complete(&["completion", ""]).0, ["bash", "zsh", "fish", "kubectl"]);
+    // No cluster to ask: cobra's error directive, no candidates, no guess.
+    assert_eq!(complete(&["explain", "svc", ""]), (vec![], ":5".into()));
+}
+
+#[test]
+fn kubectl_completes_service_names_through_the_plugin_script() {
+    let Ok(kubectl) = which("kubectl") else {
+        eprintln!("SKIPPED: kubectl is not installed");
+        return;
+    };
+    let bin = tempfile::tempdir().unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_kubectl-lbdoctor"), bin.path().join("kubectl-lbdoctor")).unwrap();
+    let script = bin.path().join("kubectl_complete-lbdoctor");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/completions/kubectl_complete-lbdoctor"), &script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let homelab = std::fs::canonicalize(HOMELAB).unwrap();
+    let out = std::process::Command::new(kubectl)
+        .env("PATH", path)
+        .env("HOME", bin.path())
+        .args(["__complete", "lbdoctor", "--from", homelab.to_str().unwrap(), "explain", "svc", "-n", "media", ""])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = stdout.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(names, ["immich", "jellyfin", "navidrome", ":4"], "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
