@@ -112,7 +112,17 @@ fn sarif_rules_come_from_the_findings_pages() {
         .chain(report["services"].as_array().unwrap().iter().flat_map(|s| s["findings"].as_array().unwrap()))
         .collect();
     assert_eq!(results.len(), findings.len());
+    let file: Vec<&str> = include_str!("../testdata/clusters/homelab-trap.yaml").lines().collect();
     for r in results {
+        // The region starts the YAML document of the first object the finding names.
+        let first = r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].as_str().unwrap();
+        let (kind, name) = first.split_once(' ').unwrap();
+        let name = name.rsplit('/').next().unwrap();
+        let line = r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap() as usize;
+        assert_eq!(file[line - 2], "---", "{first}: line {line} starts a document");
+        let document: Vec<&str> = file[line - 1..].iter().take_while(|l| **l != "---").copied().collect();
+        assert!(document.contains(&format!("kind: {kind}").as_str()), "{first} at line {line}");
+        assert!(document.iter().any(|l| l.trim() == format!("name: {name}")), "{first} at line {line}");
         let index = r["ruleIndex"].as_u64().unwrap() as usize;
         assert_eq!(rules[index]["id"], r["ruleId"], "ruleIndex points at the rule");
         assert!(matches!(r["level"].as_str(), Some("error" | "warning" | "note")));

@@ -140,21 +140,21 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
         Command::Check { ignore, config, no_config } => {
             // A bad suppression file is a usage error before any cluster is read.
             let rules = suppressions(ignore, config.as_deref(), *no_config, &env)?;
-            let (snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
+            let (mut snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
             opts.scope = match (&g.namespace, g.all_namespaces) {
                 (Some(ns), false) => Scope::Namespace(ns.clone()),
                 _ => Scope::All,
             };
+            let mut origins = std::mem::take(&mut snap.origins);
             let mut report = build_report(snap, &opts)?;
             crate::suppress::apply(&mut report, &rules);
-            let ci = render::CiOptions {
-                threshold: g.fail_on.threshold(),
-                artifact: match (g.demo, g.from.as_slice()) {
-                    (Some(demo), _) => Some(demo.name().trim_start_matches("demo:").to_string()),
-                    (None, [one]) if one != "-" => Some(one.clone()),
-                    _ => None,
-                },
-            };
+            let named: std::collections::HashSet<&String> = report
+                .all_findings()
+                .chain(report.all_suppressed().map(|s| &s.finding))
+                .flat_map(|f| &f.objects)
+                .collect();
+            origins.retain(|object, _| named.contains(object));
+            let ci = render::CiOptions { threshold: g.fail_on.threshold(), origins };
             render::render_check(out, &report, output, color, &ci)?;
             Ok(fails(&report, g, false))
         }

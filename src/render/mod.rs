@@ -39,8 +39,8 @@ impl Format {
 pub struct CiOptions {
     /// Findings at or above it fail (JUnit failures); `None` with `--fail-on never`.
     pub threshold: Option<crate::report::Severity>,
-    /// The snapshot file the findings came from, for SARIF's physical location.
-    pub artifact: Option<String>,
+    /// Where the objects findings name were read (file snapshots), for SARIF's physical location.
+    pub origins: std::collections::HashMap<String, crate::snapshot::ObjectOrigin>,
 }
 
 /// Which table layout the command wants.

@@ -15,7 +15,6 @@ pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::
         .map(|r| {
             json!({
                 "id": r.code,
-                "name": r.code,
                 "shortDescription": {"text": r.title},
                 "fullDescription": {"text": r.meaning},
                 "help": {"text": r.meaning, "markdown": r.page},
@@ -57,8 +56,14 @@ fn result(f: &Finding, suppressed: Option<&Suppressed>, ci: &CiOptions) -> Value
         })
         .collect();
     let mut location = json!({"logicalLocations": logical});
-    if let Some(uri) = &ci.artifact {
-        location["physicalLocation"] = json!({"artifactLocation": {"uri": uri}});
+    // The first named object read from a file: code scanning annotates that line.
+    let from_file = |o: &String| ci.origins.get(o).filter(|origin| !origin.file.starts_with('<'));
+    if let Some(origin) = f.objects.iter().find_map(from_file) {
+        let mut physical = json!({"artifactLocation": {"uri": file_uri(&origin.file)}});
+        if let Some(line) = origin.line {
+            physical["region"] = json!({"startLine": line});
+        }
+        location["physicalLocation"] = physical;
     }
     let mut r = json!({
         "ruleId": f.code,
@@ -75,6 +80,24 @@ fn result(f: &Finding, suppressed: Option<&Suppressed>, ci: &CiOptions) -> Value
         r["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": format!("{} ({})", s.suppression.reason, s.suppression.source)}]);
     }
     r
+}
+
+/// A relative path stays relative (to the checkout, as code scanning wants); an absolute one
+/// becomes a `file://` URI. The demo's objects point at the file it was built from.
+fn file_uri(file: &str) -> String {
+    let path = file.strip_prefix("demo:").unwrap_or(file);
+    let encoded: String = path
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    if path.starts_with('/') {
+        format!("file://{encoded}")
+    } else {
+        encoded
+    }
 }
 
 fn level(s: Severity) -> &'static str {

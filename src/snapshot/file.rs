@@ -147,7 +147,17 @@ fn decode_all(pending: Vec<Split>, trim: bool) -> Result<Snapshot, LoadError> {
             collector.add(item)?;
         }
     }
-    Ok(collector.snap)
+    let mut snap = collector.snap;
+    if !trim {
+        snap.origins = collector
+            .seen
+            .into_iter()
+            .map(|((_, kind, namespace, name), o)| {
+                (object_label(&kind, &namespace, &name), crate::snapshot::ObjectOrigin { file: o.file, line: o.line })
+            })
+            .collect();
+    }
+    Ok(snap)
 }
 
 /// Editors on some systems start UTF-8 files with a byte-order mark; neither parser wants it.

@@ -37,6 +37,16 @@ pub struct Snapshot {
     pub ignored_kinds: BTreeMap<String, usize>,
     /// Read from the API server just now, not from files.
     pub live: bool,
+    /// Where each object of a file snapshot was read, by `Kind namespace/name` as findings name
+    /// objects (empty when live): SARIF points code scanning at these lines.
+    pub origins: std::collections::HashMap<String, ObjectOrigin>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectOrigin {
+    pub file: std::sync::Arc<str>,
+    /// 1-based; `None` where the format gives no position.
+    pub line: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default)]
