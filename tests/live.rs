@@ -559,3 +559,29 @@ fn difference(a: &Value, b: &Value, path: &str) -> Option<String> {
 fn which(name: &str) -> Result<PathBuf, ()> {
     std::env::split_paths(&std::env::var_os("PATH").ok_or(())?).map(|d| d.join(name)).find(|p| p.is_file()).ok_or(())
 }
+
+#[test]
+fn completion_asks_the_cluster_for_service_names_and_contexts() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let (api, dir, kubeconfig) = server_for(file, token_behaviour());
+    let names = |run: &Run| -> Vec<String> {
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.lines().map(|l| l.split('\t').next().unwrap().to_string()).collect()
+    };
+    // The context's namespace is `default`; -n picks another.
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["__complete", "explain", "svc", ""]);
+    assert_eq!(names(&run), ["grafana", "prometheus", "traefik", ":4"]);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["__complete", "explain", "svc", "-n", "home", "m"]);
+    assert_eq!(names(&run), ["mosquitto", ":4"]);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["__complete", "--context", ""]);
+    assert_eq!(names(&run), ["fake", ":4"]);
+    assert!(api.requests().iter().all(|r| r.starts_with("GET ")));
+    // No server behind the kubeconfig: no candidates and cobra's error directive.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let down = dir.path().join("down.kubeconfig");
+    let text = std::fs::read_to_string(&kubeconfig).unwrap();
+    let server = text.lines().find_map(|l| l.trim().strip_prefix("server: ")).unwrap();
+    std::fs::write(&down, text.replace(server, &format!("http://127.0.0.1:{port}"))).unwrap();
+    let run = lbdoctor(dir.path(), Some(&down), &["__complete", "explain", "svc", ""]);
+    assert_eq!(names(&run), [":5"]);
+}
