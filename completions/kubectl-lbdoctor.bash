@@ -160,7 +160,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__announce)
+        kubectl__lbdoctor__subcmd__announce)
             opts="-I -n -A -o -h -V --interface --duration --until-interrupted --force --dry-run --ndp-source --node --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -270,7 +270,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__arping)
+        kubectl__lbdoctor__subcmd__arping)
             opts="-I -c -n -A -o -h -V --interface --count --timeout --mac-map --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -384,7 +384,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__check)
+        kubectl__lbdoctor__subcmd__check)
             opts="-n -A -o -h -V --ignore --config --no-config --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -482,7 +482,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__completion)
+        kubectl__lbdoctor__subcmd__completion)
             opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version bash zsh fish kubectl"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -572,7 +572,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__explain)
+        kubectl__lbdoctor__subcmd__explain)
             opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -662,7 +662,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help)
+        kubectl__lbdoctor__subcmd__help)
             opts="explain check snapshot arping announce version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -676,7 +676,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__announce)
+        kubectl__lbdoctor__subcmd__help__subcmd__announce)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -690,7 +690,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__arping)
+        kubectl__lbdoctor__subcmd__help__subcmd__arping)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -704,7 +704,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__check)
+        kubectl__lbdoctor__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -718,7 +718,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__completion)
+        kubectl__lbdoctor__subcmd__help__subcmd__completion)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -732,7 +732,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__explain)
+        kubectl__lbdoctor__subcmd__help__subcmd__explain)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -746,7 +746,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__help)
+        kubectl__lbdoctor__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -760,7 +760,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__snapshot)
+        kubectl__lbdoctor__subcmd__help__subcmd__snapshot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -774,7 +774,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__help__subcmd__version)
+        kubectl__lbdoctor__subcmd__help__subcmd__version)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -788,7 +788,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__snapshot)
+        kubectl__lbdoctor__subcmd__snapshot)
             opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -878,7 +878,7 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        kubectl__subcmd__lbdoctor__subcmd__version)
+        kubectl__lbdoctor__subcmd__version)
             opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

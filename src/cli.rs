@@ -92,6 +92,26 @@ pub struct GlobalArgs {
     pub metallb_version: Option<VersionChoice>,
 }
 
+/// `--demo` takes an optional value; clap would read `kubectl lbdoctor --demo check` as the demo
+/// named "check". A bare `--demo` followed by anything but a demo name is the healthy one.
+pub fn normalize_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    let is_demo_name = |a: Option<&std::ffi::OsString>| {
+        a.and_then(|a| a.to_str()).is_some_and(|a| crate::demo::Demo::from_str(a, false).is_ok())
+    };
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    args.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if i < end && a == "--demo" && !is_demo_name(args.get(i + 1)) {
+                "--demo=healthy".into()
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
+}
+
 impl GlobalArgs {
     /// Whether the answer comes from a snapshot (files or the built-in demo) rather than a cluster.
     pub fn offline(&self) -> bool {

@@ -17,7 +17,7 @@ fn main() -> ExitCode {
     let cli = if completing {
         None
     } else {
-        match Cli::try_parse() {
+        match Cli::try_parse_from(lbdoctor::cli::normalize_args(std::env::args_os())) {
             Ok(cli) => Some(cli),
             Err(e) => {
                 let code = if e.use_stderr() { 2 } else { 0 };

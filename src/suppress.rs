@@ -57,7 +57,12 @@ pub fn from_ignore(codes: &[String]) -> Result<Vec<Rule>, ConfigError> {
 /// Parses `.lbdoctor.yaml` (`name` is how errors refer to it).
 pub fn from_config(name: &str, text: &str) -> Result<Vec<Rule>, ConfigError> {
     let err = |origin: String, message: String| ConfigError { origin, message };
-    let file: ConfigFile = serde_saphyr::from_str(text).map_err(|e| err(name.into(), e.to_string()))?;
+    let file: ConfigFile =
+        serde_saphyr::from_str_with_options(text, crate::snapshot::file::yaml_options()).map_err(|e| {
+            let at =
+                e.location().map(|l| format!("{name}:{}:{}", l.line(), l.column())).unwrap_or_else(|| name.to_string());
+            err(at, crate::snapshot::file::yaml_message(&e))
+        })?;
     if let Some(v) = file.api_version.as_deref().filter(|v| *v != crate::report::API_VERSION) {
         return Err(err(name.into(), format!("apiVersion {v:?}: expected {}", crate::report::API_VERSION)));
     }

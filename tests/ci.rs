@@ -230,3 +230,35 @@ fn ci_formats_are_for_check_only() {
         assert!(stderr.contains("JUnit and SARIF are for `check`"), "{stderr}");
     }
 }
+
+#[test]
+fn suppressed_cluster_findings_stay_visible_in_the_table() {
+    let scenario = "testdata/scenarios/pool-selector-matches-nothing.yaml";
+    let (stdout, _, _) = run(&["check", "--from", scenario, "--ignore", "LBD202", "--color", "never"]);
+    let row = stdout.lines().find(|l| l.contains("(LBD202)")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(row.contains("IPAddressPool metallb-system/pool-a"), "{row}");
+    assert!(!stdout.lines().any(|l| l.contains(" LBD202 ")), "only the parenthesised row: {stdout}");
+}
+
+#[test]
+fn an_empty_snapshot_is_an_input_error_not_a_healthy_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("s.json");
+    std::fs::write(&empty, "").unwrap();
+    let (stdout, stderr, code) = run(&["check", "--from", empty.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(stderr.contains("no Kubernetes objects in the snapshot"), "{stderr}");
+}
+
+#[test]
+fn config_yaml_errors_name_the_file_and_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.yaml");
+    std::fs::write(&config, "supressions: []\n").unwrap();
+    let (_, stderr, code) = run(&["check", "--from", HOMELAB, "--config", config.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let line = stderr.lines().next().unwrap();
+    assert!(line.starts_with(&format!("error: {}:1:1: ", config.display())), "{stderr}");
+    assert!(line.contains("supressions"), "{stderr}");
+    assert_eq!(stderr.matches("error").count(), 1, "{stderr}");
+}

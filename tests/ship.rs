@@ -59,6 +59,12 @@ fn demo_is_the_homelab_snapshot_built_in() {
             assert_eq!(with_demo, with_file, "{command:?} {demo:?}");
         }
     }
+    // The value is optional: before the subcommand a bare --demo does not swallow it.
+    assert_eq!(run(&["--demo", "check", "--color", "never"]), run(&["check", "--from", HOMELAB, "--color", "never"]));
+    assert_eq!(
+        run(&["--demo", "trap", "check", "--color", "never"]),
+        run(&["check", "--from", TRAP, "--color", "never"])
+    );
     let (_, code) = run(&["check", "--demo"]);
     assert_eq!(code, 1, "the healthy demo still has one Service without endpoints");
     let out = lbdoctor().args(["check", "--demo", "--from", HOMELAB]).output().unwrap();
@@ -100,6 +106,40 @@ fn committed_completion_scripts_are_what_the_binary_generates() {
     }
 }
 
+/// The bash script completes below a subcommand too (clap_complete's labels need a fix for a
+/// binary name with a `-`, see write_completion).
+#[test]
+fn bash_completion_completes_subcommands_flags_and_values() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/completions/kubectl-lbdoctor.bash");
+    let complete = |words: &[&str]| -> Vec<String> {
+        let line = words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" ");
+        let program = format!(
+            "source '{script}'; COMP_WORDS=({line}); COMP_CWORD={}; \
+             _kubectl__lbdoctor kubectl-lbdoctor \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            words.len() - 1
+        );
+        let out = std::process::Command::new("bash").args(["-c", &program]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+    };
+    assert_eq!(complete(&["kubectl-lbdoctor", "ch"]), ["check"]);
+    assert_eq!(complete(&["kubectl-lbdoctor", "check", "--fail-on", ""]), ["error", "warning", "info", "never"]);
+    assert_eq!(complete(&["kubectl-lbdoctor", "check", "--no-"]), ["--no-config"]);
+    assert_eq!(complete(&["kubectl-lbdoctor", "completion", "f"]), ["fish"]);
+}
+
+#[test]
+fn zsh_and_fish_scripts_parse() {
+    for (shell, file) in [("zsh", "_kubectl-lbdoctor"), ("fish", "kubectl-lbdoctor.fish")] {
+        let path = format!("{}/completions/{file}", env!("CARGO_MANIFEST_DIR"));
+        match std::process::Command::new(shell).args(["-n", &path]).output() {
+            Ok(out) => assert!(out.status.success(), "{shell}: {}", String::from_utf8_lossy(&out.stderr)),
+            Err(_) => eprintln!("SKIPPED: {shell} is not installed"),
+        }
+    }
+}
+
 /// `kubectl-lbdoctor __complete WORDS… PARTIAL`: candidates, then cobra's `:<directive>`.
 fn complete(words: &[&str]) -> (Vec<String>, String) {
     let (text, code) = run(&[&["__complete"], words].concat());
@@ -137,6 +177,11 @@ fn plugin_completion_offers_commands_flags_values_and_services() {
     );
     assert_eq!(complete(&["--from", ""]), (vec!["yaml".into(), "yml".into(), "json".into()], ":8".into()));
     assert_eq!(complete(&["completion", ""]).0, ["bash", "zsh", "fish", "kubectl"]);
+    // An optional value, or what may follow it; formats the command accepts.
+    assert_eq!(complete(&["check", "--demo", ""]).0, ["healthy", "trap"]);
+    assert_eq!(complete(&["--demo", "ex"]).0, ["explain"]);
+    assert_eq!(complete(&["version", "-o", ""]).0, ["table", "wide", "json", "yaml"]);
+    assert_eq!(complete(&["snapshot", "-o", ""]).0, ["json", "yaml"]);
     // No cluster to ask: cobra's error directive, no candidates, no guess.
     assert_eq!(complete(&["explain", "svc", ""]), (vec![], ":5".into()));
 }

@@ -50,17 +50,28 @@ fn candidates(root: &clap::Command, before: &[String], partial: &str, env: &mut 
     // `--flag=value`: complete the value, keeping the `--flag=` prefix.
     if let Some((flag, _)) = partial.strip_prefix("--").and_then(|p| p.split_once('=')) {
         if let Some(arg) = find_flag(root, sub, flag) {
-            let (values, directive) = flag_values(arg, &words, env);
+            let (values, directive) = flag_values(arg, sub, &words, env);
             let values = values.into_iter().map(|(v, h)| (format!("--{flag}={v}"), h)).collect();
             return (values, directive);
         }
     }
     if let Some(arg) = words.pending_value {
-        return flag_values(arg, &words, env);
+        return flag_values(arg, sub, &words, env);
     }
     if partial.starts_with('-') {
         return (flags(root, sub), NO_FILE_COMP);
     }
+    let (mut found, directive) = positional(root, sub, &words, env);
+    // `check --demo <TAB>`: the optional value, or whatever comes next.
+    if let Some(arg) = words.optional_value {
+        let mut values = possible_values(Some(arg));
+        values.append(&mut found);
+        found = values;
+    }
+    (found, directive)
+}
+
+fn positional(root: &clap::Command, sub: Option<&clap::Command>, words: &Words, env: &mut Env) -> (Candidates, u32) {
     let Some(sub) = sub else {
         let subs = root
             .get_subcommands()
@@ -78,7 +89,7 @@ fn candidates(root: &clap::Command, before: &[String], partial: &str, env: &mut 
             ],
             NO_FILE_COMP,
         ),
-        ("explain", [resource]) => match snapshot_names(resource, &words, env) {
+        ("explain", [resource]) => match snapshot_names(resource, words, env) {
             Some(names) => (names, NO_FILE_COMP),
             None => (Vec::new(), NO_FILE_COMP | ERROR),
         },
@@ -92,13 +103,15 @@ struct Words<'a> {
     positionals: Vec<String>,
     /// The flag the word being completed is the value of.
     pending_value: Option<&'a clap::Arg>,
+    /// A flag with an optional value (`--demo`) right before the word being completed.
+    optional_value: Option<&'a clap::Arg>,
     /// Global flags and their values, to parse into `GlobalArgs` for cluster access.
     globals: Vec<String>,
 }
 
 impl<'a> Words<'a> {
     fn parse(root: &'a clap::Command, before: &[String]) -> Self {
-        let mut w = Words { positionals: Vec::new(), pending_value: None, globals: Vec::new() };
+        let mut w = Words { positionals: Vec::new(), pending_value: None, optional_value: None, globals: Vec::new() };
         let mut i = 0;
         while i < before.len() {
             let word = &before[i];
@@ -138,7 +151,12 @@ impl<'a> Words<'a> {
                         w.keep_global(root, &name, [word.as_str(), value.as_str()]);
                         i += 1;
                     }
-                    None => w.keep_global(root, &name, [word.as_str()]),
+                    None => {
+                        w.keep_global(root, &name, [word.as_str()]);
+                        if i == before.len() {
+                            w.optional_value = Some(arg);
+                        }
+                    }
                 }
             } else {
                 w.keep_global(root, &name, [word.as_str()]);
@@ -194,7 +212,7 @@ fn possible_values(arg: Option<&clap::Arg>) -> Candidates {
     .unwrap_or_default()
 }
 
-fn flag_values(arg: &clap::Arg, words: &Words, env: &mut Env) -> (Candidates, u32) {
+fn flag_values(arg: &clap::Arg, sub: Option<&clap::Command>, words: &Words, env: &mut Env) -> (Candidates, u32) {
     let long = arg.get_long().unwrap_or_default();
     if let Some((_, exts)) = FILE_FLAGS.iter().find(|(f, _)| *f == long) {
         return match exts {
@@ -202,7 +220,15 @@ fn flag_values(arg: &clap::Arg, words: &Words, env: &mut Env) -> (Candidates, u3
             exts => (exts.iter().map(|e| (e.to_string(), None)).collect(), FILTER_FILE_EXT),
         };
     }
-    let values = possible_values(Some(arg));
+    let mut values = possible_values(Some(arg));
+    if long == "output" {
+        // The formats each command accepts.
+        match sub.map(|s| s.get_name()) {
+            Some("check") | None => {}
+            Some("snapshot") => values.retain(|(v, _)| matches!(v.as_str(), "json" | "yaml")),
+            Some(_) => values.retain(|(v, _)| !matches!(v.as_str(), "junit" | "sarif")),
+        }
+    }
     if !values.is_empty() {
         return (values, NO_FILE_COMP);
     }

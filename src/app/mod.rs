@@ -65,7 +65,7 @@ pub struct Env<'a> {
 pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
     let g = &cli.global;
     let mut output = g.output.unwrap_or(Format::Table);
-    if !matches!(cli.command, Command::Check { .. }) {
+    if !matches!(cli.command, Command::Check { .. } | Command::Snapshot) {
         output = output.table_or_document(cli.command.name()).map_err(AppError::Usage)?;
     }
     let color = color(g, &env);
@@ -203,9 +203,19 @@ pub fn write_completion(shell: crate::cli::CompletionShell, out: &mut dyn Write)
         S::Zsh => clap_complete::Shell::Zsh,
         S::Fish => clap_complete::Shell::Fish,
     };
-    let mut cmd = crate::cli::Cli::command();
-    clap_complete::generate(generator, &mut cmd, "kubectl-lbdoctor", out);
-    Ok(())
+    // The scripts complete the binary's own name; `kubectl lbdoctor` goes through kubectl's script.
+    let mut cmd = crate::cli::Cli::command().bin_name("kubectl-lbdoctor");
+    // clap_complete panics on a write error; a closed pipe must stay quiet.
+    let mut script = Vec::new();
+    clap_complete::generate(generator, &mut cmd, "kubectl-lbdoctor", &mut script);
+    if shell == S::Bash {
+        // clap_complete 4.6 turns the `-` of a binary's name into `__subcmd__` in the subcommand
+        // case labels but into `__` where it tracks the command typed, so nothing after a
+        // subcommand would complete; make the labels agree.
+        let text = String::from_utf8_lossy(&script).replace("kubectl__subcmd__lbdoctor", "kubectl__lbdoctor");
+        return out.write_all(text.as_bytes());
+    }
+    out.write_all(&script)
 }
 
 /// The suppressions file `check` reads from the working directory.
@@ -258,11 +268,19 @@ fn load(g: &GlobalArgs, env: &mut Env, detail: bool) -> Result<(snapshot::Snapsh
             Some(demo) => demo.load()?,
             None => snapshot::load_paths(&g.from, env.stdin)?,
         };
+
         let ns = snap.info.namespace.clone().unwrap_or_else(|| "default".into());
         (snap, ns)
     };
     if let Some(message) = unreadable_message(&snap) {
         return Err(AppError::Unavailable(message));
+    }
+    // An empty file is a failed capture, not a healthy cluster: say so rather than exit 0.
+    if !snap.live && snap.origins.is_empty() && snap.ignored_kinds.is_empty() {
+        return Err(AppError::Usage(format!(
+            "{}: no Kubernetes objects in the snapshot (a failed capture?); `kubectl lbdoctor snapshot > FILE` writes one",
+            g.from.join(", ")
+        )));
     }
     let opts = Options {
         scope: Scope::All,

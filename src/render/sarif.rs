@@ -104,8 +104,9 @@ fn level(s: Severity) -> &'static str {
     level_text(s.as_str())
 }
 
+/// The index writes a code whose severity varies as `warning, error`: the first is the usual one.
 fn level_text(severity: &str) -> &'static str {
-    match severity {
+    match severity.split(',').next().unwrap_or_default().trim() {
         "error" => "error",
         "warning" => "warning",
         _ => "note",

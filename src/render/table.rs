@@ -593,12 +593,15 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
             .map(|f| ("", f))
             .chain(report.services.iter().flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f))))
             .collect();
-        if !all.is_empty() {
+        // Suppressed cluster findings have no Service row to show their code in parentheses.
+        let cluster_suppressed: Vec<&Finding> = report.suppressed.iter().map(|s| &s.finding).collect();
+        if !all.is_empty() || !cluster_suppressed.is_empty() {
             writeln!(out)?;
             let mut ft = new_table(paint, &["SEVERITY", "CODE", "OBJECT", "MESSAGE"]);
-            let mut sorted = all.clone();
-            sorted.sort_by(|a, b| b.1.severity.cmp(&a.1.severity).then(a.1.code.cmp(b.1.code)));
-            for (_, f) in &sorted {
+            let mut sorted: Vec<(bool, &Finding)> =
+                all.iter().map(|(_, f)| (false, *f)).chain(cluster_suppressed.iter().map(|f| (true, *f))).collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.severity.cmp(&a.1.severity)).then(a.1.code.cmp(b.1.code)));
+            for (suppressed, f) in &sorted {
                 let sev = match f.severity {
                     Severity::Error => Cell::new("error").fg(Color::Red),
                     Severity::Warning => Cell::new("warning").fg(Color::Yellow),
@@ -606,7 +609,7 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
                 };
                 ft.add_row(vec![
                     sev,
-                    Cell::new(f.code),
+                    Cell::new(if *suppressed { format!("({})", f.code) } else { f.code.to_string() }),
                     Cell::new(f.objects.first().cloned().unwrap_or_default()),
                     Cell::new(&f.message),
                 ]);

@@ -656,7 +656,7 @@ fn pending<'a>(origin: Origin, head: Head, doc: Doc<'a>) -> Result<Pending<'a>, 
     })
 }
 
-fn yaml_options() -> serde_saphyr::Options {
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
     // The limits stay on, sized for whole-cluster dumps rather than config files.
     serde_saphyr::options! {
         budget: serde_saphyr::budget! {
@@ -739,7 +739,7 @@ fn malformed((origin, message): (Origin, String), object: &str) -> LoadError {
     LoadError::Malformed { origin: origin.to_string(), message: format!("{object}: {message}") }
 }
 
-fn yaml_message(e: &serde_saphyr::Error) -> String {
+pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     // The location is already in the prefix; keep the first line without a second position.
     let text = e.to_string();
     let first = text.lines().next().unwrap_or("invalid YAML").trim();
