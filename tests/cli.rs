@@ -263,3 +263,11 @@ fn every_finding_code_is_documented() {
         assert!(index.contains(&format!("| {code} |")), "{code} is not in docs/findings/README.md");
     }
 }
+
+#[test]
+fn pool_reports_name_the_implementations_as_service_reports_do() {
+    let (pools, _) = json_of(&["explain", "pools", "--from", HOMELAB]);
+    let (report, _) = json_of(&["check", "--from", HOMELAB]);
+    assert_eq!(pools["source"]["implementations"], report["source"]["implementations"]);
+    assert_eq!(pools["source"]["implementations"][0]["implementation"], "metallb");
+}

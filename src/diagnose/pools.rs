@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::world::World;
-use super::{source, DiagnoseError, Options};
+use super::{implementations::Implementations, source_with, DiagnoseError, Options};
 use crate::k8s::ip::go_ip_string;
 use crate::metallb::alloc::allocator::{ip_key, Key, PoolFit};
 use crate::metallb::alloc::family::Family;
@@ -130,5 +130,7 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
             });
         }
     }
-    Ok(PoolsReport { api_version: API_VERSION, kind: "PoolReport", source: source(&world), pools, findings })
+    // The same `source` as a Report of the snapshot: the implementations found included.
+    let source = source_with(&world, &Implementations::build(snap));
+    Ok(PoolsReport { api_version: API_VERSION, kind: "PoolReport", source, pools, findings })
 }
