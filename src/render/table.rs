@@ -587,19 +587,15 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
         print_table(out, &t)?;
     }
     if check {
-        let all: Vec<(&str, &Finding)> = report
-            .findings
-            .iter()
-            .map(|f| ("", f))
-            .chain(report.services.iter().flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f))))
-            .collect();
         // Suppressed cluster findings have no Service row to show their code in parentheses.
-        let cluster_suppressed: Vec<&Finding> = report.suppressed.iter().map(|s| &s.finding).collect();
-        if !all.is_empty() || !cluster_suppressed.is_empty() {
+        let mut sorted: Vec<(bool, &Finding)> = report
+            .all_findings()
+            .map(|f| (false, f))
+            .chain(report.suppressed.iter().map(|s| (true, &s.finding)))
+            .collect();
+        if !sorted.is_empty() {
             writeln!(out)?;
             let mut ft = new_table(paint, &["SEVERITY", "CODE", "OBJECT", "MESSAGE"]);
-            let mut sorted: Vec<(bool, &Finding)> =
-                all.iter().map(|(_, f)| (false, *f)).chain(cluster_suppressed.iter().map(|f| (true, *f))).collect();
             sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.severity.cmp(&a.1.severity)).then(a.1.code.cmp(b.1.code)));
             for (suppressed, f) in &sorted {
                 let sev = match f.severity {
