@@ -64,10 +64,10 @@ pub struct Env<'a> {
 /// Runs the command; `Ok(true)` means findings reached `--fail-on`.
 pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
     let g = &cli.global;
-    let mut output = g.output.unwrap_or(Format::Table);
-    if !matches!(cli.command, Command::Check { .. } | Command::Snapshot) {
-        output = output.table_or_document(cli.command.name()).map_err(AppError::Usage)?;
+    if let Some(format) = g.output {
+        format.written_by(cli.command.name()).map_err(AppError::Usage)?;
     }
+    let output = g.output.unwrap_or(Format::Table);
     let color = color(g, &env);
     match &cli.command {
         Command::Version => {
@@ -335,12 +335,8 @@ fn snapshot(g: &GlobalArgs, env: &mut Env, out: &mut dyn Write) -> Result<bool, 
             "snapshot reads a live cluster; files given with --from are a snapshot already".into(),
         ));
     }
-    let format = match g.output.unwrap_or(Format::Json) {
-        f @ (Format::Json | Format::Yaml) => f,
-        other => {
-            return Err(AppError::Usage(format!("snapshot writes -o json or -o yaml, not {other:?}").to_lowercase()))
-        }
-    };
+    // run() has refused every other format.
+    let format = g.output.unwrap_or(Format::Json);
     if let Some(demo) = g.demo {
         let items = snapshot::file::yaml_documents(demo.name(), demo.text())?;
         let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});

@@ -23,14 +23,17 @@ pub enum Format {
 }
 
 impl Format {
-    /// Refuses the CI formats outside `check`.
-    pub fn table_or_document(self, command: &str) -> Result<Self, String> {
-        match self {
-            Format::Junit | Format::Sarif => Err(format!(
-                "-o {}: JUnit and SARIF are for `check`; {command} writes -o table, wide, json or yaml",
-                if self == Format::Junit { "junit" } else { "sarif" }
+    /// Whether `command` writes this format: JUnit and SARIF only for `check`, `snapshot` only
+    /// documents. The one rule both the commands and shell completion follow.
+    pub fn written_by(self, command: &str) -> Result<Self, String> {
+        let name = clap::ValueEnum::to_possible_value(&self).map(|v| v.get_name().to_string()).unwrap_or_default();
+        match (command, self) {
+            ("check", _) | ("snapshot", Format::Json | Format::Yaml) => Ok(self),
+            ("snapshot", _) => Err(format!("snapshot writes -o json or -o yaml, not {name}")),
+            (_, Format::Junit | Format::Sarif) => Err(format!(
+                "-o {name}: JUnit and SARIF are for `check`; {command} writes -o table, wide, json or yaml"
             )),
-            other => Ok(other),
+            _ => Ok(self),
         }
     }
 }
