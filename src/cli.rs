@@ -151,6 +151,7 @@ impl Command {
             Command::Explain { .. } => "explain",
             Command::Check { .. } => "check",
             Command::Snapshot => "snapshot",
+            Command::Simulate(_) => "simulate",
             Command::Arping { .. } => "arping",
             Command::Announce { .. } => "announce",
             Command::Version => "version",
@@ -188,7 +189,22 @@ error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.
         /// Do not read ./.lbdoctor.yaml
         #[arg(long)]
         no_config: bool,
+        /// Also list, per node, the IPs that lose their announcer if that node alone goes down
+        #[arg(long)]
+        spof: bool,
     },
+    /// What moves if nodes go down, labels change or edited objects are applied: every engine run before and after
+    #[command(after_help = "Examples:\n  \
+      # Draining worker-a: which IPs move where, and does any lose its announcer?\n  \
+      kubectl lbdoctor simulate --down worker-a\n\n  \
+      # Gate a label change in CI: exit 1 if it would leave an IP unannounced\n  \
+      kubectl lbdoctor simulate --from s.json --label worker-b node.kubernetes.io/exclude-from-external-load-balancers=\n\n  \
+      # A new L2Advertisement, before it is applied\n  \
+      kubectl lbdoctor simulate --from s.json --apply l2advertisement.yaml -o json\n\n\
+Only what differs is listed. Exit status as check, counting the findings the change brings:\n\
+0 none at or above --fail-on; 1 some (an IP left unannounced is an error, LBD101); 2 usage or\n\
+input error (an unknown node); 3 the cluster could not be read. See docs/simulate.md.")]
+    Simulate(SimulateArgs),
     /// Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)
     Snapshot,
     /// Who answers ARP/NDP for an IP right now: every MAC, not only the first (Linux; root or CAP_NET_RAW)
@@ -261,6 +277,40 @@ It never changes the host's addresses, routes or interface settings. See docs/an
       kubectl lbdoctor completion zsh > \"${fpath[1]}/_kubectl-lbdoctor\"\n  \
       kubectl lbdoctor completion fish > ~/.config/fish/completions/kubectl-lbdoctor.fish")]
     Completion { shell: CompletionShell },
+}
+
+/// The edits of `simulate`; applied files first, then labels, then nodes going down.
+#[derive(Debug, Clone, Args)]
+pub struct SimulateArgs {
+    /// The node stops: its speaker and its endpoints go; the Node object stays, Ready Unknown (repeatable)
+    #[arg(long, value_name = "NODE")]
+    pub down: Vec<String>,
+    /// Like --down, and the Node object is deleted too (repeatable)
+    #[arg(long, value_name = "NODE")]
+    pub delete: Vec<String>,
+    /// Only the node's MetalLB speaker stops (repeatable)
+    #[arg(long, value_name = "NODE")]
+    pub speaker_down: Vec<String>,
+    /// Set a label on a node: --label NODE KEY=VALUE (repeatable; KEY= sets an empty value)
+    #[arg(long, num_args = 2, value_names = ["NODE", "KEY=VALUE"], action = clap::ArgAction::Append)]
+    pub label: Vec<String>,
+    /// Remove a label from a node: --unlabel NODE KEY (repeatable)
+    #[arg(long, num_args = 2, value_names = ["NODE", "KEY"], action = clap::ArgAction::Append)]
+    pub unlabel: Vec<String>,
+    /// Objects (YAML/JSON) that replace those of the same kind, namespace and name, or are added (repeatable)
+    #[arg(long, value_name = "FILE")]
+    pub apply: Vec<String>,
+}
+
+impl SimulateArgs {
+    pub fn is_empty(&self) -> bool {
+        self.down.is_empty()
+            && self.delete.is_empty()
+            && self.speaker_down.is_empty()
+            && self.label.is_empty()
+            && self.unlabel.is_empty()
+            && self.apply.is_empty()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

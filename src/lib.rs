@@ -16,6 +16,7 @@ pub mod net;
 pub mod render;
 pub mod report;
 pub mod servicelb;
+pub mod simulate;
 pub mod snapshot;
 pub mod suppress;
 pub mod version;

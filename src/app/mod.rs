@@ -13,6 +13,7 @@ use crate::snapshot::{self, LoadError};
 
 mod complete;
 pub use complete::{complete, write_completion};
+mod whatif;
 mod wire;
 
 /// Errors mapped to the documented exit codes in one place.
@@ -79,6 +80,7 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
             Ok(false)
         }
         Command::Snapshot => snapshot(g, &mut env, out),
+        Command::Simulate(args) => whatif::simulate(g, &mut env, args, out, color),
         Command::Completion { shell } => {
             write_completion(*shell, out)?;
             Ok(false)
@@ -137,16 +139,26 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
             render::render(out, &report, output, view, color)?;
             Ok(fails(&report, g, true))
         }
-        Command::Check { ignore, config, no_config } => {
+        Command::Check { ignore, config, no_config, spof } => {
             // A bad suppression file is a usage error before any cluster is read.
             let rules = suppressions(ignore, config.as_deref(), *no_config, &env)?;
-            let (mut snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
+            let (mut snap, mut opts, _) = load(g, &mut env, *spof || detail(output, View::Check))?;
             opts.scope = match (&g.namespace, g.all_namespaces) {
                 (Some(ns), false) => Scope::Namespace(ns.clone()),
                 _ => Scope::All,
             };
             let mut origins = std::mem::take(&mut snap.origins);
-            let mut report = build_report(snap, &opts)?;
+            let mut report = if *spof {
+                // Every node is checked against every Service, whatever -n narrows the table to.
+                let all = diagnose::Options { scope: Scope::All, ..opts.clone() };
+                let full = diagnose::diagnose(&snap, &all)?;
+                let nodes = crate::simulate::spof(&snap, &full, &all)?;
+                let mut report = build_report(snap, &opts)?;
+                report.spof = Some(nodes);
+                report
+            } else {
+                build_report(snap, &opts)?
+            };
             crate::suppress::apply(&mut report, &rules);
             let named: std::collections::HashSet<&String> = report
                 .all_findings()

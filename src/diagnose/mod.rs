@@ -180,6 +180,7 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
             f
         },
         suppressed: Vec::new(),
+        spof: None,
     };
     drop(answered);
     drop(evals);

@@ -3,6 +3,7 @@
 mod cilium;
 mod junit;
 mod sarif;
+mod simulate;
 mod table;
 pub mod wire;
 
@@ -66,7 +67,13 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
             match view {
                 View::Service => table::service(out, report, wide, paint),
                 View::Services => table::services(out, report, wide, paint, false),
-                View::Check => table::services(out, report, wide, paint, true),
+                View::Check => {
+                    table::services(out, report, wide, paint, true)?;
+                    match &report.spof {
+                        Some(nodes) => simulate::spof(out, nodes, paint),
+                        None => Ok(()),
+                    }
+                }
             }
         }
     }
@@ -84,6 +91,19 @@ pub fn render_check(
         Format::Junit => junit::render(out, report, ci),
         Format::Sarif => sarif::render(out, report, ci),
         _ => render(out, report, format, View::Check, color),
+    }
+}
+
+/// `simulate`.
+pub fn render_simulation(
+    out: &mut dyn Write,
+    sim: &crate::report::Simulation,
+    format: Format,
+    color: bool,
+) -> std::io::Result<()> {
+    match format {
+        Format::Table | Format::Wide => simulate::simulation(out, sim, format == Format::Wide, table::Paint { color }),
+        _ => document(out, sim, format),
     }
 }
 
