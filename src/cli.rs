@@ -152,6 +152,7 @@ impl Command {
             Command::Check { .. } => "check",
             Command::Snapshot => "snapshot",
             Command::Simulate(_) => "simulate",
+            Command::History { .. } => "history",
             Command::Arping { .. } => "arping",
             Command::Announce { .. } => "announce",
             Command::Version => "version",
@@ -205,6 +206,31 @@ Only what differs is listed. Exit status as check, counting the findings the cha
 0 none at or above --fail-on; 1 some (an IP left unannounced is an error, LBD101); 2 usage or\n\
 input error (an unknown node); 3 the cluster could not be read. See docs/simulate.md.")]
     Simulate(SimulateArgs),
+    /// How often each IP changed owner, and why: speaker logs, nodeAssigned Events, ServiceL2Status, restarts
+    #[command(after_help = "Examples:\n  \
+      # Live: every speaker's log (pods/log), Events and restarts, for every IP\n  \
+      kubectl lbdoctor history --since 48h\n\n  \
+      # Offline: a snapshot and one `kubectl logs` file per speaker Pod (speaker-x7k2p.log)\n  \
+      kubectl lbdoctor history --from s.json --logs ./speaker-logs\n\n  \
+      # One Service\n  \
+      kubectl lbdoctor history svc web -n shop --from s.json --logs ./speaker-logs\n\n\
+Speaker log lines name neither the Service nor the node: the file (or Pod) is the node and the IP\n\
+is the key. Malformed and truncated lines are counted, never fatal. See docs/history.md.")]
+    History {
+        /// `svc` to narrow the history to one Service
+        resource: Option<String>,
+        /// The Service's name (with svc)
+        name: Option<String>,
+        /// Every Service (the default without svc NAME)
+        #[arg(long)]
+        all: bool,
+        /// Only what happened in this window before the snapshot was taken (live: before now), e.g. 48h, 90m
+        #[arg(long, value_name = "DURATION")]
+        since: Option<String>,
+        /// Speaker logs: a directory with one file per speaker Pod, as `kubectl logs POD -c speaker > POD.log` writes them
+        #[arg(long, value_name = "DIR")]
+        logs: Option<std::path::PathBuf>,
+    },
     /// Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)
     Snapshot,
     /// Who answers ARP/NDP for an IP right now: every MAC, not only the first (Linux; root or CAP_NET_RAW)

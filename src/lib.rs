@@ -9,6 +9,7 @@ pub mod cli;
 pub mod demo;
 pub mod diagnose;
 pub mod findings;
+pub mod history;
 pub mod k8s;
 pub mod kubevip;
 pub mod metallb;

@@ -13,6 +13,7 @@ use crate::snapshot::{self, LoadError};
 
 mod complete;
 pub use complete::{complete, write_completion};
+mod history;
 mod whatif;
 mod wire;
 
@@ -81,6 +82,18 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
         }
         Command::Snapshot => snapshot(g, &mut env, out),
         Command::Simulate(args) => whatif::simulate(g, &mut env, args, out, color),
+        Command::History { resource, name, all, since, logs } => {
+            if *all && name.is_some() {
+                return Err(AppError::Usage("history: svc NAME or --all, not both".into()));
+            }
+            let args = history::HistoryArgs {
+                resource: resource.as_deref(),
+                name: name.as_deref(),
+                since: since.as_deref(),
+                logs: logs.as_deref(),
+            };
+            history::history(g, &mut env, args, out, color)
+        }
         Command::Completion { shell } => {
             write_completion(*shell, out)?;
             Ok(false)

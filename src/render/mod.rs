@@ -1,6 +1,7 @@
 //! Printers: one report, several formats. Nothing here decides anything.
 
 mod cilium;
+mod history;
 mod junit;
 mod sarif;
 mod simulate;
@@ -91,6 +92,19 @@ pub fn render_check(
         Format::Junit => junit::render(out, report, ci),
         Format::Sarif => sarif::render(out, report, ci),
         _ => render(out, report, format, View::Check, color),
+    }
+}
+
+/// `history`.
+pub fn render_history(
+    out: &mut dyn Write,
+    h: &crate::report::History,
+    format: Format,
+    color: bool,
+) -> std::io::Result<()> {
+    match format {
+        Format::Table | Format::Wide => history::history(out, h, table::Paint { color }),
+        _ => document(out, h, format),
     }
 }
 

@@ -4,6 +4,7 @@
 mod api;
 pub mod connect;
 pub mod kinds;
+pub mod logs;
 pub mod progress;
 
 use std::collections::HashSet;

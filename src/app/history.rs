@@ -1,0 +1,150 @@
+//! `history`: scanning the speaker logs (files, or pods/log live) at the edge, then the pure
+//! correlation in `history::engine`.
+
+use std::io::Write;
+use std::path::Path;
+
+use jiff::Timestamp;
+use rayon::prelude::*;
+
+use super::{load, AppError, Env};
+use crate::cli::GlobalArgs;
+use crate::diagnose::{self, DiagnoseError, Scope};
+use crate::history::engine::{self, SpeakerLog};
+use crate::history::logs;
+use crate::render::{self, Format};
+
+pub(super) struct HistoryArgs<'a> {
+    pub resource: Option<&'a str>,
+    pub name: Option<&'a str>,
+    pub since: Option<&'a str>,
+    pub logs: Option<&'a Path>,
+}
+
+pub(super) fn history(
+    g: &GlobalArgs,
+    env: &mut Env,
+    args: HistoryArgs,
+    out: &mut dyn Write,
+    color: bool,
+) -> Result<bool, AppError> {
+    let service_name = match (args.resource, args.name) {
+        (None, _) => None,
+        (Some("svc" | "service" | "services"), Some(name)) => Some(name),
+        (Some("svc" | "service" | "services"), None) => {
+            return Err(AppError::Usage("history svc NAME: name the Service, or use --all".into()))
+        }
+        (Some(other), _) => {
+            return Err(AppError::Usage(format!("history: unknown resource type {other:?}; supported: svc NAME")))
+        }
+    };
+    if let Some(dir) = args.logs {
+        if !dir.is_dir() {
+            return Err(AppError::Usage(format!(
+                "--logs {}: not a directory (one file per speaker Pod, e.g. `kubectl logs -n metallb-system POD -c speaker > DIR/POD.log`)",
+                dir.display()
+            )));
+        }
+    }
+    let window = args.since.map(parse_window).transpose()?;
+    let (snap, mut opts, default_ns) = load(g, env, true)?;
+    opts.scope = Scope::All;
+    let report = diagnose::diagnose(&snap, &opts)?;
+    let service = match service_name {
+        None => None,
+        Some(name) => {
+            let ns = g.namespace.clone().unwrap_or(default_ns);
+            if !report.services.iter().any(|s| s.namespace == ns && s.name == name) {
+                return Err(
+                    DiagnoseError::ServiceNotFound { namespace: ns, name: name.into(), hint: String::new() }.into()
+                );
+            }
+            Some(format!("{ns}/{name}"))
+        }
+    };
+    // The window ends when the snapshot was taken (live: now).
+    let since = match window {
+        None => None,
+        Some(seconds) => {
+            let end = if snap.live { Some(env.now.clone()) } else { snap.info.captured_at.clone() };
+            let end: Timestamp = end.and_then(|t| t.parse().ok()).ok_or_else(|| {
+                AppError::Usage(
+                    "--since needs the time the snapshot was taken, and its SnapshotInfo has no capturedAt".into(),
+                )
+            })?;
+            Some(end - jiff::SignedDuration::from_secs_f64(seconds))
+        }
+    };
+    let (speaker_logs, unknown) = match args.logs {
+        Some(dir) => (scan_dir(dir, since)?, None),
+        None if snap.live => live_logs(g, env, &snap, since)?,
+        None => (
+            Vec::new(),
+            Some("no speaker logs: pass --logs DIR, one `kubectl logs -n NAMESPACE POD -c speaker > DIR/POD.log` file per speaker Pod".into()),
+        ),
+    };
+    let inputs = engine::Inputs {
+        snap: &snap,
+        report: &report,
+        logs: &speaker_logs,
+        logs_unknown_because: unknown,
+        since,
+        service,
+    };
+    let history = engine::history(&inputs);
+    std::mem::forget(snap);
+    render::render_history(out, &history, g.output.unwrap_or(Format::Table), color)?;
+    Ok(g.fail_on.threshold().is_some_and(|t| history.findings.iter().any(|f| f.severity >= t)))
+}
+
+fn parse_window(text: &str) -> Result<f64, AppError> {
+    crate::k8s::go_duration_seconds(text)
+        .filter(|s| *s > 0.0)
+        .ok_or_else(|| AppError::Usage(format!("--since {text:?}: expected a duration such as 48h, 90m or 1h30m")))
+}
+
+/// Every regular file of the directory, scanned in parallel (one file per speaker).
+fn scan_dir(dir: &Path, since: Option<Timestamp>) -> Result<Vec<SpeakerLog>, AppError> {
+    let read = |e: std::io::Error| AppError::Usage(format!("--logs {}: {e}", dir.display()));
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(read)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(AppError::Usage(format!("--logs {}: the directory holds no files", dir.display())));
+    }
+    files
+        .par_iter()
+        .map(|path| {
+            let file =
+                std::fs::File::open(path).map_err(|e| AppError::Usage(format!("--logs: {}: {e}", path.display())))?;
+            let stats = logs::scan(std::io::BufReader::with_capacity(1 << 20, file), since)
+                .map_err(|e| AppError::Usage(format!("--logs: {}: {e}", path.display())))?;
+            let source = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Ok(SpeakerLog { source, stats })
+        })
+        .collect()
+}
+
+fn live_logs(
+    g: &GlobalArgs,
+    env: &Env,
+    snap: &crate::snapshot::Snapshot,
+    since: Option<Timestamp>,
+) -> Result<(Vec<SpeakerLog>, Option<String>), AppError> {
+    let opts = super::live_options(g, env, false)?;
+    let pods: Vec<(String, String)> = snap
+        .pods
+        .iter()
+        .filter(|p| crate::metallb::install::is_speaker_labelled(p.metadata.labels.as_ref()))
+        .filter_map(|p| Some((p.metadata.namespace.clone()?, p.metadata.name.clone()?)))
+        .collect();
+    if pods.is_empty() {
+        return Ok((Vec::new(), Some("no speaker Pods in the cluster, so no speaker logs".into())));
+    }
+    let (scanned, failed) = crate::snapshot::live::logs::read(&opts, &pods, since)?;
+    let logs = scanned.into_iter().map(|(source, stats)| SpeakerLog { source, stats }).collect();
+    Ok((logs, (!failed.is_empty()).then(|| failed.join("; "))))
+}
