@@ -34,6 +34,12 @@ _kubectl__lbdoctor() {
             kubectl__lbdoctor,help)
                 cmd="kubectl__lbdoctor__subcmd__help"
                 ;;
+            kubectl__lbdoctor,history)
+                cmd="kubectl__lbdoctor__subcmd__history"
+                ;;
+            kubectl__lbdoctor,simulate)
+                cmd="kubectl__lbdoctor__subcmd__simulate"
+                ;;
             kubectl__lbdoctor,snapshot)
                 cmd="kubectl__lbdoctor__subcmd__snapshot"
                 ;;
@@ -58,6 +64,12 @@ _kubectl__lbdoctor() {
             kubectl__lbdoctor__subcmd__help,help)
                 cmd="kubectl__lbdoctor__subcmd__help__subcmd__help"
                 ;;
+            kubectl__lbdoctor__subcmd__help,history)
+                cmd="kubectl__lbdoctor__subcmd__help__subcmd__history"
+                ;;
+            kubectl__lbdoctor__subcmd__help,simulate)
+                cmd="kubectl__lbdoctor__subcmd__help__subcmd__simulate"
+                ;;
             kubectl__lbdoctor__subcmd__help,snapshot)
                 cmd="kubectl__lbdoctor__subcmd__help__subcmd__snapshot"
                 ;;
@@ -71,7 +83,7 @@ _kubectl__lbdoctor() {
 
     case "${cmd}" in
         kubectl__lbdoctor)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version explain check snapshot arping announce version completion help"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version explain check simulate history snapshot arping announce version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -385,7 +397,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__check)
-            opts="-n -A -o -h -V --ignore --config --no-config --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --ignore --config --no-config --spof --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,7 +675,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__help)
-            opts="explain check snapshot arping announce version completion help"
+            opts="explain check simulate history snapshot arping announce version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -760,6 +772,34 @@ _kubectl__lbdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__lbdoctor__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__lbdoctor__subcmd__help__subcmd__simulate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__lbdoctor__subcmd__help__subcmd__snapshot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -781,6 +821,218 @@ _kubectl__lbdoctor() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__lbdoctor__subcmd__history)
+            opts="-n -A -o -h -V --all --since --logs --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --logs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --demo)
+                    COMPREPLY=($(compgen -W "healthy trap" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning info never" -- "${cur}"))
+                    return 0
+                    ;;
+                --ignore-exclude-lb)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --lb-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --memberlist)
+                    COMPREPLY=($(compgen -W "enabled disabled" -- "${cur}"))
+                    return 0
+                    ;;
+                --bgp-type)
+                    COMPREPLY=($(compgen -W "native frr frr-k8s" -- "${cur}"))
+                    return 0
+                    ;;
+                --metallb-version)
+                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__lbdoctor__subcmd__simulate)
+            opts="-n -A -o -h -V --down --delete --speaker-down --label --unlabel --apply --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --down)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delete)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --speaker-down)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unlabel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --apply)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --demo)
+                    COMPREPLY=($(compgen -W "healthy trap" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning info never" -- "${cur}"))
+                    return 0
+                    ;;
+                --ignore-exclude-lb)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --lb-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --memberlist)
+                    COMPREPLY=($(compgen -W "enabled disabled" -- "${cur}"))
+                    return 0
+                    ;;
+                --bgp-type)
+                    COMPREPLY=($(compgen -W "native frr frr-k8s" -- "${cur}"))
+                    return 0
+                    ;;
+                --metallb-version)
+                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

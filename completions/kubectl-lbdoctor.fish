@@ -62,6 +62,8 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s h -l 
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "explain" -d 'Explain one Service (allocation, every node, every filter) or list them; or MetalLB\'s pools'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "check" -d 'Check every Service and the MetalLB configuration; exit 1 on findings (for CI)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "simulate" -d 'What moves if nodes go down, labels change or edited objects are applied: every engine run before and after'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "history" -d 'How often each IP changed owner, and why: speaker logs, nodeAssigned Events, ServiceL2Status, restarts'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "snapshot" -d 'Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "arping" -d 'Who answers ARP/NDP for an IP right now: every MAC, not only the first (Linux; root or CAP_NET_RAW)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "announce" -d 'Answer ARP/NDP for IPs from this host, as MetalLB\'s speaker does: a last resort (Linux; root or CAP_NET_RAW)'
@@ -140,9 +142,91 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-config -d 'Do not read ./.lbdoctor.yaml'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l spof -d 'Also list, per node, the IPs that lose their announcer if that node alone goes down'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s V -l version -d 'Print version'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l down -d 'The node stops: its speaker and its endpoints go; the Node object stays, Ready Unknown (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l delete -d 'Like --down, and the Node object is deleted too (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l speaker-down -d 'Only the node\'s MetalLB speaker stops (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l label -d 'Set a label on a node: --label NODE KEY=VALUE (repeatable; KEY= sets an empty value)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l unlabel -d 'Remove a label from a node: --unlabel NODE KEY (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l apply -d 'Objects (YAML/JSON) that replace those of the same kind, namespace and name, or are added (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l context -d 'The kubeconfig context to use (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l user -d 'The kubeconfig user to use (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
+trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+junit\t'JUnit XML (`check` only): a testcase per finding code × object'
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
+warning\t''
+info\t''
+never\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l ignore-exclude-lb -d 'Behave as speakers run with --ignore-exclude-lb (default: what the snapshot shows)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l lb-class -d 'The speakers\' --lb-class (default: what the snapshot shows, else unset)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l memberlist -d 'Speaker memberlist (default: what the snapshot shows)' -r -f -a "enabled\t''
+disabled\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l bgp-type -d 'MetalLB BGP backend (default: what the snapshot shows, else native)' -r -f -a "native\t''
+frr\t''
+frr-k8s\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
+main\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s V -l version -d 'Print version'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l since -d 'Only what happened in this window before the snapshot was taken (live: before now), e.g. 48h, 90m' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l logs -d 'Speaker logs: a directory with one file per speaker Pod, as `kubectl logs POD -c speaker > POD.log` writes them' -r -F
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l context -d 'The kubeconfig context to use (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l user -d 'The kubeconfig user to use (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
+trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+junit\t'JUnit XML (`check` only): a testcase per finding code × object'
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
+warning\t''
+info\t''
+never\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l ignore-exclude-lb -d 'Behave as speakers run with --ignore-exclude-lb (default: what the snapshot shows)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l lb-class -d 'The speakers\' --lb-class (default: what the snapshot shows, else unset)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l memberlist -d 'Speaker memberlist (default: what the snapshot shows)' -r -f -a "enabled\t''
+disabled\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l bgp-type -d 'MetalLB BGP backend (default: what the snapshot shows, else native)' -r -f -a "native\t''
+frr\t''
+frr-k8s\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
+main\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l all -d 'Every Service (the default without svc NAME)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
@@ -335,11 +419,13 @@ main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "explain" -d 'Explain one Service (allocation, every node, every filter) or list them; or MetalLB\'s pools'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "check" -d 'Check every Service and the MetalLB configuration; exit 1 on findings (for CI)'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "snapshot" -d 'Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "arping" -d 'Who answers ARP/NDP for an IP right now: every MAC, not only the first (Linux; root or CAP_NET_RAW)'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "announce" -d 'Answer ARP/NDP for IPs from this host, as MetalLB\'s speaker does: a last resort (Linux; root or CAP_NET_RAW)'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "version" -d 'Print the version, git commit, build date and Kubernetes API version (-o json for CI)'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "completion" -d 'Print a shell completion script: bash, zsh, fish, or kubectl (the kubectl_complete-lbdoctor script)'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check snapshot arping announce version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "explain" -d 'Explain one Service (allocation, every node, every filter) or list them; or MetalLB\'s pools'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "check" -d 'Check every Service and the MetalLB configuration; exit 1 on findings (for CI)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "simulate" -d 'What moves if nodes go down, labels change or edited objects are applied: every engine run before and after'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "history" -d 'How often each IP changed owner, and why: speaker logs, nodeAssigned Events, ServiceL2Status, restarts'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "snapshot" -d 'Save what the engines read from the live cluster, for --from later (JSON, or -o yaml)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "arping" -d 'Who answers ARP/NDP for an IP right now: every MAC, not only the first (Linux; root or CAP_NET_RAW)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "announce" -d 'Answer ARP/NDP for IPs from this host, as MetalLB\'s speaker does: a last resort (Linux; root or CAP_NET_RAW)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "version" -d 'Print the version, git commit, build date and Kubernetes API version (-o json for CI)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "completion" -d 'Print a shell completion script: bash, zsh, fish, or kubectl (the kubectl_complete-lbdoctor script)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -506,6 +506,9 @@ fn docs_rbac_grants_exactly_what_is_requested() {
         let (api, dir, kubeconfig) = server_for(&file, token_behaviour());
         let run = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]);
         assert!(run.code == 0 || run.code == 3, "{}: {}", file.display(), run.stderr);
+        // history reads the speakers' logs too (pods/log, a GET).
+        let run = lbdoctor(dir.path(), Some(&kubeconfig), &["history"]);
+        assert!(run.code <= 3, "{}: {}", file.display(), run.stderr);
         for request in api.requests() {
             let path = request.trim_start_matches("GET ").split('?').next().unwrap().to_string();
             let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
@@ -516,6 +519,7 @@ fn docs_rbac_grants_exactly_what_is_requested() {
             };
             let (resource, name) = match rest {
                 [] => continue, // discovery of a group version
+                ["namespaces", _, "pods", name, "log"] => ("pods/log", Some(*name)),
                 ["namespaces", _, resource] | [resource] => (*resource, None),
                 ["namespaces", _, resource, name] | [resource, name] => (*resource, Some(*name)),
                 _ => panic!("unexpected request {request}"),
@@ -584,4 +588,40 @@ fn completion_asks_the_cluster_for_service_names_and_contexts() {
     std::fs::write(&down, text.replace(server, &format!("http://127.0.0.1:{port}"))).unwrap();
     let run = lbdoctor(dir.path(), Some(&down), &["__complete", "explain", "svc", ""]);
     assert_eq!(names(&run), [":5"]);
+}
+
+/// `history` live reads each speaker's log through pods/log and gets the same answer as the
+/// snapshot with the same logs as files; the log sources are named after the Pods.
+#[test]
+fn live_history_reads_pods_log_and_equals_the_offline_history() {
+    let dir_logs = Path::new("testdata/history/logs");
+    let mut pod_logs = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir_logs).unwrap() {
+        let path = entry.unwrap().path();
+        let pod = path.file_stem().unwrap().to_string_lossy().into_owned();
+        pod_logs.insert(pod, std::fs::read_to_string(&path).unwrap());
+    }
+    let behaviour = Behaviour { pod_logs, ..token_behaviour() };
+    let (api, dir, kubeconfig) = server_for(Path::new("testdata/history/cluster.yaml"), behaviour);
+    let live = lbdoctor(dir.path(), Some(&kubeconfig), &["history", "-o", "json"]);
+    assert_eq!(live.code, 0, "{}", live.stderr);
+    let offline = lbdoctor(
+        dir.path(),
+        None,
+        &["history", "--from", "testdata/history/cluster.yaml", "--logs", "testdata/history/logs", "-o", "json"],
+    );
+    let (mut live, mut offline) = (without_provenance(json(&live)), without_provenance(json(&offline)));
+    for doc in [&mut live, &mut offline] {
+        // How MetalLB's namespace was found differs (SnapshotInfo in the file, the DaemonSet live).
+        doc["source"] = Value::Null;
+        for log in doc["logs"].as_array_mut().unwrap() {
+            let pod = log["pod"].as_str().unwrap().to_string();
+            log["source"] = Value::String(pod);
+        }
+        doc["logs"].as_array_mut().unwrap().sort_by_key(|l| l["pod"].as_str().unwrap().to_string());
+    }
+    assert_eq!(difference(&live, &offline, ""), None);
+    let log_requests: Vec<String> = api.requests().into_iter().filter(|r| r.contains("/log")).collect();
+    assert_eq!(log_requests.len(), 8, "one pods/log GET per speaker: {log_requests:?}");
+    assert!(log_requests.iter().all(|r| r.starts_with("GET ") && r.contains("container=speaker")));
 }

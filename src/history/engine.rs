@@ -208,7 +208,9 @@ fn node_of(pod: &Pod) -> Option<String> {
 /// The Pod a log file belongs to: its name without the extension, as `kubectl logs POD > POD.log`
 /// writes it; else the longest Pod name the file name contains; else a node name.
 fn log_source(log: &SpeakerLog, pods: &BTreeMap<String, &Pod>) -> LogSource {
-    let file = log.source.rsplit('/').next().unwrap_or(&log.source);
+    // Live: `pods/NAME/log`.
+    let live = log.source.strip_prefix("pods/").and_then(|r| r.strip_suffix("/log"));
+    let file = live.unwrap_or_else(|| log.source.rsplit('/').next().unwrap_or(&log.source));
     let stem = file.strip_suffix(".log").or_else(|| file.strip_suffix(".txt")).unwrap_or(file);
     let pod = pods
         .get(stem)

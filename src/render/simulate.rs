@@ -175,6 +175,10 @@ fn node_line(sim: &Simulation, m: &NodeMoves) -> String {
     if m.undecided > 0 {
         parts.push(format!("hands {} to whichever node takes the Cilium Lease", ips(m.undecided)));
     }
+    if parts.is_empty() && verb == m.node {
+        let them = if m.unannounced == 1 { "it" } else { "them" };
+        return format!("{} stops announcing {}: nobody takes {them} over", m.node, ips(m.unannounced));
+    }
     if parts.is_empty() {
         return format!("{verb}: {}", lose(m.unannounced));
     }

@@ -33,6 +33,8 @@ pub struct Behaviour {
     pub token: Option<String>,
     /// Answer every request 404 with a plain-text body, like a web server that is not Kubernetes.
     pub not_kubernetes: bool,
+    /// `pods/NAME/log` bodies by Pod name (plain text); other Pods' logs answer 404.
+    pub pod_logs: BTreeMap<String, String>,
 }
 
 pub struct Served {
@@ -251,10 +253,11 @@ fn serve<S: Read + Write>(stream: S, state: &State) {
         state.log.lock().unwrap().push(format!("{method} {target}"));
         std::thread::sleep(state.behaviour.latency);
         let (code, answer) = respond(state, &method, &target, headers.get("authorization"));
-        let (code, text) = if state.behaviour.not_kubernetes {
-            (404, "404 page not found".to_string())
-        } else {
-            (code, answer.to_string())
+        let (code, text) = match answer {
+            _ if state.behaviour.not_kubernetes => (404, "404 page not found".to_string()),
+            // pods/NAME/log is plain text.
+            Value::String(text) => (code, text),
+            answer => (code, answer.to_string()),
         };
         let reason = match code {
             200 => "OK",
@@ -351,6 +354,12 @@ fn resource_list(state: &State, group: &str, version: &str) -> (u16, Value) {
 }
 
 fn objects(state: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<String, String>) -> (u16, Value) {
+    if let ["namespaces", _, "pods", name, "log"] = rest {
+        return match state.behaviour.pod_logs.get(*name) {
+            Some(text) => (200, Value::String(text.clone())),
+            None => status(404, "NotFound", &format!("pods \"{name}\" not found")),
+        };
+    }
     let (namespace, plural, name) = match rest {
         ["namespaces", ns, plural] => (Some(*ns), *plural, None),
         ["namespaces", ns, plural, name] => (Some(*ns), *plural, Some(*name)),

@@ -1,0 +1,166 @@
+//! `history` on the crash-looping GPU node of testdata/history (README.md there tells the story
+//! and its numbers, worked out by the generator from the lines it wrote).
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const CLUSTER: &str = "testdata/history/cluster.yaml";
+const LOGS: &str = "testdata/history/logs";
+
+fn run(args: &[&str]) -> (String, String, i32) {
+    let out = Command::cargo_bin("kubectl-lbdoctor").unwrap().env_remove("NO_COLOR").args(args).output().unwrap();
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
+}
+
+fn json(args: &[&str]) -> (Value, i32) {
+    let (stdout, stderr, code) = run(&[args, &["-o", "json"]].concat());
+    (serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}\n{stderr}")), code)
+}
+
+fn ip<'a>(h: &'a Value, ip: &str) -> &'a Value {
+    h["ips"].as_array().unwrap().iter().find(|x| x["ip"] == ip).unwrap_or_else(|| panic!("{ip} missing"))
+}
+
+fn owner<'a>(ip: &'a Value, node: &str) -> &'a Value {
+    ip["owners"].as_array().unwrap().iter().find(|o| o["node"] == node).unwrap_or_else(|| panic!("{node} missing"))
+}
+
+#[test]
+fn the_crash_looping_gpu_node_is_found_with_the_ips_it_takes_back() {
+    let (h, code) = json(&["history", "--from", CLUSTER, "--logs", LOGS]);
+    assert_eq!(code, 0, "LBD108 is a warning");
+    let logs = h["logs"].as_array().unwrap();
+    assert_eq!(logs.len(), 8);
+    let sum = |k: &str| logs.iter().map(|l| l[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!((sum("malformed"), sum("truncated"), sum("untimed")), (5, 1, 0));
+    assert!(logs.iter().all(|l| !l["node"].is_null()), "every file is a speaker Pod of the snapshot");
+
+    let jellyfin = ip(&h, "192.0.2.218");
+    assert_eq!(jellyfin["services"], serde_json::json!(["media/jellyfin"]));
+    assert_eq!(jellyfin["order"][0], "gpu-1");
+    assert_eq!(jellyfin["order"][1], "worker-a");
+    assert_eq!(jellyfin["currentOwner"], "gpu-1");
+    let worker_a = owner(jellyfin, "worker-a");
+    assert_eq!((worker_a["rank"].as_u64(), worker_a["takeovers"].as_u64()), (Some(2), Some(288)));
+    assert_eq!(worker_a["withdrawnNotOwner"], 288);
+    // gpu-1's file is its current container only: one takeover of its own in it.
+    assert_eq!(owner(jellyfin, "gpu-1")["takeovers"], 1);
+    // 288 failovers and 288 takebacks; the counting is a lower bound that misses at most the first.
+    let changes = jellyfin["ownerChanges"].as_u64().unwrap();
+    assert!((575..=576).contains(&changes), "{changes}");
+    assert_eq!(jellyfin["disturbedBy"], serde_json::json!(["gpu-1"]));
+    assert_eq!(owner(ip(&h, "192.0.2.207"), "worker-b")["takeovers"], 288);
+    for other in ["192.0.2.200", "192.0.2.203", "192.0.2.204", "192.0.2.205", "192.0.2.210", "192.0.2.226"] {
+        let x = ip(&h, other);
+        assert_eq!(x["ownerChanges"], 0, "{other}");
+        assert!(x["disturbedBy"].as_array().unwrap().is_empty(), "{other}");
+    }
+
+    let flapping = h["flapping"].as_array().unwrap();
+    assert_eq!(flapping.len(), 1);
+    let gpu = &flapping[0];
+    assert_eq!(gpu["node"], "gpu-1");
+    assert_eq!(gpu["restarts"], 437);
+    assert_eq!(gpu["rejoins"], 288, "each of the 288 crashes in the window ends in a rejoin every peer logs");
+    assert_eq!(gpu["failed"], 46, "the most any one peer (cp-1) marked it failed");
+    assert_eq!(gpu["takebacks"], 576);
+    let disturbed: Vec<(&str, &str)> = gpu["ips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["ip"].as_str().unwrap(), d["displaced"][0].as_str().unwrap()))
+        .collect();
+    assert_eq!(disturbed, [("192.0.2.207", "worker-b"), ("192.0.2.218", "worker-a")]);
+
+    let gpu_node = h["nodes"].as_array().unwrap().iter().find(|n| n["node"] == "gpu-1").unwrap();
+    assert!(gpu_node["lastTerminationReason"].as_str().unwrap().contains("exit code 137"));
+    let suspect: u64 = h["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["node"] == "gpu-1")
+        .map(|d| d["suspect"].as_u64().unwrap())
+        .sum();
+    assert_eq!(suspect, 58 + 55 + 53 + 50 + 55 + 65 + 57, "every peer's suspect lines about gpu-1");
+
+    let findings = h["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["code"], "LBD108");
+    assert_eq!(findings[0]["objects"][0], "Node gpu-1");
+}
+
+#[test]
+fn the_fix_keeps_gpu_1_out_and_hands_each_ip_to_the_next_in_its_order() {
+    let (h, _) = json(&["history", "--from", CLUSTER, "--logs", LOGS]);
+    let fix = &h["fix"];
+    let patches = fix["patches"].as_array().unwrap();
+    assert_eq!(patches.len(), 1);
+    assert_eq!((patches[0]["namespace"].as_str(), patches[0]["name"].as_str()), (Some("metallb-system"), Some("l2")));
+    let term = &patches[0]["patch"]["spec"]["nodeSelectors"][0]["matchExpressions"][0];
+    assert_eq!(term, &serde_json::json!({"key": "kubernetes.io/hostname", "operator": "NotIn", "values": ["gpu-1"]}));
+    let moves: Vec<(&str, &str, &str)> = fix["effect"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["ip"].as_str().unwrap(), c["before"].as_str().unwrap(), c["after"].as_str().unwrap()))
+        .collect();
+    assert_eq!(moves, [("192.0.2.207", "gpu-1", "worker-b"), ("192.0.2.218", "gpu-1", "worker-a")]);
+
+    // The same patch through simulate --apply moves the same IPs.
+    let dir = tempfile::tempdir().unwrap();
+    let ad = dir.path().join("l2.yaml");
+    let cluster: String = std::fs::read_to_string(CLUSTER).unwrap();
+    let doc = cluster.split("\n---\n").find(|d| d.contains("\nkind: L2Advertisement\n")).unwrap();
+    let mut ad_json: Value = serde_saphyr::from_str(doc).unwrap();
+    ad_json["spec"]["nodeSelectors"] = patches[0]["patch"]["spec"]["nodeSelectors"].clone();
+    for k in ["resourceVersion", "uid", "creationTimestamp", "generation"] {
+        ad_json["metadata"].as_object_mut().unwrap().remove(k);
+    }
+    std::fs::write(&ad, serde_json::to_string(&ad_json).unwrap()).unwrap();
+    let (sim, code) = json(&["simulate", "--from", CLUSTER, "--apply", ad.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let sim_moves: Vec<(&str, &str, &str)> = sim["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["ip"].as_str().unwrap(), c["before"].as_str().unwrap(), c["after"].as_str().unwrap()))
+        .collect();
+    assert_eq!(sim_moves, moves);
+}
+
+#[test]
+fn events_and_restarts_alone_still_find_the_flapping_node() {
+    let (h, code) = json(&["history", "--from", CLUSTER]);
+    assert_eq!(code, 0);
+    assert!(h["logsUnknownBecause"].as_str().unwrap().contains("--logs DIR"));
+    let jellyfin = ip(&h, "192.0.2.218");
+    assert!(jellyfin["ownerChanges"].is_null(), "no logs: the number of changes is unknown, not 0");
+    assert!(owner(jellyfin, "worker-a")["takeovers"].is_null());
+    assert!(owner(jellyfin, "worker-a")["events"]["count"].as_i64().unwrap() > 0);
+    assert_eq!(h["flapping"][0]["node"], "gpu-1");
+    assert_eq!(h["flapping"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn since_and_one_service_narrow_the_history() {
+    let (h, _) =
+        json(&["history", "svc", "jellyfin", "-n", "media", "--from", CLUSTER, "--logs", LOGS, "--since", "24h"]);
+    assert_eq!(h["since"], "2026-11-29T23:59:00Z", "24h before capturedAt 2026-11-30T23:59:00Z");
+    let ips: Vec<&str> = h["ips"].as_array().unwrap().iter().map(|x| x["ip"].as_str().unwrap()).collect();
+    assert_eq!(ips, ["192.0.2.218"]);
+    let takeovers = owner(ip(&h, "192.0.2.218"), "worker-a")["takeovers"].as_u64().unwrap();
+    assert!(takeovers > 0 && takeovers < 288, "about half of the two days' failovers: {takeovers}");
+    assert!(h["days"].as_array().unwrap().iter().all(|d| d["day"].as_str().unwrap() >= "2026-11-29"));
+
+    let (_, err, code) = run(&["history", "svc", "nope", "-n", "media", "--from", CLUSTER]);
+    assert_eq!(code, 2);
+    assert!(err.contains("media/nope"), "{err}");
+    let (_, err, code) = run(&["history", "--from", CLUSTER, "--logs", "testdata/history/README.md"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a directory"), "{err}");
+    let (_, err, code) = run(&["history", "--from", CLUSTER, "--since", "yesterday"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--since"), "{err}");
+    let (_, _, code) = run(&["history", "--from", CLUSTER, "--logs", LOGS, "--fail-on", "warning"]);
+    assert_eq!(code, 1, "LBD108 fails at --fail-on warning");
+}
