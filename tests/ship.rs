@@ -182,8 +182,16 @@ fn plugin_completion_offers_commands_flags_values_and_services() {
     assert_eq!(complete(&["--demo", "ex"]).0, ["explain"]);
     assert_eq!(complete(&["version", "-o", ""]).0, ["table", "wide", "json", "yaml"]);
     assert_eq!(complete(&["snapshot", "-o", ""]).0, ["json", "yaml"]);
+    // simulate's edits complete node names; history takes svc NAME and a directory of logs.
+    assert_eq!(complete(&["--demo", "simulate", "--down", "w"]).0, ["worker-a", "worker-b"]);
+    assert_eq!(complete(&["simulate", "--from", HOMELAB, "--label", "gpu"]).0, ["gpu-1", "gpu-2", "gpu-3"]);
+    assert_eq!(complete(&["simulate", "--apply", ""]).1, ":8");
+    assert_eq!(complete(&["history", ""]).0, ["svc"]);
+    assert_eq!(complete(&["--demo", "history", "svc", "-n", "media", "j"]).0, ["jellyfin"]);
+    assert_eq!(complete(&["history", "--logs", ""]), (vec![], ":16".into()));
     // No cluster to ask: cobra's error directive, no candidates, no guess.
     assert_eq!(complete(&["explain", "svc", ""]), (vec![], ":5".into()));
+    assert_eq!(complete(&["simulate", "--down", ""]), (vec![], ":5".into()));
 }
 
 #[test]

@@ -48,10 +48,16 @@ pub fn write_completion(shell: crate::cli::CompletionShell, out: &mut dyn Write)
 const ERROR: u32 = 1;
 const NO_FILE_COMP: u32 = 4;
 const FILTER_FILE_EXT: u32 = 8;
+const FILTER_DIRS: u32 = 16;
 
 /// Flags whose value is a file: the shell completes paths (with these extensions, if any).
-const FILE_FLAGS: &[(&str, &[&str])] =
-    &[("from", &["yaml", "yml", "json"]), ("kubeconfig", &[]), ("config", &["yaml", "yml"]), ("mac-map", &[])];
+const FILE_FLAGS: &[(&str, &[&str])] = &[
+    ("from", &["yaml", "yml", "json"]),
+    ("apply", &["yaml", "yml", "json"]),
+    ("kubeconfig", &[]),
+    ("config", &["yaml", "yml"]),
+    ("mac-map", &[]),
+];
 
 pub fn complete(words: &[String], mut env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
     let env = &mut env;
@@ -123,6 +129,11 @@ fn positional(root: &clap::Command, sub: Option<&clap::Command>, words: &Words, 
             NO_FILE_COMP,
         ),
         ("explain", [resource]) => match snapshot_names(resource, words, env) {
+            Some(names) => (names, NO_FILE_COMP),
+            None => (Vec::new(), NO_FILE_COMP | ERROR),
+        },
+        ("history", []) => (vec![("svc".into(), Some("one LoadBalancer Service".into()))], NO_FILE_COMP),
+        ("history", [resource]) => match snapshot_names(resource, words, env) {
             Some(names) => (names, NO_FILE_COMP),
             None => (Vec::new(), NO_FILE_COMP | ERROR),
         },
@@ -252,6 +263,9 @@ fn possible_values(arg: Option<&clap::Arg>) -> Candidates {
 
 fn flag_values(arg: &clap::Arg, sub: Option<&clap::Command>, words: &Words, env: &mut Env) -> (Candidates, u32) {
     let long = arg.get_long().unwrap_or_default();
+    if long == "logs" {
+        return (Vec::new(), FILTER_DIRS);
+    }
     if let Some((_, exts)) = FILE_FLAGS.iter().find(|(f, _)| *f == long) {
         return match exts {
             [] => (Vec::new(), 0),
@@ -273,8 +287,35 @@ fn flag_values(arg: &clap::Arg, sub: Option<&clap::Command>, words: &Words, env:
             None => (Vec::new(), NO_FILE_COMP | ERROR),
         },
         "context" | "cluster" | "user" => (kubeconfig_names(long, words, env), NO_FILE_COMP),
+        // simulate's edits name nodes (--label and --unlabel: their first value).
+        "down" | "delete" | "speaker-down" | "label" | "unlabel" => match node_names(words, env) {
+            Some(names) => (names, NO_FILE_COMP),
+            None => (Vec::new(), NO_FILE_COMP | ERROR),
+        },
         _ => (Vec::new(), NO_FILE_COMP),
     }
+}
+
+/// Node names, with their roles, from the snapshot or cluster.
+fn node_names(words: &Words, env: &mut Env) -> Option<Candidates> {
+    let g = completion_args(words)?;
+    let (snap, _, _) = load(&g, env, false).ok()?;
+    let mut names: Candidates = snap
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let roles: Vec<&str> = n
+                .metadata
+                .labels
+                .iter()
+                .flatten()
+                .filter_map(|(k, _)| k.strip_prefix("node-role.kubernetes.io/"))
+                .collect();
+            Some((n.metadata.name.clone()?, (!roles.is_empty()).then(|| roles.join(","))))
+        })
+        .collect();
+    names.sort();
+    Some(names)
 }
 
 /// Service (namespace from `-n` or the context's) or pool names, from the snapshot or cluster.

@@ -14,6 +14,13 @@
 //!   "memberlist: Marking … as failed", "memberlist: Refuting a suspect message …"), spec §7;
 //! * speakerlist's "node event - forcing sync" (`node name`, `node event` NodeJoin|NodeLeave|NodeUpdate);
 //! * "MetalLB speaker starting …", the first line of every container.
+//!
+//! Fast path: every record has a fixed `msg`. A `memmem` search finds the `"msg":"` key, and only
+//! lines whose `msg` is one of the above (or is escaped) are parsed with serde_json; the others have
+//! their `ts` read in place (`"ts":"`, found the same way) and only their braces checked:
+//! `{…}` counts as `other`, anything else as malformed. That is a deliberate approximation: a
+//! broken line that still starts with `{` and ends with `}` counts as `other`, and a line with
+//! `"event":"serviceAnnounced"` but another `msg` is not an announce.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -148,7 +155,7 @@ fn scan_capped(mut reader: impl BufRead, since: Option<Timestamp>, max_line: u64
         }
         scanner.line(&line, complete);
     }
-    Ok(scanner.stats)
+    Ok(scanner.finish())
 }
 
 /// One recognised record, borrowed from the line.
@@ -186,11 +193,20 @@ impl Moment {
 struct Scanner {
     stats: LogStats,
     since: Option<i128>,
-    msg_key: memmem::FinderRev<'static>,
-    ts_key: memmem::FinderRev<'static>,
+    msg_key: memmem::Finder<'static>,
+    ts_key: memmem::Finder<'static>,
     clock: SecondCache,
     /// Announcing state of IPs seen only before `since` (so not yet in `stats.ips`).
     carried: BTreeMap<String, bool>,
+    /// The counts of the day being read, out of `stats`: a log is in time order, so most lines
+    /// need no lookup in the (long) maps by day.
+    today: Option<Today>,
+}
+
+struct Today {
+    day: [u8; 10],
+    counts: DayCounts,
+    members: BTreeMap<String, MemberCounts>,
 }
 
 impl Scanner {
@@ -198,11 +214,40 @@ impl Scanner {
         Scanner {
             stats: LogStats::default(),
             since: since.map(Timestamp::as_nanosecond),
-            msg_key: memmem::FinderRev::new(MSG_KEY),
-            ts_key: memmem::FinderRev::new(TS_KEY),
+            msg_key: memmem::Finder::new(MSG_KEY),
+            ts_key: memmem::Finder::new(TS_KEY),
             clock: SecondCache::default(),
             carried: BTreeMap::new(),
+            today: None,
         }
+    }
+
+    fn finish(mut self) -> LogStats {
+        self.put_today_back();
+        self.stats
+    }
+
+    /// The counts of `day`, moved out of `stats` when the day changes.
+    fn today(&mut self, day: &[u8; 10]) -> &mut Today {
+        if self.today.as_ref().map(|t| &t.day) != Some(day) {
+            self.put_today_back();
+            let key = std::str::from_utf8(day).expect("a day is ASCII");
+            let members = (self.stats.members.iter_mut())
+                .filter_map(|(name, days)| Some((name.clone(), days.remove(key)?)))
+                .collect();
+            let counts = self.stats.days.remove(key).unwrap_or_default();
+            self.today = Some(Today { day: *day, counts, members });
+        }
+        self.today.as_mut().expect("set above")
+    }
+
+    fn put_today_back(&mut self) {
+        let Some(today) = self.today.take() else { return };
+        let day = std::str::from_utf8(&today.day).expect("a day is ASCII").to_owned();
+        for (name, counts) in today.members {
+            slot(&mut self.stats.members, &name).insert(day.clone(), counts);
+        }
+        self.stats.days.insert(day, today.counts);
     }
 
     fn line(&mut self, raw: &[u8], complete: bool) {
@@ -225,7 +270,7 @@ impl Scanner {
             return bad(&mut self.stats);
         }
         let fields: Fields;
-        let ts_only: TsOnly;
+        let ts_only: Fields;
         let (ts, record) = if self.may_be_record(json) {
             fields = match serde_json::from_slice(json) {
                 Ok(fields) => fields,
@@ -262,10 +307,11 @@ impl Scanner {
         self.count(record, ts, &moment);
     }
 
-    /// The fast path: can this line be a recognised record? Every one of them has a fixed `msg`,
-    /// and go-kit sorts keys, so `msg` is near the end of the line.
+    /// The fast path: can this line be a recognised record? Every one of them has a fixed `msg`.
+    /// Inside a JSON string a quote is escaped, so `"msg":"` is always a key (a nested object's
+    /// key at worst: the parse then decides).
     fn may_be_record(&self, json: &[u8]) -> bool {
-        let Some(at) = self.msg_key.rfind(json) else { return false };
+        let Some(at) = self.msg_key.find(json) else { return false };
         let value = &json[at + MSG_KEY.len()..];
         let Some(end) = memchr::memchr(b'"', value) else { return true };
         let msg = &value[..end];
@@ -279,23 +325,21 @@ impl Scanner {
             || memberlist_text(msg).is_some()
     }
 
-    /// `ts` read in place: the last `"ts":"` key (inside a JSON string a quote is escaped, so the
-    /// pattern is always a key), up to the closing quote.
+    /// `ts` read in place: the first `"ts":"` key, up to the closing quote.
     fn raw_ts<'a>(&self, json: &'a [u8]) -> Option<&'a str> {
-        let at = self.ts_key.rfind(json)? + TS_KEY.len();
+        let at = self.ts_key.find(json)? + TS_KEY.len();
         let end = memchr::memchr(b'"', &json[at..])?;
         std::str::from_utf8(&json[at..at + end]).ok()
     }
 
     fn count(&mut self, record: Record, ts: &str, moment: &Moment) {
         let day = moment.day();
-        let stats = &mut self.stats;
-        set_ts(&mut stats.first_ts, &mut stats.last_ts, ts);
+        set_ts(&mut self.stats.first_ts, &mut self.stats.last_ts, ts);
         match record {
             Record::Announce { ips, protocol } => {
-                slot(&mut stats.days, day).announced += 1;
+                self.today(&moment.day).counts.announced += 1;
                 for ip in ips {
-                    let c = ip_slot(&mut stats.ips, &mut self.carried, ip);
+                    let c = ip_slot(&mut self.stats.ips, &mut self.carried, ip);
                     *slot(&mut c.protocol, protocol) += 1;
                     c.announced_lines += 1;
                     if !c.announcing_at_end {
@@ -307,21 +351,21 @@ impl Scanner {
                 }
             }
             Record::Withdraw { ips, reason } => {
-                let d = slot(&mut stats.days, day);
+                let d = &mut self.today(&moment.day).counts;
                 d.withdrawn += 1;
                 *slot(&mut d.withdrawn_by_reason, reason) += 1;
                 for ip in ips {
-                    let c = ip_slot(&mut stats.ips, &mut self.carried, ip);
+                    let c = ip_slot(&mut self.stats.ips, &mut self.carried, ip);
                     *slot(&mut c.withdrawals_by_reason, reason) += 1;
                     c.announcing_at_end = false;
                     set_ts(&mut c.first_ts, &mut c.last_ts, ts);
                 }
             }
-            Record::Suspect(node) => member(&mut stats.members, node, day).suspect += 1,
-            Record::Failed(node) => member(&mut stats.members, node, day).failed += 1,
-            Record::Refuted => member(&mut stats.members, SELF_MEMBER, day).refuted += 1,
+            Record::Suspect(node) => slot(&mut self.today(&moment.day).members, node).suspect += 1,
+            Record::Failed(node) => slot(&mut self.today(&moment.day).members, node).failed += 1,
+            Record::Refuted => slot(&mut self.today(&moment.day).members, SELF_MEMBER).refuted += 1,
             Record::Node { name, event } => {
-                let m = member(&mut stats.members, name, day);
+                let m = slot(&mut self.today(&moment.day).members, name);
                 match event {
                     NodeEvent::Join => m.join += 1,
                     NodeEvent::Leave => m.leave += 1,
@@ -329,15 +373,15 @@ impl Scanner {
                 }
             }
             Record::Start => {
-                stats.start_count += 1;
-                if stats.starts.len() < MAX_STARTS {
-                    stats.starts.push(ts.to_owned());
+                self.stats.start_count += 1;
+                if self.stats.starts.len() < MAX_STARTS {
+                    self.stats.starts.push(ts.to_owned());
                 }
                 self.restart();
             }
             Record::Other => {
-                stats.other += 1;
-                slot(&mut stats.days, day).other_lines += 1;
+                self.stats.other += 1;
+                self.today(&moment.day).counts.other_lines += 1;
             }
         }
     }
@@ -401,14 +445,6 @@ fn ip_slot<'m>(
         ips.insert(ip.to_owned(), IpCounts { announcing_at_end, ..IpCounts::default() });
     }
     ips.get_mut(ip).expect("inserted above")
-}
-
-fn member<'m>(
-    members: &'m mut BTreeMap<String, BTreeMap<String, MemberCounts>>,
-    name: &str,
-    day: &str,
-) -> &'m mut MemberCounts {
-    slot(slot(members, name), day)
 }
 
 /// The text after "memberlist: ", allowing the `[LEVEL] ` that memberlist's standard logger
@@ -485,35 +521,82 @@ fn utc_fraction(b: &[u8]) -> Option<u32> {
 
 // --------------------------------------------------------------------------- parsing a record
 
-/// The keys the records need; every other key is skipped unread.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// The keys the records need; every other value is skipped unread. Keys are compared as bytes,
+/// without the UTF-8 check a derived `Deserialize` would make on each of them.
+#[derive(Default)]
 struct Fields<'a> {
-    #[serde(borrow)]
     ts: Loose<'a>,
-    #[serde(borrow)]
     msg: Loose<'a>,
-    #[serde(borrow)]
     event: Loose<'a>,
-    #[serde(borrow)]
     ips: Loose<'a>,
-    #[serde(borrow)]
     ip: Loose<'a>,
-    #[serde(borrow)]
     protocol: Loose<'a>,
-    #[serde(borrow)]
     reason: Loose<'a>,
-    #[serde(borrow, rename = "node name")]
     node_name: Loose<'a>,
-    #[serde(borrow, rename = "node event")]
     node_event: Loose<'a>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct TsOnly<'a> {
-    #[serde(borrow)]
-    ts: Loose<'a>,
+impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct FieldsVisitor<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for FieldsVisitor<'a> {
+            type Value = Fields<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut f = Fields::default();
+                while let Some(Key(key)) = map.next_key::<Key>()? {
+                    let field = match key.as_ref() {
+                        b"ts" => &mut f.ts,
+                        b"msg" => &mut f.msg,
+                        b"event" => &mut f.event,
+                        b"ips" => &mut f.ips,
+                        b"ip" => &mut f.ip,
+                        b"protocol" => &mut f.protocol,
+                        b"reason" => &mut f.reason,
+                        b"node name" => &mut f.node_name,
+                        b"node event" => &mut f.node_event,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *field = map.next_value()?; // a repeated key: the last one wins
+                }
+                Ok(f)
+            }
+        }
+        d.deserialize_map(FieldsVisitor(PhantomData))
+    }
+}
+
+/// An object key as bytes, borrowed unless it has escapes.
+struct Key<'a>(Cow<'a, [u8]>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_vec())))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v.as_bytes())))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.as_bytes().to_vec())))
+            }
+        }
+        d.deserialize_bytes(KeyVisitor)
+    }
 }
 
 impl Fields<'_> {
@@ -648,345 +731,4 @@ impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const D28: &str = "2026-11-28";
-    const D29: &str = "2026-11-29";
-
-    fn announce(ts: &str, ips: &str) -> String {
-        format!(
-            r#"{{"caller":"main.go:481","event":"serviceAnnounced","ips":{ips},"level":"info","msg":"service has IP, announcing","pool":"lan","protocol":"layer2","ts":"{ts}"}}"#
-        )
-    }
-
-    fn withdraw(ts: &str, ip: &str, reason: &str) -> String {
-        format!(
-            r#"{{"caller":"main.go:519","event":"serviceWithdrawn","ip":{ip},"level":"info","msg":"withdrawing service announcement","reason":"{reason}","ts":"{ts}"}}"#
-        )
-    }
-
-    fn start(ts: &str) -> String {
-        format!(
-            r#"{{"caller":"main.go:113","level":"info","msg":"MetalLB speaker starting version 0.16.1 (commit 791dfcc6, branch HEAD)","ts":"{ts}","version":"0.16.1"}}"#
-        )
-    }
-
-    fn memberlist(ts: &str, msg: &str) -> String {
-        format!(r#"{{"caller":"logger.go:42","component":"Memberlist","level":"info","msg":"{msg}","ts":"{ts}"}}"#)
-    }
-
-    fn node_event(ts: &str, node: &str, event: &str) -> String {
-        format!(
-            r#"{{"caller":"speakerlist.go:339","level":"info","msg":"node event - forcing sync","node addr":"192.0.2.31","node event":"{event}","node name":"{node}","ts":"{ts}"}}"#
-        )
-    }
-
-    fn log(lines: &[String]) -> String {
-        lines.iter().map(|l| format!("{l}\n")).collect()
-    }
-
-    fn scan_str(text: &str) -> LogStats {
-        scan(text.as_bytes(), None).expect("reading from memory")
-    }
-
-    fn ts(s: &str) -> Timestamp {
-        s.parse().expect("valid timestamp")
-    }
-
-    fn map<V: Clone>(pairs: &[(&str, V)]) -> BTreeMap<String, V> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
-    }
-
-    #[test]
-    fn an_announce_counts_each_ip_its_protocol_and_one_takeover() {
-        let t = "2026-11-28T10:00:00.123456789Z";
-        let stats = scan_str(&log(&[announce(t, r#"["192.0.2.200","192.0.2.201"]"#)]));
-        let expected_ip = IpCounts {
-            protocol: map(&[("layer2", 1)]),
-            announced_lines: 1,
-            takeovers: 1,
-            takeovers_by_day: map(&[(D28, 1)]),
-            withdrawals_by_reason: BTreeMap::new(),
-            first_ts: Some(t.into()),
-            last_ts: Some(t.into()),
-            announcing_at_end: true,
-        };
-        assert_eq!(stats.lines, 1);
-        assert_eq!(stats.other, 0);
-        assert_eq!(stats.days, map(&[(D28, DayCounts { announced: 1, ..DayCounts::default() })]));
-        assert_eq!(stats.ips, map(&[("192.0.2.200", expected_ip.clone()), ("192.0.2.201", expected_ip)]));
-        assert_eq!((stats.first_ts.as_deref(), stats.last_ts.as_deref()), (Some(t), Some(t)));
-    }
-
-    #[test]
-    fn reannounces_are_not_takeovers_but_the_announce_after_a_withdraw_is() {
-        let ip = r#"["192.0.2.200"]"#;
-        let stats = scan_str(&log(&[
-            announce("2026-11-28T10:00:00Z", ip),
-            announce("2026-11-28T10:05:00Z", ip),
-            withdraw("2026-11-28T10:10:00Z", ip, "notOwner"),
-            announce("2026-11-28T23:59:59.999Z", ip),
-            withdraw("2026-11-29T00:01:00Z", ip, "loadBalancerIPChanged"),
-            announce("2026-11-29T00:02:00Z", ip),
-        ]));
-        let c = &stats.ips["192.0.2.200"];
-        assert_eq!(c.announced_lines, 4);
-        assert_eq!(c.takeovers, 3);
-        assert_eq!(c.takeovers_by_day, map(&[(D28, 2), (D29, 1)]));
-        assert_eq!(c.withdrawals_by_reason, map(&[("loadBalancerIPChanged", 1), ("notOwner", 1)]));
-        assert!(c.announcing_at_end);
-        assert_eq!(c.first_ts.as_deref(), Some("2026-11-28T10:00:00Z"));
-        assert_eq!(c.last_ts.as_deref(), Some("2026-11-29T00:02:00Z"));
-        let d28 =
-            DayCounts { announced: 3, withdrawn: 1, withdrawn_by_reason: map(&[("notOwner", 1)]), other_lines: 0 };
-        let d29 = DayCounts {
-            announced: 1,
-            withdrawn: 1,
-            withdrawn_by_reason: map(&[("loadBalancerIPChanged", 1)]),
-            other_lines: 0,
-        };
-        assert_eq!(stats.days, map(&[(D28, d28), (D29, d29)]));
-    }
-
-    #[test]
-    fn a_restart_leaves_every_ip_unannounced_until_announced_again() {
-        let stats = scan_str(&log(&[
-            announce("2026-11-28T10:00:00Z", r#"["192.0.2.200"]"#),
-            announce("2026-11-28T10:00:01Z", r#"["192.0.2.201"]"#),
-            start("2026-11-28T10:07:00.5Z"),
-            announce("2026-11-28T10:07:03Z", r#"["192.0.2.200"]"#),
-        ]));
-        assert_eq!(stats.start_count, 1);
-        assert_eq!(stats.starts, ["2026-11-28T10:07:00.5Z"]);
-        let (a, b) = (&stats.ips["192.0.2.200"], &stats.ips["192.0.2.201"]);
-        assert_eq!((a.takeovers, a.announcing_at_end), (2, true));
-        assert_eq!((b.takeovers, b.announcing_at_end), (1, false));
-        assert_eq!(stats.other, 0, "the start line is a record of its own");
-    }
-
-    #[test]
-    fn a_withdrawn_ip_may_be_a_single_string_and_the_reason_may_be_missing() {
-        let stats = scan_str(&log(&[
-            withdraw("2026-11-28T10:00:00Z", r#""192.0.2.9""#, "noIPAllocated"),
-            r#"{"event":"serviceWithdrawn","ip":["192.0.2.10"],"msg":"withdrawing service announcement","ts":"2026-11-28T10:00:01Z"}"#.into(),
-        ]));
-        let nine = &stats.ips["192.0.2.9"];
-        assert_eq!(nine.withdrawals_by_reason, map(&[("noIPAllocated", 1)]));
-        assert_eq!((nine.takeovers, nine.announced_lines, nine.announcing_at_end), (0, 0, false));
-        assert_eq!(stats.ips["192.0.2.10"].withdrawals_by_reason, map(&[(MISSING, 1)]));
-        assert_eq!(stats.days[D28].withdrawn, 2);
-        assert_eq!(stats.days[D28].withdrawn_by_reason, map(&[(MISSING, 1), ("noIPAllocated", 1)]));
-    }
-
-    #[test]
-    fn memberlist_failure_detector_lines_count_per_member_and_day() {
-        let stats = scan_str(&log(&[
-            memberlist("2026-11-28T10:00:01Z", "memberlist: Suspect gpu-1 has failed, no acks received"),
-            memberlist(
-                "2026-11-28T10:00:05Z",
-                "memberlist: Marking gpu-1 as failed, suspect timeout reached (2 peer confirmations)",
-            ),
-            memberlist("2026-11-29T08:00:00Z", "memberlist: Suspect gpu-1 has failed, no acks received"),
-            memberlist("2026-11-28T11:00:00Z", "memberlist: Refuting a suspect message (from: worker-a)"),
-            memberlist("2026-11-28T11:00:02Z", "[WARN] memberlist: Refuting a suspect message (from: worker-b)"),
-            memberlist("2026-11-28T11:00:03Z", "memberlist: Stream connection from=192.0.2.22:41234"),
-        ]));
-        let gpu = &stats.members["gpu-1"];
-        assert_eq!(gpu[D28], MemberCounts { suspect: 1, failed: 1, ..MemberCounts::default() });
-        assert_eq!(gpu[D29], MemberCounts { suspect: 1, ..MemberCounts::default() });
-        assert_eq!(stats.members[SELF_MEMBER], map(&[(D28, MemberCounts { refuted: 2, ..MemberCounts::default() })]));
-        assert_eq!(stats.members.len(), 2, "worker-a and worker-b only sent the suspicions");
-        assert_eq!((stats.other, stats.days[D28].other_lines), (1, 1));
-    }
-
-    #[test]
-    fn speakerlist_node_events_count_joins_leaves_and_updates() {
-        let stats = scan_str(&log(&[
-            node_event("2026-11-28T10:00:06Z", "gpu-1", "NodeLeave"),
-            node_event("2026-11-28T10:04:00Z", "gpu-1", "NodeJoin"),
-            node_event("2026-11-28T10:04:00Z", "worker-a", "NodeUpdate"),
-            node_event("2026-11-28T10:04:01Z", "worker-a", "NodeSomethingElse"),
-        ]));
-        assert_eq!(stats.members["gpu-1"][D28], MemberCounts { join: 1, leave: 1, ..MemberCounts::default() });
-        assert_eq!(stats.members["worker-a"][D28], MemberCounts { update: 1, ..MemberCounts::default() });
-        assert_eq!(stats.other, 1);
-    }
-
-    #[test]
-    fn kubectl_timestamps_and_prefix_decorations_are_skipped() {
-        let a = announce("2026-11-28T10:00:00Z", r#"["192.0.2.200"]"#);
-        let stats = scan_str(&log(&[
-            format!("2026-11-28T10:00:00.000000001Z {a}"),
-            format!("[pod/speaker-x7k2p/speaker] {a}"),
-            format!("[pod/speaker-x7k2p/speaker] 2026-11-28T10:00:00.000000002Z {a}"),
-            // No `ts` of its own: kubectl's is used, as written.
-            r#"2026-11-29T01:02:03.5Z {"level":"info","msg":"service has IP, announcing","ips":["192.0.2.201"]}"#
-                .into(),
-        ]));
-        assert_eq!((stats.lines, stats.malformed, stats.untimed, stats.other), (4, 0, 0, 0));
-        assert_eq!(stats.ips["192.0.2.200"].announced_lines, 3);
-        assert_eq!(stats.ips["192.0.2.201"].protocol, map(&[(MISSING, 1)]));
-        assert_eq!(stats.ips["192.0.2.201"].takeovers_by_day, map(&[(D29, 1)]));
-        assert_eq!(stats.last_ts.as_deref(), Some("2026-11-29T01:02:03.5Z"));
-    }
-
-    #[test]
-    fn malformed_truncated_untimed_and_empty_lines_are_told_apart() {
-        let text = [
-            "",
-            "W1128 10:00:00.123456       1 reflector.go:561] watch of *v1.EndpointSlice ended",
-            r#"{"caller":"main.go:481","event":"serviceAnnounced","ips":["192.0.2.2"#,
-            r#"{"msg":"service has IP, announcing","ips":[}"#,
-            r#"{"level":"info","msg":"no time here"}"#,
-            r#"{"level":"info","msg":"a time nobody can read","ts":"yesterday"}"#,
-            "   \t",
-            r#"{"level":"info","ts":"2026-11-28T10:00:00Z","msg":"cut sho"#,
-        ]
-        .join("\n");
-        let stats = scan_str(&text);
-        assert_eq!(stats.lines, 6, "blank lines are not lines");
-        assert_eq!((stats.malformed, stats.truncated, stats.untimed, stats.other), (3, 1, 2, 0));
-        assert!(stats.days.is_empty() && stats.ips.is_empty());
-    }
-
-    #[test]
-    fn a_whole_last_line_without_a_newline_is_not_truncated() {
-        let stats = scan_str(r#"{"level":"info","msg":"fine","ts":"2026-11-28T10:00:00Z"}"#);
-        assert_eq!((stats.lines, stats.truncated, stats.other), (1, 0, 1));
-        assert_eq!(stats.days[D28].other_lines, 1);
-    }
-
-    #[test]
-    fn lines_before_since_are_skipped_but_still_set_the_announcing_state() {
-        let since = ts("2026-11-28T10:00:00.5Z");
-        let text = log(&[
-            r#"{"caller":"service_controller.go:64","controller":"ServiceReconciler","level":"info","start reconcile":"default/web","ts":"2026-11-28T09:00:00Z"}"#.into(),
-            announce("2026-11-28T09:30:00Z", r#"["192.0.2.203"]"#),
-            announce("2026-11-28T09:31:00Z", r#"["192.0.2.204"]"#),
-            start("2026-11-28T09:45:00Z"),
-            announce("2026-11-28T10:00:00.25Z", r#"["192.0.2.200"]"#),
-            announce("2026-11-28T10:00:00.5Z", r#"["192.0.2.201"]"#),
-            announce("2026-11-28T10:00:00.75Z", r#"["192.0.2.200"]"#),
-            announce("2026-11-28T11:00:00Z", r#"["192.0.2.203"]"#),
-        ]);
-        let stats = scan(text.as_bytes(), Some(since)).expect("reading from memory");
-        assert_eq!(stats.skipped_before_since, 5);
-        assert_eq!(stats.start_count, 0);
-        // .200 was announcing before `since`: its announce after it is a re-announce.
-        let a = &stats.ips["192.0.2.200"];
-        assert_eq!((a.announced_lines, a.takeovers), (1, 0));
-        // Exactly at `since` counts.
-        assert_eq!(stats.ips["192.0.2.201"].takeovers, 1);
-        // The restart before `since` ended .203's announcement.
-        assert_eq!(stats.ips["192.0.2.203"].takeovers, 1);
-        assert!(!stats.ips.contains_key("192.0.2.204"), "seen only before since");
-        assert_eq!(stats.first_ts.as_deref(), Some("2026-11-28T10:00:00.5Z"));
-        assert_eq!(stats.days[D28].announced, 3);
-    }
-
-    #[test]
-    fn timestamps_with_offsets_count_on_their_utc_day_and_impossible_dates_are_untimed() {
-        let stats = scan_str(&log(&[
-            announce("2026-11-28T23:30:00-02:00", r#"["192.0.2.200"]"#),
-            announce("2026-11-28T10:00:00.123Z", r#"["192.0.2.201"]"#),
-            announce("2026-13-01T00:00:00Z", r#"["192.0.2.202"]"#),
-            announce("2026-02-30T00:00:00.5Z", r#"["192.0.2.202"]"#),
-        ]));
-        assert_eq!(stats.ips["192.0.2.200"].takeovers_by_day, map(&[(D29, 1)]));
-        assert_eq!(stats.ips["192.0.2.201"].takeovers_by_day, map(&[(D28, 1)]));
-        assert_eq!(stats.untimed, 2);
-        assert!(!stats.ips.contains_key("192.0.2.202"));
-    }
-
-    #[test]
-    fn escaped_strings_are_decoded_before_they_are_recognised() {
-        let stats = scan_str(&log(&[
-            r#"{"level":"info","msg":"MetalLB speaker starting version 0.16.1 (\"HEAD\")","ts":"2026-11-28T10:00:00Z"}"#.into(),
-            memberlist("2026-11-28T10:00:01Z", r"memberlist: Suspect gpu\u002d1 has failed, no acks received"),
-            announce("2026-11-28T10:00:02Z", r#"["192.0.2.\u0032"]"#),
-            // The words alone do not make an announce.
-            r#"{"level":"info","msg":"service has IP, announcing \"twice\"","ts":"2026-11-28T10:00:03Z"}"#.into(),
-        ]));
-        assert_eq!(stats.start_count, 1);
-        assert_eq!(stats.members["gpu-1"][D28].suspect, 1);
-        assert_eq!(stats.ips["192.0.2.2"].takeovers, 1);
-        assert_eq!(stats.other, 1);
-    }
-
-    #[test]
-    fn only_the_first_thousand_starts_are_kept() {
-        let lines: Vec<String> = (0..1005)
-            .map(|i| start(&format!("2026-11-28T{:02}:{:02}:{:02}Z", i / 3600, i / 60 % 60, i % 60)))
-            .collect();
-        let stats = scan_str(&log(&lines));
-        assert_eq!(stats.start_count, 1005);
-        assert_eq!(stats.starts.len(), MAX_STARTS);
-        assert_eq!(stats.starts[999], "2026-11-28T00:16:39Z");
-    }
-
-    #[test]
-    fn an_overlong_line_is_malformed_and_the_next_line_is_read() {
-        let text = format!("{}\n{}\n", "x".repeat(200), r#"{"ts":"2026-11-28T10:00:00Z"}"#);
-        let stats = scan_capped(text.as_bytes(), None, 64).expect("reading from memory");
-        assert_eq!((stats.lines, stats.malformed, stats.other), (2, 1, 1));
-    }
-
-    #[test]
-    fn an_io_error_ends_the_scan() {
-        struct Broken;
-        impl Read for Broken {
-            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-                Err(io::Error::other("disk on fire"))
-            }
-        }
-        let err = scan(io::BufReader::new(Broken), None).expect_err("the error is returned");
-        assert_eq!(err.to_string(), "disk on fire");
-    }
-
-    /// testdata/history (scripts/gen-history.py): every log scans to the `LogStats` the generator
-    /// worked out from the lines it wrote, and the headline facts of its README hold.
-    #[test]
-    fn the_testdata_logs_scan_to_what_the_generator_expects() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/history");
-        let text = std::fs::read_to_string(dir.join("expected.json")).expect("testdata/history/expected.json");
-        let expected: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-        let mut by_node = BTreeMap::new();
-        for (file, node) in expected["nodes"].as_object().expect("nodes") {
-            let reader = io::BufReader::new(std::fs::File::open(dir.join("logs").join(file)).expect("log file"));
-            let stats = scan(reader, None).expect("reading the log");
-            let json = serde_json::to_value(&stats).expect("serialisable");
-            assert!(json == expected["stats"][file], "{file} ({node}) differs from expected.json");
-            by_node.insert(node.as_str().expect("node name").to_owned(), stats);
-        }
-        assert_eq!(by_node.len(), 8);
-        assert_eq!(by_node.values().map(|s| s.malformed).sum::<u64>(), 5);
-        assert_eq!(by_node.values().map(|s| s.truncated).sum::<u64>(), 1);
-        assert_eq!(by_node["worker-e"].truncated, 1);
-        assert!(by_node.values().all(|s| s.untimed == 0));
-        // gpu-1's file is its current container only: one start, and it owns both of its IPs.
-        let gpu = &by_node["gpu-1"];
-        assert_eq!(gpu.start_count, 1);
-        assert!(gpu.ips["192.0.2.218"].announcing_at_end && gpu.ips["192.0.2.207"].announcing_at_end);
-        // Every crash in the window hands jellyfin's IP to worker-a and immich's to worker-b, and
-        // every return takes it back.
-        for (node, ip) in [("worker-a", "192.0.2.218"), ("worker-b", "192.0.2.207")] {
-            let c = &by_node[node].ips[ip];
-            assert_eq!(c.takeovers, 288, "{node} {ip}");
-            assert_eq!(c.withdrawals_by_reason, map(&[("notOwner", 288)]), "{node} {ip}");
-            assert!(!c.announcing_at_end);
-        }
-        let failed: u64 = by_node.values().flat_map(|s| s.members.get("gpu-1")).flatten().map(|(_, m)| m.failed).sum();
-        assert_eq!(failed, 288, "one speaker marks each crash failed");
-    }
-
-    #[test]
-    fn the_json_is_camel_case() {
-        let stats = scan_str(&log(&[withdraw("2026-11-28T10:00:00Z", r#"["192.0.2.200"]"#, "notOwner")]));
-        let json = serde_json::to_value(&stats).expect("serialisable");
-        assert_eq!(json["skippedBeforeSince"], 0);
-        assert_eq!(json["days"][D28]["withdrawnByReason"]["notOwner"], 1);
-        assert_eq!(json["ips"]["192.0.2.200"]["announcingAtEnd"], false);
-        assert_eq!(json["ips"]["192.0.2.200"]["withdrawalsByReason"]["notOwner"], 1);
-    }
-}
+mod tests;
