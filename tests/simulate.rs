@@ -258,3 +258,55 @@ fn the_summary_line_names_the_drained_node_and_where_its_ips_go() {
         "{out}"
     );
 }
+
+/// Cilium L2 has no computed winner: deleting the Lease holder leaves a race among the nodes
+/// still eligible (explain lists them), not a named successor.
+#[test]
+fn deleting_the_cilium_lease_holder_leaves_a_race_among_the_eligible() {
+    const SHARED: &str = "testdata/scenarios/cilium-l2-shared-ip.yaml";
+    let report = explain_all(SHARED, &[]);
+    let web = report["services"].as_array().unwrap().iter().find(|s| s["name"] == "web").unwrap();
+    let l2 = &web["cilium"]["l2"];
+    let holder = l2["announcer"].as_str().unwrap();
+    let remaining: Vec<&str> =
+        l2["eligible"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).filter(|n| *n != holder).collect();
+    assert!(remaining.len() >= 2, "a race needs two runners");
+    let (sim, _) = json(&["simulate", "--from", SHARED, "--delete", holder, "-o", "json"]);
+    let c = sim["changes"].as_array().unwrap().iter().find(|c| c["name"] == "web").unwrap();
+    assert_eq!(c["before"], holder);
+    assert!(c["after"].is_null());
+    assert_eq!(c["candidates"], serde_json::json!(remaining));
+    assert_eq!(c["cause"], "nodeDeleted");
+    assert_eq!(sim["summary"]["ipsUnannounced"], 0, "a race is not a loss");
+}
+
+/// Node IPAM ignores Ready (Cilium spec): a stopped node keeps its addresses in the ingress;
+/// a deleted one takes them away.
+#[test]
+fn node_ipam_keeps_a_stopped_node_and_drops_a_deleted_one() {
+    const IPAM: &str = "testdata/scenarios/cilium-nodeipam-dual-stack.yaml";
+    let (down, _) = json(&["simulate", "--from", IPAM, "--down", "node-a", "-o", "json"]);
+    assert!(down["changes"].as_array().unwrap().is_empty(), "{down}");
+    let report = explain_all(IPAM, &[]);
+    let web = report["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["namespace"] == "default" && s["name"] == "web")
+        .unwrap();
+    let ipam = &web["cilium"]["nodeipam"];
+    let node_a: Vec<&Value> = ipam["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["node"] == "node-a")
+        .flat_map(|n| n["addresses"].as_array().unwrap())
+        .collect();
+    let (deleted, _) = json(&["simulate", "--from", IPAM, "--delete", "node-a", "-o", "json"]);
+    let c = deleted["changes"].as_array().unwrap().iter().find(|c| c["name"] == "web").unwrap();
+    assert_eq!(c["protocol"], "nodeipam");
+    assert_eq!(c["before"], ipam["expectedIngress"]);
+    assert!(!node_a.is_empty());
+    assert!(node_a.iter().all(|a| !c["after"].as_array().unwrap().contains(a)), "{c}");
+    assert_eq!(c["cause"], "nodeDeleted");
+}

@@ -155,23 +155,19 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
         Command::Check { ignore, config, no_config, spof } => {
             // A bad suppression file is a usage error before any cluster is read.
             let rules = suppressions(ignore, config.as_deref(), *no_config, &env)?;
-            let (mut snap, mut opts, _) = load(g, &mut env, *spof || detail(output, View::Check))?;
+            let (mut snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
             opts.scope = match (&g.namespace, g.all_namespaces) {
                 (Some(ns), false) => Scope::Namespace(ns.clone()),
                 _ => Scope::All,
             };
             let mut origins = std::mem::take(&mut snap.origins);
-            let mut report = if *spof {
+            let spof_nodes = match *spof {
                 // Every node is checked against every Service, whatever -n narrows the table to.
-                let all = diagnose::Options { scope: Scope::All, ..opts.clone() };
-                let full = diagnose::diagnose(&snap, &all)?;
-                let nodes = crate::simulate::spof(&snap, &full, &all)?;
-                let mut report = build_report(snap, &opts)?;
-                report.spof = Some(nodes);
-                report
-            } else {
-                build_report(snap, &opts)?
+                true => Some(crate::simulate::spof(&snap, &opts)?),
+                false => None,
             };
+            let mut report = build_report(snap, &opts)?;
+            report.spof = spof_nodes;
             crate::suppress::apply(&mut report, &rules);
             let named: std::collections::HashSet<&String> = report
                 .all_findings()

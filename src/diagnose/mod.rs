@@ -95,6 +95,13 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
     report
 }
 
+/// [`diagnose`] for callers that run it many times in one process (`check --spof`): the World
+/// is freed, not left to the process exit.
+pub(crate) fn diagnose_freeing(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
+    let world = World::build(snap, &opts.overrides);
+    diagnose_in(snap, &world, opts)
+}
+
 /// [`diagnose`] over a World the caller built, for callers that read the World too.
 pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Result<Report, DiagnoseError> {
     let imps = implementations::Implementations::build(snap);

@@ -185,17 +185,13 @@ fn cilium_l2(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
         Race,
         Nobody,
     }
-    let state = |v: &'_ crate::cilium::l2::Verdict, holder: Option<&'_ str>| -> (bool, bool) {
-        let keeps = holder.is_some_and(|h| v.eligible.iter().any(|e| &**e == h));
-        (keeps, !v.eligible.is_empty())
-    };
     let holder = bv.announcer.as_deref();
-    let classify = |v, holder| match state(v, holder) {
-        (true, _) => State::Holder(holder.unwrap_or_default()),
-        (false, true) => State::Race,
-        (false, false) => State::Nobody,
+    let classify = |v: &crate::cilium::l2::Verdict| match holder {
+        Some(h) if v.eligible.iter().any(|e| &**e == h) => State::Holder(h),
+        _ if v.eligible.is_empty() => State::Nobody,
+        _ => State::Race,
     };
-    let (before, after) = (classify(bv, holder), classify(av, holder));
+    let (before, after) = (classify(bv), classify(av));
     if before == after {
         return;
     }

@@ -6,6 +6,8 @@ pub mod edit;
 
 use std::collections::BTreeSet;
 
+use rayon::prelude::*;
+
 use crate::diagnose::{self, DiagnoseError, Options, Scope};
 use crate::report::{Change, Report, Simulation, SpofNode, API_VERSION};
 use crate::snapshot::Snapshot;
@@ -53,44 +55,61 @@ pub fn simulate(snap: &Snapshot, edits: &[Edit], opts: &Options) -> Result<Simul
 }
 
 /// `check --spof`: for every node that announces something, the IPs that it going down alone
-/// leaves without an announcer. `report` is the detailed Report of `snap`. Only the Services a
-/// node announces can lose their announcer with it, so each node's run is limited to those (and
-/// the Services sharing their IPs); MetalLB's allocation does not look at nodes.
-pub fn spof(snap: &Snapshot, report: &Report, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
+/// leaves without an announcer. Only the Services a node wins, announces alone or hosts
+/// endpoints of can lose their announcer with it, so each node's before-and-after runs are
+/// limited to those (and the Services sharing their IPs); MetalLB's allocation does not look at
+/// nodes. Which Services a node can affect comes from one run without per-node rows.
+pub fn spof(snap: &Snapshot, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
+    let report = diagnose::diagnose(snap, &Options { detail: false, scope: Scope::All, ..opts.clone() })?;
     let mut nodes: Vec<&str> = snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
     nodes.sort_unstable();
     let opts = Options { detail: true, scope: Scope::All, ..opts.clone() };
-    let mut out = Vec::new();
-    for node in nodes {
-        let serving = services_with_endpoints_on(snap, node);
-        let involved: Vec<&crate::report::ServiceReport> = report
-            .services
-            .iter()
-            .filter(|s| depends_on(s, node) || serving.contains(&(s.namespace.as_str(), s.name.as_str())))
-            .collect();
-        if involved.is_empty() {
-            continue;
-        }
-        let ips: BTreeSet<&str> = involved.iter().flat_map(|s| s.ips.iter().map(String::as_str)).collect();
-        let keys: BTreeSet<(&str, &str)> = report
-            .services
-            .iter()
-            .filter(|s| {
-                s.ips.iter().any(|ip| ips.contains(ip.as_str())) || involved.iter().any(|i| std::ptr::eq(*i, *s))
-            })
-            .map(|s| (s.namespace.as_str(), s.name.as_str()))
-            .collect();
-        let restricted = restrict(snap, &keys);
-        let (after_snap, _) = edit::apply(&restricted, &[Edit::Down(node.to_string())])?;
-        let after = diagnose::diagnose(&after_snap, &opts)?;
-        let losses: Vec<Change> = diff::changes(report, &after, &[]).into_iter().filter(is_loss).collect();
-        if losses.is_empty() {
-            continue;
-        }
-        let distinct: BTreeSet<&Option<String>> = losses.iter().map(|c| &c.ip).collect();
-        out.push(SpofNode { node: node.to_string(), ips: distinct.len(), losses });
+    // Each node's runs are independent: spread them over the cores.
+    let per_node: Vec<Option<SpofNode>> =
+        nodes.par_iter().map(|node| spof_of(snap, &report, &opts, node)).collect::<Result<_, SimulateError>>()?;
+    Ok(per_node.into_iter().flatten().collect())
+}
+
+fn spof_of(snap: &Snapshot, report: &Report, opts: &Options, node: &str) -> Result<Option<SpofNode>, SimulateError> {
+    let serving = services_with_endpoints_on(snap, node);
+    let involved: BTreeSet<(&str, &str)> = report
+        .services
+        .iter()
+        .filter(|s| depends_on(s, node) || serving.contains(&(s.namespace.as_str(), s.name.as_str())))
+        .map(|s| (s.namespace.as_str(), s.name.as_str()))
+        .collect();
+    if involved.is_empty() {
+        return Ok(None);
     }
-    Ok(out)
+    let ips: BTreeSet<&str> = report
+        .services
+        .iter()
+        .filter(|s| involved.contains(&(s.namespace.as_str(), s.name.as_str())))
+        .flat_map(|s| s.ips.iter().map(String::as_str))
+        .collect();
+    let keys: BTreeSet<(&str, &str)> = report
+        .services
+        .iter()
+        .map(|s| (s.namespace.as_str(), s.name.as_str()))
+        .filter(|k| involved.contains(k))
+        .chain(
+            report
+                .services
+                .iter()
+                .filter(|s| s.ips.iter().any(|ip| ips.contains(ip.as_str())))
+                .map(|s| (s.namespace.as_str(), s.name.as_str())),
+        )
+        .collect();
+    let restricted = restrict(snap, &keys);
+    let before = diagnose::diagnose_freeing(&restricted, opts)?;
+    let (after_snap, _) = edit::apply(&restricted, &[Edit::Down(node.to_string())])?;
+    let after = diagnose::diagnose_freeing(&after_snap, opts)?;
+    let losses: Vec<Change> = diff::changes(&before, &after, &[]).into_iter().filter(is_loss).collect();
+    if losses.is_empty() {
+        return Ok(None);
+    }
+    let distinct: BTreeSet<&Option<String>> = losses.iter().map(|c| &c.ip).collect();
+    Ok(Some(SpofNode { node: node.to_string(), ips: distinct.len(), losses }))
 }
 
 /// Whether the Service's announcement could go dark with this node: it is the layer-2 winner,
@@ -158,10 +177,19 @@ fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapshot {
         config_maps: snap.config_maps.clone(),
         daemon_sets: snap.daemon_sets.clone(),
         deployments: snap.deployments.clone(),
-        metallb: crate::snapshot::MetallbObjects {
-            service_l2_statuses: Vec::new(),
-            service_bgp_statuses: Vec::new(),
-            ..snap.metallb.clone()
+        metallb: {
+            let m = &snap.metallb;
+            crate::snapshot::MetallbObjects {
+                ip_address_pools: m.ip_address_pools.clone(),
+                l2_advertisements: m.l2_advertisements.clone(),
+                bgp_advertisements: m.bgp_advertisements.clone(),
+                bgp_peers: m.bgp_peers.clone(),
+                communities: m.communities.clone(),
+                bfd_profiles: m.bfd_profiles.clone(),
+                frr_configurations: m.frr_configurations.clone(),
+                service_l2_statuses: Vec::new(),
+                service_bgp_statuses: Vec::new(),
+            }
         },
         cilium: snap.cilium.clone(),
         leases: snap.leases.clone(),
