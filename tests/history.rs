@@ -164,3 +164,16 @@ fn since_and_one_service_narrow_the_history() {
     let (_, _, code) = run(&["history", "--from", CLUSTER, "--logs", LOGS, "--fail-on", "warning"]);
     assert_eq!(code, 1, "LBD108 fails at --fail-on warning");
 }
+
+/// The homelab demo's nodeAssigned Events name one node per Service and no speaker churns:
+/// nothing flaps, nothing to fix.
+#[test]
+fn a_quiet_cluster_has_no_flapping_node() {
+    for demo in ["healthy", "trap"] {
+        let (h, code) = json(&["history", "--demo", demo]);
+        assert_eq!(code, 0, "{demo}");
+        assert!(h["flapping"].as_array().unwrap().is_empty(), "{demo}: {}", h["flapping"]);
+        assert!(h["fix"].is_null() && h["findings"].as_array().unwrap().is_empty(), "{demo}");
+        assert!(h["ips"].as_array().unwrap().iter().all(|ip| ip["disturbedBy"].as_array().unwrap().is_empty()));
+    }
+}

@@ -33,7 +33,8 @@ pub struct Inputs<'a> {
     pub service: Option<String>,
 }
 
-/// An IP is flapping from this many owner changes on.
+/// An IP is flapping from this many owner changes on, a node from this many restarts, failures
+/// or rejoins.
 const FLAPS: u64 = 3;
 
 pub fn history(i: &Inputs) -> History {
@@ -188,8 +189,10 @@ fn merge_counts(a: EventCount, b: &EventCount) -> EventCount {
     }
 }
 
+/// Churn enough to flap: a restart or a memberlist failure now and then is not.
 fn churns(c: &NodeChurn) -> bool {
-    c.restarts.is_some_and(|r| r > 0) || c.failed > 0 || c.rejoins > 0
+    let restarts = c.restarts.map(|r| r.max(0) as u64).unwrap_or(0);
+    restarts.max(c.failed).max(c.rejoins) >= FLAPS
 }
 
 /// Speaker Pods by name.
