@@ -18,15 +18,10 @@ pub type Read = (Vec<(String, LogStats)>, Vec<String>);
 /// Per speaker Pod (`namespace`, `name`): its scanned log, named `pods/NAME/log`. Refused or
 /// failed reads are returned as prose, not as an error: the history is still worth showing.
 pub fn read(opts: &LiveOptions, pods: &[(String, String)], since: Option<Timestamp>) -> Result<Read, LiveError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| LiveError::Unreachable(format!("cannot start the network runtime: {e}")))?;
-    runtime.block_on(async {
+    super::runtime()?.block_on(async {
         let conn = connect::connect(opts).await?;
-        let client = kube::Client::try_from(conn.config)
-            .map_err(|e| LiveError::Unreachable(format!("cannot set up a client: {e}")))?;
+        let server = conn.config.cluster_url.to_string();
+        let client = super::client(conn.config, &server)?;
         let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(PARALLEL));
         let tasks: Vec<_> = pods
             .iter()
@@ -54,7 +49,7 @@ pub fn read(opts: &LiveOptions, pods: &[(String, String)], since: Option<Timesta
 }
 
 async fn one(client: &kube::Client, ns: &str, name: &str, since: Option<Timestamp>) -> Result<LogStats, String> {
-    let mut query = form_query(&[("container", "speaker")]);
+    let mut query = "container=speaker".to_string();
     if let Some(t) = since {
         query.push_str(&format!("&sinceTime={}", t.strftime("%Y-%m-%dT%H:%M:%SZ")));
     }
@@ -85,10 +80,6 @@ async fn one(client: &kube::Client, ns: &str, name: &str, since: Option<Timestam
     }
     drop(tx);
     scanner.await.map_err(|e| e.to_string())?.map_err(|e| format!("reading the log: {e}"))
-}
-
-fn form_query(pairs: &[(&str, &str)]) -> String {
-    pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&")
 }
 
 /// The network's chunks as a blocking reader, for the scanner's thread.

@@ -89,19 +89,27 @@ pub struct Collected {
     pub default_namespace: String,
 }
 
-/// Reads everything the engines use. `captured_at` is the caller's clock reading (RFC 3339).
-pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: String) -> Result<Collected, LiveError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// The runtime every live command runs its requests on.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, LiveError> {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| LiveError::Unreachable(format!("cannot start the network runtime: {e}")))?;
-    runtime.block_on(async {
+        .map_err(|e| LiveError::Unreachable(format!("cannot start the network runtime: {e}")))
+}
+
+pub(crate) fn client(config: kube::Config, server: &str) -> Result<kube::Client, LiveError> {
+    kube::Client::try_from(config)
+        .map_err(|e| LiveError::Unreachable(format!("cannot set up a client for {server}: {e}")))
+}
+
+/// Reads everything the engines use. `captured_at` is the caller's clock reading (RFC 3339).
+pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: String) -> Result<Collected, LiveError> {
+    runtime()?.block_on(async {
         let conn = connect::connect(opts).await?;
         let server = conn.config.cluster_url.to_string();
         let default_namespace = conn.config.default_namespace.clone();
-        let client = kube::Client::try_from(conn.config)
-            .map_err(|e| LiveError::Unreachable(format!("cannot set up a client for {server}: {e}")))?;
+        let client = client(conn.config, &server)?;
         let api = Api {
             client,
             gate: tokio::sync::Semaphore::new(opts.concurrency.max(1)),
