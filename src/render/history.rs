@@ -133,14 +133,10 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
             }
         }
     }
-    if !h.findings.is_empty() {
-        writeln!(out)?;
-        for f in &h.findings {
-            writeln!(out, "{} {}: {}", paint.bad(f.severity.as_str()), paint.bold(f.code), f.message)?;
-            writeln!(out, "    hint: {}", f.hint)?;
-        }
+    if h.findings.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    super::table::findings(out, &h.findings, paint)
 }
 
 fn owners(ip: &IpHistory) -> String {

@@ -5,8 +5,8 @@ use std::io::Write;
 use comfy_table::{Cell, Color};
 use serde_json::Value;
 
-use super::table::{new_table, print_table, Paint};
-use crate::report::{Change, NodeMoves, Severity, Simulation, SpofNode};
+use super::table::{finding_row, new_table, print_table, Paint};
+use crate::report::{Change, NodeMoves, Simulation, SpofNode};
 
 pub fn simulation(out: &mut dyn Write, sim: &Simulation, wide: bool, paint: Paint) -> std::io::Result<()> {
     writeln!(out, "{}", paint.bold("Edits:"))?;
@@ -37,17 +37,7 @@ pub fn simulation(out: &mut dyn Write, sim: &Simulation, wide: bool, paint: Pain
 fn finding_table(out: &mut dyn Write, list: &[crate::report::Finding], paint: Paint) -> std::io::Result<()> {
     let mut t = new_table(paint, &["SEVERITY", "CODE", "OBJECT", "MESSAGE"]);
     for f in list {
-        let sev = match f.severity {
-            Severity::Error => Cell::new("error").fg(Color::Red),
-            Severity::Warning => Cell::new("warning").fg(Color::Yellow),
-            Severity::Info => Cell::new("info").fg(Color::Cyan),
-        };
-        t.add_row(vec![
-            sev,
-            Cell::new(f.code),
-            Cell::new(f.objects.first().cloned().unwrap_or_default()),
-            Cell::new(&f.message),
-        ]);
+        t.add_row(finding_row(f, f.code.to_string()));
     }
     print_table(out, &t)
 }

@@ -423,6 +423,16 @@ fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Res
     writeln!(out, "Observed ({source}): {said}, {tail}")
 }
 
+/// A row of the SEVERITY CODE OBJECT MESSAGE table (`code` as it should read).
+pub(super) fn finding_row(f: &Finding, code: String) -> Vec<Cell> {
+    let sev = match f.severity {
+        Severity::Error => Cell::new("error").fg(Color::Red),
+        Severity::Warning => Cell::new("warning").fg(Color::Yellow),
+        Severity::Info => Cell::new("info").fg(Color::Cyan),
+    };
+    vec![sev, Cell::new(code), Cell::new(f.objects.first().cloned().unwrap_or_default()), Cell::new(&f.message)]
+}
+
 pub(super) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> std::io::Result<()> {
     if list.is_empty() {
         return writeln!(out);
@@ -598,17 +608,8 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
             let mut ft = new_table(paint, &["SEVERITY", "CODE", "OBJECT", "MESSAGE"]);
             sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.severity.cmp(&a.1.severity)).then(a.1.code.cmp(b.1.code)));
             for (suppressed, f) in &sorted {
-                let sev = match f.severity {
-                    Severity::Error => Cell::new("error").fg(Color::Red),
-                    Severity::Warning => Cell::new("warning").fg(Color::Yellow),
-                    Severity::Info => Cell::new("info").fg(Color::Cyan),
-                };
-                ft.add_row(vec![
-                    sev,
-                    Cell::new(if *suppressed { format!("({})", f.code) } else { f.code.to_string() }),
-                    Cell::new(f.objects.first().cloned().unwrap_or_default()),
-                    Cell::new(&f.message),
-                ]);
+                let code = if *suppressed { format!("({})", f.code) } else { f.code.to_string() };
+                ft.add_row(finding_row(f, code));
             }
             print_table(out, &ft)?;
         }
