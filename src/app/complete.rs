@@ -332,7 +332,7 @@ fn snapshot_names(resource: &str, words: &Words, env: &mut Env) -> Option<Candid
         pools.sort();
         return Some(pools);
     }
-    if !matches!(resource, "svc" | "service" | "services") {
+    if !super::is_service_resource(resource) {
         return Some(Vec::new());
     }
     let namespace = g.namespace.clone().unwrap_or(default_ns);

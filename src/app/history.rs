@@ -30,8 +30,8 @@ pub(super) fn history(
 ) -> Result<bool, AppError> {
     let service_name = match (args.resource, args.name) {
         (None, _) => None,
-        (Some("svc" | "service" | "services"), Some(name)) => Some(name),
-        (Some("svc" | "service" | "services"), None) => {
+        (Some(r), Some(name)) if super::is_service_resource(r) => Some(name),
+        (Some(r), None) if super::is_service_resource(r) => {
             return Err(AppError::Usage("history svc NAME: name the Service, or use --all".into()))
         }
         (Some(other), _) => {

@@ -132,7 +132,7 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
                 .is_some_and(|t| report.pools.iter().flat_map(|p| &p.findings).any(|f| f.severity >= t)))
         }
         Command::Explain { resource, name } => {
-            if !matches!(resource.as_str(), "svc" | "service" | "services") {
+            if !is_service_resource(resource) {
                 return Err(AppError::Usage(format!(
                     "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
                 )));
@@ -156,10 +156,7 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
             // A bad suppression file is a usage error before any cluster is read.
             let rules = suppressions(ignore, config.as_deref(), *no_config, &env)?;
             let (mut snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
-            opts.scope = match (&g.namespace, g.all_namespaces) {
-                (Some(ns), false) => Scope::Namespace(ns.clone()),
-                _ => Scope::All,
-            };
+            opts.scope = every_namespace_unless_n(g);
             let mut origins = std::mem::take(&mut snap.origins);
             let spof_nodes = match *spof {
                 // Every node is checked against every Service, whatever -n narrows the table to.
@@ -230,6 +227,18 @@ fn fails(report: &Report, g: &GlobalArgs, services_only: bool) -> bool {
         report.services.iter().flat_map(|s| &s.findings).any(|f| f.severity >= threshold)
     } else {
         report.all_findings().any(|f| f.severity >= threshold)
+    }
+}
+
+pub(crate) fn is_service_resource(resource: &str) -> bool {
+    matches!(resource, "svc" | "service" | "services")
+}
+
+/// `check` and `simulate`: every namespace, unless `-n` narrows it (and `-A` does not widen it again).
+fn every_namespace_unless_n(g: &GlobalArgs) -> Scope {
+    match (&g.namespace, g.all_namespaces) {
+        (Some(ns), false) => Scope::Namespace(ns.clone()),
+        _ => Scope::All,
     }
 }
 

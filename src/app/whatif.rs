@@ -4,7 +4,6 @@ use std::io::Write;
 
 use super::{load, AppError, Env};
 use crate::cli::{GlobalArgs, SimulateArgs};
-use crate::diagnose::Scope;
 use crate::render::{self, Format};
 use crate::simulate::edit::{self, Edit};
 use crate::simulate::{self, SimulateError};
@@ -48,10 +47,7 @@ pub(super) fn simulate(
     edits.extend(args.speaker_down.iter().cloned().map(Edit::SpeakerDown));
 
     let (snap, mut opts, _) = load(g, env, true)?;
-    opts.scope = match (&g.namespace, g.all_namespaces) {
-        (Some(ns), false) => Scope::Namespace(ns.clone()),
-        _ => Scope::All,
-    };
+    opts.scope = super::every_namespace_unless_n(g);
     let sim = simulate::simulate(&snap, &edits, &opts)?;
     std::mem::forget(snap);
     let output = g.output.unwrap_or(Format::Table);
