@@ -158,13 +158,20 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
             let (mut snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
             opts.scope = every_namespace_unless_n(g);
             let mut origins = std::mem::take(&mut snap.origins);
-            let spof_nodes = match *spof {
+            let mut report = diagnose::diagnose(&snap, &opts)?;
+            if *spof {
                 // Every node is checked against every Service, whatever -n narrows the table to.
-                true => Some(crate::simulate::spof(&snap, &opts)?),
-                false => None,
-            };
-            let mut report = build_report(snap, &opts)?;
-            report.spof = spof_nodes;
+                let nodes = match opts.scope {
+                    Scope::All => crate::simulate::spof(&snap, &report, &opts)?,
+                    _ => {
+                        let all = diagnose::Options { scope: Scope::All, detail: false, ..opts.clone() };
+                        crate::simulate::spof(&snap, &diagnose::diagnose(&snap, &all)?, &opts)?
+                    }
+                };
+                report.spof = Some(nodes);
+            }
+            // As build_report: the process exit frees a large snapshot faster.
+            std::mem::forget(snap);
             crate::suppress::apply(&mut report, &rules);
             let named: std::collections::HashSet<&String> = report
                 .all_findings()

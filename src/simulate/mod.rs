@@ -4,7 +4,7 @@
 pub mod diff;
 pub mod edit;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
@@ -58,49 +58,71 @@ pub fn simulate(snap: &Snapshot, edits: &[Edit], opts: &Options) -> Result<Simul
 /// leaves without an announcer. Only the Services a node wins, announces alone or hosts
 /// endpoints of can lose their announcer with it, so each node's before-and-after runs are
 /// limited to those (and the Services sharing their IPs); MetalLB's allocation does not look at
-/// nodes. Which Services a node can affect comes from one run without per-node rows.
-pub fn spof(snap: &Snapshot, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
-    let report = diagnose::diagnose(snap, &Options { detail: false, scope: Scope::All, ..opts.clone() })?;
-    let mut nodes: Vec<&str> = snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
-    nodes.sort_unstable();
+/// nodes. `report` is a Report of `snap` over every Service, with or without per-node rows.
+pub fn spof(snap: &Snapshot, report: &Report, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
+    let affected = affected_by_node(snap, report);
     let opts = Options { detail: true, scope: Scope::All, ..opts.clone() };
     // Each node's runs are independent: spread them over the cores.
-    let per_node: Vec<Option<SpofNode>> =
-        nodes.par_iter().map(|node| spof_of(snap, &report, &opts, node)).collect::<Result<_, SimulateError>>()?;
+    let per_node: Vec<Option<SpofNode>> = affected
+        .par_iter()
+        .map(|(node, keys)| spof_of(snap, &opts, node, keys))
+        .collect::<Result<_, SimulateError>>()?;
     Ok(per_node.into_iter().flatten().collect())
 }
 
-fn spof_of(snap: &Snapshot, report: &Report, opts: &Options, node: &str) -> Result<Option<SpofNode>, SimulateError> {
-    let serving = services_with_endpoints_on(snap, node);
-    let involved: BTreeSet<(&str, &str)> = report
-        .services
-        .iter()
-        .filter(|s| depends_on(s, node) || serving.contains(&(s.namespace.as_str(), s.name.as_str())))
-        .map(|s| (s.namespace.as_str(), s.name.as_str()))
-        .collect();
-    if involved.is_empty() {
-        return Ok(None);
+type Key<'s> = (&'s str, &'s str);
+
+/// Per node, the Services it can leave dark, with the Services sharing their IPs: one pass over
+/// the Report and the EndpointSlices, not one per node.
+fn affected_by_node<'s>(snap: &'s Snapshot, report: &'s Report) -> BTreeMap<&'s str, BTreeSet<Key<'s>>> {
+    let mut direct: BTreeMap<&str, BTreeSet<Key>> = BTreeMap::new();
+    for slice in &snap.endpoint_slices {
+        let Some(name) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
+            continue;
+        };
+        let key = (slice.metadata.namespace.as_deref().unwrap_or(""), name.as_str());
+        for node in slice.endpoints.iter().filter_map(|e| e.node_name.as_deref()) {
+            direct.entry(node).or_default().insert(key);
+        }
     }
-    let ips: BTreeSet<&str> = report
-        .services
-        .iter()
-        .filter(|s| involved.contains(&(s.namespace.as_str(), s.name.as_str())))
-        .flat_map(|s| s.ips.iter().map(String::as_str))
-        .collect();
-    let keys: BTreeSet<(&str, &str)> = report
-        .services
-        .iter()
-        .map(|s| (s.namespace.as_str(), s.name.as_str()))
-        .filter(|k| involved.contains(k))
-        .chain(
-            report
-                .services
-                .iter()
-                .filter(|s| s.ips.iter().any(|ip| ips.contains(ip.as_str())))
-                .map(|s| (s.namespace.as_str(), s.name.as_str())),
-        )
-        .collect();
-    let restricted = restrict(snap, &keys);
+    let mut by_ip: BTreeMap<&str, Vec<Key>> = BTreeMap::new();
+    for s in &report.services {
+        let key = (s.namespace.as_str(), s.name.as_str());
+        for node in sole_announcers(s) {
+            direct.entry(node).or_default().insert(key);
+        }
+        for ip in &s.ips {
+            by_ip.entry(ip.as_str()).or_default().push(key);
+        }
+    }
+    let nodes: BTreeSet<&str> = snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
+    let ips_of: BTreeMap<Key, &[String]> =
+        report.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s.ips.as_slice())).collect();
+    direct
+        .into_iter()
+        .map(|(node, keys)| {
+            // Only Services the Report holds; an EndpointSlice's Service may be of another type.
+            let mut all: BTreeSet<Key> = BTreeSet::new();
+            for key in keys.iter().filter(|k| ips_of.contains_key(*k)) {
+                all.insert(*key);
+                for ip in ips_of[key].iter() {
+                    all.extend(by_ip[ip.as_str()].iter().copied());
+                }
+            }
+            (node, all)
+        })
+        // Only Nodes of the snapshot can go down: an endpoint may name one that is gone.
+        .filter(|(node, keys)| !keys.is_empty() && nodes.contains(node))
+        .collect()
+}
+
+fn spof_of(
+    snap: &Snapshot,
+    opts: &Options,
+    node: &str,
+    keys: &BTreeSet<Key>,
+) -> Result<Option<SpofNode>, SimulateError> {
+    let restricted = restrict(snap, keys);
     let before = diagnose::diagnose_freeing(&restricted, opts)?;
     let (after_snap, _) = edit::apply(&restricted, &[Edit::Down(node.to_string())])?;
     let after = diagnose::diagnose_freeing(&after_snap, opts)?;
@@ -112,32 +134,26 @@ fn spof_of(snap: &Snapshot, report: &Report, opts: &Options, node: &str) -> Resu
     Ok(Some(SpofNode { node: node.to_string(), ips: distinct.len(), losses }))
 }
 
-/// Whether the Service's announcement could go dark with this node: it is the layer-2 winner,
-/// the only BGP announcer, the only Node IPAM address, or the only Cilium L2 candidate.
-fn depends_on(s: &crate::report::ServiceReport, node: &str) -> bool {
+/// The nodes whose going down alone could leave the Service dark: the layer-2 winner, the only
+/// BGP announcer, the only Node IPAM address, the only Cilium L2 candidate.
+fn sole_announcers(s: &crate::report::ServiceReport) -> Vec<&str> {
+    let mut out = Vec::new();
     let metallb = s.metallb.as_ref();
-    let l2 = metallb.and_then(|m| m.layer2.as_ref()).and_then(|l| l.expected_announcer.as_deref()) == Some(node);
-    let bgp =
-        metallb.and_then(|m| m.bgp.as_ref()).is_some_and(|b| b.announcing.len() == 1 && &*b.announcing[0] == node);
+    out.extend(metallb.and_then(|m| m.layer2.as_ref()).and_then(|l| l.expected_announcer.as_deref()));
+    if let Some(b) = metallb.and_then(|m| m.bgp.as_ref()).filter(|b| b.announcing.len() == 1) {
+        out.push(&*b.announcing[0]);
+    }
     let cilium = s.cilium.as_ref();
-    let ipam = cilium.and_then(|c| c.nodeipam.as_ref()).is_some_and(|n| {
+    if let Some(n) = cilium.and_then(|c| c.nodeipam.as_ref()) {
         let used: Vec<&str> = n.nodes.iter().filter(|x| x.used).map(|x| x.node.as_str()).collect();
-        used == [node]
-    });
-    let cl2 = cilium.and_then(|c| c.l2.as_ref()).is_some_and(|v| v.eligible.len() == 1 && &*v.eligible[0] == node);
-    l2 || bgp || ipam || cl2
-}
-
-/// Services with an endpoint on the node: they can lose their last one with it.
-fn services_with_endpoints_on<'s>(snap: &'s Snapshot, node: &str) -> BTreeSet<(&'s str, &'s str)> {
-    snap.endpoint_slices
-        .iter()
-        .filter(|s| s.endpoints.iter().any(|e| e.node_name.as_deref() == Some(node)))
-        .filter_map(|s| {
-            let name = s.metadata.labels.as_ref()?.get("kubernetes.io/service-name")?;
-            Some((s.metadata.namespace.as_deref().unwrap_or(""), name.as_str()))
-        })
-        .collect()
+        if let [only] = used.as_slice() {
+            out.push(only);
+        }
+    }
+    if let Some(v) = cilium.and_then(|c| c.l2.as_ref()).filter(|v| v.eligible.len() == 1) {
+        out.push(&*v.eligible[0]);
+    }
+    out
 }
 
 fn is_loss(c: &Change) -> bool {
