@@ -51,20 +51,14 @@ pub fn history(i: &Inputs) -> History {
         };
         for ip in &s.ips {
             let entry = ips.entry(ip.clone()).or_insert_with(|| IpHistory {
-                ip: ip.clone(),
-                services: Vec::new(),
                 expected_announcer: l2.expected_announcer.clone(),
-                current_owner: None,
                 order: {
                     let mut ranked: Vec<(usize, String)> =
                         l2.nodes.iter().filter_map(|n| Some((n.rank?, n.node.to_string()))).collect();
                     ranked.sort();
                     ranked.into_iter().map(|(_, n)| n).collect()
                 },
-                owners: Vec::new(),
-                owner_changes: None,
-                withdrawals_by_reason: BTreeMap::new(),
-                disturbed_by: Vec::new(),
+                ..ip_history(ip)
             });
             entry.services.push(key.clone());
             // What ServiceL2Status (or the latest nodeAssigned Event) says, as the Report read it.
@@ -76,17 +70,7 @@ pub fn history(i: &Inputs) -> History {
     // IPs the logs name that no Service holds now.
     for (_, stats) in &logs {
         for ip in stats.ips.keys() {
-            ips.entry(ip.clone()).or_insert_with(|| IpHistory {
-                ip: ip.clone(),
-                services: Vec::new(),
-                expected_announcer: None,
-                current_owner: None,
-                order: Vec::new(),
-                owners: Vec::new(),
-                owner_changes: None,
-                withdrawals_by_reason: BTreeMap::new(),
-                disturbed_by: Vec::new(),
-            });
+            ips.entry(ip.clone()).or_insert_with(|| ip_history(ip));
         }
     }
 
@@ -111,15 +95,10 @@ pub fn history(i: &Inputs) -> History {
                 *o.takeovers_by_day.entry(day.clone()).or_default() += n;
             }
         }
-        for svc in &h.services {
-            for ((service, node), count) in &events {
-                if service == svc {
-                    let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
-                    o.events = Some(match o.events.take() {
-                        None => count.clone(),
-                        Some(prev) => merge_counts(prev, count),
-                    });
-                }
+        for (node, count) in h.services.iter().filter_map(|svc| events.get(svc)).flatten() {
+            let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
+            if let Some(count) = count {
+                add_count(&mut o.events, count);
             }
         }
         h.owners = owners.into_values().collect();
@@ -181,11 +160,30 @@ fn owner(node: &str, rank: Option<usize>) -> IpOwner {
     }
 }
 
-fn merge_counts(a: EventCount, b: &EventCount) -> EventCount {
-    EventCount {
-        count: a.count + b.count,
-        first_timestamp: [a.first_timestamp, b.first_timestamp.clone()].into_iter().flatten().min(),
-        last_timestamp: [a.last_timestamp, b.last_timestamp.clone()].into_iter().flatten().max(),
+/// An IP with nothing known about it yet.
+fn ip_history(ip: &str) -> IpHistory {
+    IpHistory {
+        ip: ip.to_string(),
+        services: Vec::new(),
+        expected_announcer: None,
+        current_owner: None,
+        order: Vec::new(),
+        owners: Vec::new(),
+        owner_changes: None,
+        withdrawals_by_reason: BTreeMap::new(),
+        disturbed_by: Vec::new(),
+    }
+}
+
+/// Adds Events to a total: counts summed, the earliest first and the latest last timestamp.
+fn add_count(total: &mut Option<EventCount>, b: &EventCount) {
+    match total {
+        None => *total = Some(b.clone()),
+        Some(a) => {
+            a.count += b.count;
+            a.first_timestamp = [a.first_timestamp.take(), b.first_timestamp.clone()].into_iter().flatten().min();
+            a.last_timestamp = [a.last_timestamp.take(), b.last_timestamp.clone()].into_iter().flatten().max();
+        }
     }
 }
 
@@ -290,9 +288,9 @@ fn node_churn(
     out
 }
 
-/// `nodeAssigned` Events per (Service, node), newer than `since`.
-fn node_assigned(snap: &Snapshot, since: Option<Timestamp>) -> BTreeMap<(String, String), EventCount> {
-    let mut out: BTreeMap<(String, String), EventCount> = BTreeMap::new();
+/// `nodeAssigned` Events per Service (`namespace/name`) and node, newer than `since`.
+fn node_assigned(snap: &Snapshot, since: Option<Timestamp>) -> BTreeMap<String, BTreeMap<String, Option<EventCount>>> {
+    let mut out: BTreeMap<String, BTreeMap<String, Option<EventCount>>> = BTreeMap::new();
     for e in snap.events.iter().filter(|e| e.reason.as_deref() == Some("nodeAssigned")) {
         let Some(node) = e.message.as_deref().and_then(announced_node) else {
             continue;
@@ -304,17 +302,13 @@ fn node_assigned(snap: &Snapshot, since: Option<Timestamp>) -> BTreeMap<(String,
             }
         }
         let o = &e.involved_object;
-        let key = (format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name.as_deref().unwrap_or("")), node);
+        let service = format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name.as_deref().unwrap_or(""));
         let count = EventCount {
             count: e.count.map(i64::from).unwrap_or(1),
             first_timestamp: e.first_timestamp.as_ref().map(|t| t.0.to_string()),
             last_timestamp: last.map(|t| t.to_string()),
         };
-        let merged = match out.remove(&key) {
-            None => count,
-            Some(prev) => merge_counts(prev, &count),
-        };
-        out.insert(key, merged);
+        add_count(out.entry(service).or_default().entry(node).or_default(), &count);
     }
     out
 }
@@ -412,13 +406,15 @@ fn fix(i: &Inputs, flapping: &[Flapping]) -> Option<Fix> {
     if flapping.is_empty() {
         return None;
     }
+    let labels_of = |node: &str| {
+        let n = i.snap.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(node));
+        n.and_then(|n| n.metadata.labels.clone()).unwrap_or_default()
+    };
+    let labels: Vec<crate::k8s::selector::Labels> = flapping.iter().map(|f| labels_of(&f.node)).collect();
     let hostnames: Vec<String> = flapping
         .iter()
-        .map(|f| {
-            let node = i.snap.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(&f.node));
-            node.and_then(|n| n.metadata.labels.as_ref()?.get("kubernetes.io/hostname").cloned())
-                .unwrap_or_else(|| f.node.clone())
-        })
+        .zip(&labels)
+        .map(|(f, l)| l.get("kubernetes.io/hostname").cloned().unwrap_or_else(|| f.node.clone()))
         .collect();
     let disturbed: BTreeSet<&str> =
         flapping.iter().flat_map(|f| f.ips.iter().flat_map(|d| d.services.iter().map(String::as_str))).collect();
@@ -434,16 +430,9 @@ fn fix(i: &Inputs, flapping: &[Flapping]) -> Option<Fix> {
     let mut patches = Vec::new();
     let mut applied = crate::snapshot::Snapshot::default();
     for ad in i.snap.metallb.l2_advertisements.iter().filter(|a| ads.contains(a.name())) {
-        let selects_flapper = flapping.iter().any(|f| {
-            let labels = i
-                .snap
-                .nodes
-                .iter()
-                .find(|n| n.metadata.name.as_deref() == Some(&f.node))
-                .and_then(|n| n.metadata.labels.clone())
-                .unwrap_or_default();
+        let selects_flapper = labels.iter().any(|labels| {
             ad.spec.node_selectors.is_empty()
-                || ad.spec.node_selectors.iter().any(|s| Selector::compile(s).is_ok_and(|s| s.matches(&labels)))
+                || ad.spec.node_selectors.iter().any(|s| Selector::compile(s).is_ok_and(|s| s.matches(labels)))
         });
         if !selects_flapper {
             continue;
