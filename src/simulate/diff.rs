@@ -28,6 +28,15 @@ pub fn changes(before: &Report, after: &Report, deleted: &[String]) -> Vec<Chang
     out
 }
 
+/// The IPs a change is about: the Service's after the edits, or before when it has none left.
+fn service_ips<'r>(b: &'r ServiceReport, a: &'r ServiceReport) -> &'r [String] {
+    if a.ips.is_empty() {
+        &b.ips
+    } else {
+        &a.ips
+    }
+}
+
 fn change(svc: &ServiceReport, ip: Option<String>, protocol: &'static str, before: Value, after: Value) -> Change {
     Change {
         namespace: svc.namespace.clone(),
@@ -78,7 +87,7 @@ fn layer2(b: &ServiceReport, a: &ServiceReport, deleted: &[String], out: &mut Ve
         }
         _ => l2_cause(a, bl, al, from, to),
     };
-    let ips = if a.ips.is_empty() { &b.ips } else { &a.ips };
+    let ips = service_ips(b, a);
     for ip in ips {
         let mut c = change(a, Some(ip.clone()), "layer2", json!(from), json!(to));
         c.cause = cause.clone();
@@ -293,7 +302,7 @@ fn bgp(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
     if after.is_empty() {
         detail.push("no node announces".into());
     }
-    let ips = if a.ips.is_empty() { &b.ips } else { &a.ips };
+    let ips = service_ips(b, a);
     for ip in ips {
         let mut c = change(a, Some(ip.clone()), "bgp", json!(before), json!(after));
         c.cause = (!causes.is_empty()).then(|| causes.iter().cloned().collect::<Vec<_>>().join(","));

@@ -94,7 +94,8 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
         match edit {
             Edit::Apply { file, objects } => done.extend(apply_objects(&mut after, file, objects)?),
             Edit::Label { node, key, value } => {
-                let n = node_mut(&mut after, node, "--label")?;
+                let i = node_index(&after, node, "--label")?;
+                let n = &mut after.nodes[i];
                 let labels = n.metadata.labels.get_or_insert_with(BTreeMap::new);
                 let detail = match labels.insert(key.clone(), value.clone()) {
                     Some(old) => format!("{key}={value} (was {key}={old})"),
@@ -103,7 +104,8 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                 done.push(Applied { edit: "label", object: format!("Node {node}"), detail });
             }
             Edit::Unlabel { node, key } => {
-                let n = node_mut(&mut after, node, "--unlabel")?;
+                let i = node_index(&after, node, "--unlabel")?;
+                let n = &mut after.nodes[i];
                 let old = n.metadata.labels.as_mut().and_then(|l| l.remove(key));
                 let Some(old) = old else {
                     return Err(EditError::NoSuchLabel { node: node.clone(), key: key.clone() });
@@ -115,10 +117,9 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                 });
             }
             Edit::Down(node) => {
-                node_mut(&mut after, node, "--down")?;
+                let i = node_index(&after, node, "--down")?;
                 let stopped = stop_node(&mut after, node);
-                let n = node_mut(&mut after, node, "--down")?;
-                set_node_ready_unknown(n);
+                set_node_ready_unknown(&mut after.nodes[i]);
                 done.push(Applied {
                     edit: "down",
                     object: format!("Node {node}"),
@@ -126,9 +127,9 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                 });
             }
             Edit::Delete(node) => {
-                node_mut(&mut after, node, "--delete")?;
+                let i = node_index(&after, node, "--delete")?;
                 let stopped = stop_node(&mut after, node);
-                after.nodes.retain(|n| n.metadata.name.as_deref() != Some(node));
+                after.nodes.remove(i);
                 done.push(Applied {
                     edit: "delete",
                     object: format!("Node {node}"),
@@ -136,7 +137,7 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                 });
             }
             Edit::SpeakerDown(node) => {
-                node_mut(&mut after, node, "--speaker-down")?;
+                node_index(&after, node, "--speaker-down")?;
                 let mut count = 0;
                 for pod in after
                     .pods
@@ -158,8 +159,9 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
     Ok((after, done))
 }
 
-fn node_mut<'s>(snap: &'s mut Snapshot, name: &str, flag: &'static str) -> Result<&'s mut Node, EditError> {
-    if !snap.nodes.iter().any(|n| n.metadata.name.as_deref() == Some(name)) {
+/// Where the named Node is in the snapshot; an error listing the nodes when it is not there.
+fn node_index(snap: &Snapshot, name: &str, flag: &'static str) -> Result<usize, EditError> {
+    snap.nodes.iter().position(|n| n.metadata.name.as_deref() == Some(name)).ok_or_else(|| {
         let mut known: Vec<&str> = snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
         known.sort_unstable();
         let known = match known.len() {
@@ -167,9 +169,8 @@ fn node_mut<'s>(snap: &'s mut Snapshot, name: &str, flag: &'static str) -> Resul
             n if n > 12 => format!("{}, … {} in all", known[..12].join(", "), n),
             _ => known.join(", "),
         };
-        return Err(EditError::UnknownNode { flag, node: name.to_string(), known });
-    }
-    Ok(snap.nodes.iter_mut().find(|n| n.metadata.name.as_deref() == Some(name)).expect("checked above"))
+        EditError::UnknownNode { flag, node: name.to_string(), known }
+    })
 }
 
 fn on_node(pod: &Pod, node: &str) -> bool {
