@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::{load, AppError, Env};
 use crate::cli::GlobalArgs;
-use crate::diagnose::{self, DiagnoseError, Scope};
+use crate::diagnose::{self, Scope};
 use crate::history::engine::{self, SpeakerLog};
 use crate::history::logs;
 use crate::render::{self, Format};
@@ -55,9 +55,9 @@ pub(super) fn history(
         Some(name) => {
             let ns = g.namespace.clone().unwrap_or(default_ns);
             if !report.services.iter().any(|s| s.namespace == ns && s.name == name) {
-                return Err(
-                    DiagnoseError::ServiceNotFound { namespace: ns, name: name.into(), hint: String::new() }.into()
-                );
+                // explain's error, with its hints (another namespace, not a LoadBalancer).
+                let one = Scope::Service { namespace: ns.clone(), name: name.into() };
+                diagnose::diagnose(&snap, &diagnose::Options { scope: one, detail: false, ..opts.clone() })?;
             }
             Some(format!("{ns}/{name}"))
         }
