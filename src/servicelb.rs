@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::cilium::nodeipam::{family_of, Family};
 use crate::metallb::install::pod_is_live;
+pub use crate::report::servicelb::{Exclusion, NodeRow, Verdict};
 use crate::snapshot::Snapshot;
 
 pub const ENABLE_LB: &str = "svccontroller.k3s.cattle.io/enablelb";
@@ -63,37 +64,6 @@ pub fn handles(svc: &Service) -> bool {
     let spec = svc.spec.as_ref();
     spec.and_then(|s| s.type_.as_deref()) == Some("LoadBalancer")
         && spec.and_then(|s| s.load_balancer_class.as_ref()).is_none()
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Exclusion {
-    /// enablelb mode and the node is not labelled `enablelb=true`.
-    NotEnableLB,
-    /// The Service's lbpool label differs from the node's.
-    LbpoolMismatch,
-    /// No Ready svclb Pod with an IP on the node (a hostPort clash keeps it Pending).
-    NoReadySvclbPod,
-    NoLocalEndpoint,
-    NoAddressOfFamily,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeRow {
-    pub node: String,
-    pub used: bool,
-    pub excluded_by: Vec<Exclusion>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Verdict {
-    pub expected_ingress: Vec<String>,
-    pub actual_ingress: Vec<String>,
-    pub svclb_pods: usize,
-    pub chose_external: bool,
-    pub nodes: Vec<NodeRow>,
 }
 
 /// `pods` and `slices` may be every Pod and EndpointSlice, or just those labelled for this Service.

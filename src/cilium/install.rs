@@ -4,62 +4,14 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::Pod;
-use serde::Serialize;
 
 use crate::k8s::go_duration_seconds;
 use crate::metallb::install::{image_tag, pod_is_live};
+pub use crate::report::cilium::{Agent, LeaseTiming, Setup};
 use crate::snapshot::Snapshot;
 
 pub const CONFIG_MAP: &str = "cilium-config";
 pub const DEFAULT_NAMESPACE: &str = "kube-system";
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Setup {
-    pub installed: bool,
-    /// What showed Cilium: `ConfigMap kube-system/cilium-config`, `agent Pods`, …
-    pub evidence: Vec<String>,
-    pub namespace: String,
-    /// `cilium-config` was in the snapshot; without it every feature below is Cilium's default.
-    pub config_found: bool,
-    pub node_ipam: bool,
-    pub lb_ipam: bool,
-    /// `default-lb-service-ipam` as written (`lbipam`, `nodeipam`, `none`, or anything else = none).
-    pub default_lb_service_ipam: String,
-    pub l2_announcements: bool,
-    pub bgp_control_plane: bool,
-    /// `enable-ipv4` / `enable-ipv6`: the families LB-IPAM hands out on the generic path.
-    pub ipv4: bool,
-    pub ipv6: bool,
-    pub kube_proxy_replacement: Option<String>,
-    /// The agent's `devices`, when configured; `null` means auto-detected (unknown offline).
-    pub devices: Option<Vec<String>>,
-    pub lease: LeaseTiming,
-    pub version: Option<String>,
-    /// Agent Pods by node; `null` when the snapshot has none.
-    pub agents: Option<Vec<Agent>>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Agent {
-    pub pod: String,
-    pub node: Option<String>,
-    /// Phase Running and condition Ready True.
-    pub ready: bool,
-    pub phase: Option<String>,
-}
-
-/// The L2 lease durations after Cilium's per-Service sanitisation (spec §2.1), in seconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LeaseTiming {
-    pub lease_duration: f64,
-    pub renew_deadline: f64,
-    pub retry_period: f64,
-    /// Cilium's own warning lines for every value it corrected.
-    pub corrections: Vec<String>,
-}
 
 impl Setup {
     pub fn default_is(&self, value: &str) -> bool {

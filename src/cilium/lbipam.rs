@@ -8,11 +8,11 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Service;
-use serde::Serialize;
 
 use super::install::Setup;
 use super::nodeipam::Family;
 use crate::k8s::selector::{Labels, Selector};
+pub use crate::report::cilium::lbipam::{Contested, ExpectedCondition, Held, NotResponsible, Reason, Verdict};
 use crate::snapshot::cilium::{Condition, IpPool};
 
 pub const CLASS_L2: &str = "io.cilium/l2-announcer";
@@ -189,23 +189,6 @@ fn conflict_message(a: &Range, b: &Range, other: &str) -> String {
     format!("Pool conflicts since range '{}' overlaps range '{}' from IP Pool '{other}'", a.text(), b.text())
 }
 
-/// Cilium's reason vocabulary for `cilium.io/IPAMRequestSatisfied`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Reason {
-    #[serde(rename = "satisfied")]
-    Satisfied,
-    #[serde(rename = "no_pool")]
-    NoPool,
-    #[serde(rename = "pool_selector_mismatch")]
-    PoolSelectorMismatch,
-    #[serde(rename = "already_allocated")]
-    AlreadyAllocated,
-    #[serde(rename = "already_allocated_incompatible_service")]
-    AlreadyAllocatedIncompatibleService,
-    #[serde(rename = "out_of_ips")]
-    OutOfIps,
-}
-
 impl Reason {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -217,20 +200,6 @@ impl Reason {
             Reason::OutOfIps => "out_of_ips",
         }
     }
-}
-
-/// Why LB-IPAM leaves a Service alone (§3.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum NotResponsible {
-    Disabled,
-    /// Dormant: no CiliumLoadBalancerIPPool exists.
-    NoPools,
-    NotLoadBalancer,
-    DefaultIpamNotLbipam,
-    BgpControlPlaneDisabled,
-    L2AnnouncementsDisabled,
-    OtherClass,
 }
 
 pub fn responsible(setup: &Setup, pool_count: usize, svc: &Service) -> Result<(), NotResponsible> {
@@ -428,55 +397,6 @@ fn pool_of<'p>(pools: &'p [Pool], r: &Request, ip: IpAddr) -> Option<&'p Pool> {
     pools
         .iter()
         .find(|p| p.usable() && p.selects(&r.labels) && p.ranges.iter().any(|g| g.contains(ip) && !g.reserved(ip)))
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Verdict {
-    /// Specific addresses asked for (`spec.loadBalancerIP`, `lbipam.cilium.io/ips`), in order.
-    pub requested_ips: Vec<String>,
-    pub unparsable_requests: Vec<String>,
-    pub requested_families: Vec<&'static str>,
-    pub sharing_key: Option<String>,
-    /// Ingress addresses LB-IPAM counts as this Service's, with their pool.
-    pub held: Vec<Held>,
-    /// Ingress addresses LB-IPAM removes: not asked for (another specific IP, or a family the
-    /// Service does not request), or in no pool that selects the Service.
-    pub stripped: Vec<String>,
-    /// Ingress addresses other Services hold too without being able to share them: LB-IPAM
-    /// keeps each on whichever Service it allocated first (the snapshot does not say which).
-    pub contested: Vec<Contested>,
-    pub satisfied: bool,
-    /// What LB-IPAM would set now; `reason` null = it has a free address and would allocate it.
-    pub expected: ExpectedCondition,
-    /// For a fresh generic allocation: every pool it may come from (Cilium's choice is random).
-    pub candidate_pools: Vec<String>,
-    pub actual: Option<Condition>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Contested {
-    pub ip: String,
-    /// `namespace/name` of the other Services showing the address.
-    pub with: Vec<String>,
-    /// Cilium's reason text for the first incompatibility, or `no sharing key`.
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Held {
-    pub ip: String,
-    pub pool: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExpectedCondition {
-    pub status: &'static str,
-    pub reason: Option<Reason>,
-    pub message: String,
 }
 
 pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {

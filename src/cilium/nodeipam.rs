@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::k8s::selector::Selector;
 use crate::k8s::EXCLUDE_LB_LABEL;
+pub use crate::report::cilium::nodeipam::Exclusion;
 
 pub const CLASS: &str = "io.cilium/node";
 pub const MATCH_NODE_LABELS: &str = "io.cilium.nodeipam/match-node-labels";
@@ -25,21 +26,6 @@ pub enum Unhandled {
     /// No class, and `default-lb-service-ipam` is not `nodeipam`.
     DefaultIpamNotNodeipam,
     OtherClass,
-}
-
-/// Why a node contributes no address, in filter order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Exclusion {
-    NotMatchingNodeLabels,
-    Deleting,
-    ExcludeLabel,
-    ToBeDeletedTaint,
-    NoLocalEndpoint,
-    /// No ExternalIP/InternalIP of a family the Service asks for.
-    NoAddressOfFamily,
-    /// Only InternalIPs, while another candidate has an ExternalIP: all-or-nothing picks external.
-    ExternalPreferred,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,32 +10,9 @@ use serde::Serialize;
 use super::{diagnose_in, world::World, DiagnoseError, Options, Scope};
 use crate::net::probe::Reply;
 use crate::net::Mac;
-use crate::report::{Finding, Implementation, Severity};
+pub use crate::report::wire::{Answer, IpContext, IpContextSet, IpHolder};
+use crate::report::{Finding, Severity};
 use crate::snapshot::Snapshot;
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IpContext {
-    /// Pools whose addresses hold the IP: `metallb/NAME`, `cilium/NAME`; `null` when MetalLB's
-    /// configuration does not parse and no Cilium pool holds it (then it is unknown).
-    pub pools: Option<Vec<String>>,
-    pub services: Vec<IpHolder>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IpHolder {
-    pub namespace: String,
-    pub name: String,
-    pub implementation: Implementation,
-    /// `layer2` (someone answers ARP/NDP), `bgp`, or `none` (the IP is not announced on a link).
-    pub protocol: &'static str,
-    /// The node the election (MetalLB) or the Lease (Cilium) says answers; `null` when nobody does.
-    pub expected_announcer: Option<String>,
-    /// What the cluster reports (ServiceL2Status or Events for MetalLB); `null` when nothing says.
-    pub actual_announcers: Option<Vec<String>>,
-    pub actual_source: Option<String>,
-}
 
 /// Each IP's pools and holders, from the same engines `explain` runs (one run for all IPs).
 pub fn ip_contexts(snap: &Snapshot, opts: &Options, ips: &[IpAddr]) -> Result<Vec<IpContext>, DiagnoseError> {
@@ -137,18 +114,6 @@ impl MacMap {
     pub fn node(&self, mac: Mac) -> Option<&(String, Option<String>)> {
         self.0.get(&mac)
     }
-}
-
-/// One answering MAC and the node it belongs to, when that can be told.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Answer {
-    pub mac: Mac,
-    pub node: Option<String>,
-    pub interface: Option<String>,
-    /// `macMap`, or `serviceL2Status`/`events`/`lease` when the one answering MAC is taken to be
-    /// the announcer the cluster reports; `null` when unknown.
-    pub node_source: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -295,10 +260,6 @@ pub fn announce_warnings(ip: IpAddr, ctx: &IpContext, this_node: Option<&str>) -
     }
     findings
 }
-
-/// Context for several IPs (`announce`).
-#[derive(Debug, Clone, Serialize)]
-pub struct IpContextSet(pub BTreeMap<String, IpContext>);
 
 #[cfg(test)]
 mod tests {

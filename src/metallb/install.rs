@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
-use serde::Serialize;
 
+pub use crate::report::metallb::Behaviour;
 use crate::snapshot::{BgpType, Memberlist, Snapshot};
 
 pub const DEFAULT_NAMESPACE: &str = "metallb-system";
@@ -25,14 +25,6 @@ pub enum VersionChoice {
     #[value(name = "v0.16.1")]
     V0_16_1,
     #[value(name = "main")]
-    Main,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Behaviour {
-    #[serde(rename = "v0.16.1")]
-    V0_16_1,
-    #[serde(rename = "main")]
     Main,
 }
 

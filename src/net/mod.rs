@@ -13,12 +13,8 @@ pub mod probe;
 pub mod responder;
 pub mod session;
 
-use std::fmt;
+pub use crate::report::wire::Mac;
 use std::str::FromStr;
-
-/// An Ethernet address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Mac(pub [u8; 6]);
 
 impl Mac {
     pub const BROADCAST: Mac = Mac([0xff; 6]);
@@ -26,13 +22,6 @@ impl Mac {
 
     pub fn is_multicast(self) -> bool {
         self.0[0] & 1 == 1
-    }
-}
-
-impl fmt::Display for Mac {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [a, b, c, d, e, g] = self.0;
-        write!(f, "{a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{g:02x}")
     }
 }
 
@@ -51,12 +40,6 @@ impl FromStr for Mac {
             *byte = u8::from_str_radix(part, 16).map_err(|_| invalid())?;
         }
         Ok(Mac(mac))
-    }
-}
-
-impl serde::Serialize for Mac {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
     }
 }
 

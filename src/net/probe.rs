@@ -4,10 +4,9 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-use serde::Serialize;
-
 use super::frame::{self, Arp, Frame, Solicit, ARP_REPLY, ARP_REQUEST, NDP_HOP_LIMIT};
 use super::Mac;
+pub use crate::report::wire::Reply;
 
 #[derive(Debug, Clone)]
 pub struct Probe {
@@ -60,17 +59,6 @@ impl Probe {
         }?;
         (claimed != self.mac).then_some(claimed)
     }
-}
-
-/// Every MAC that answered, with its count and first/last answer time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Reply {
-    pub mac: Mac,
-    pub count: u32,
-    /// Milliseconds after the first request was sent.
-    pub first_ms: f64,
-    pub last_ms: f64,
 }
 
 #[derive(Debug, Default)]

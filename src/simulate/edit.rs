@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, NodeCondition, Pod, PodCondition};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::Serialize;
 
 use crate::metallb::install::is_speaker_labelled;
+pub use crate::report::simulate::Applied;
 use crate::snapshot::Snapshot;
 
 /// One change the user asked for.
@@ -33,17 +33,6 @@ pub enum Edit {
         file: String,
         objects: Box<Snapshot>,
     },
-}
-
-/// An edit as done, for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Applied {
-    /// `down`, `delete`, `speakerDown`, `label`, `unlabel`, `apply`.
-    pub edit: &'static str,
-    /// `Node worker-a`, `L2Advertisement metallb-system/l2`.
-    pub object: String,
-    pub detail: String,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

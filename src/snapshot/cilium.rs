@@ -5,6 +5,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::{Deserialize, Serialize};
 
 use super::crd::CustomObject;
+pub use crate::report::cilium::lbipam::Condition;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -53,19 +54,6 @@ pub struct L2PolicySpec {
 pub struct Conditions {
     #[serde(default)]
     pub conditions: Vec<Condition>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Condition {
-    #[serde(rename = "type")]
-    pub type_: String,
-    #[serde(default)]
-    pub status: String,
-    #[serde(default)]
-    pub reason: String,
-    #[serde(default)]
-    pub message: String,
 }
 
 /// Only the labels of a CiliumNode are read (L2 policies' nodeSelector matches them).

@@ -15,6 +15,7 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use serde::{Deserialize, Serialize};
 
+pub use crate::report::metallb::{BgpType, Memberlist};
 pub use file::{from_texts, load_paths, load_texts, LoadError, ObjectText};
 
 #[derive(Debug, Clone, Default)]
@@ -238,26 +239,6 @@ impl MetallbInfo {
     fn is_unset(&self) -> bool {
         *self == MetallbInfo::default()
     }
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Memberlist {
-    Enabled,
-    Disabled,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
-pub enum BgpType {
-    #[serde(rename = "native")]
-    #[value(name = "native")]
-    Native,
-    #[serde(rename = "frr")]
-    #[value(name = "frr")]
-    Frr,
-    #[serde(rename = "frr-k8s")]
-    #[value(name = "frr-k8s")]
-    FrrK8s,
 }
 
 impl BgpType {

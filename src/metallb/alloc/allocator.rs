@@ -14,6 +14,7 @@ use super::family::{for_addresses_ips, Family};
 use super::pools::{AllocPool, Pools};
 use super::svc::{Port, SvcView};
 use crate::k8s::ip::{normalize, to16};
+pub use crate::report::metallb::Counters;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Key {
@@ -70,20 +71,6 @@ struct PoolUse {
     users: HashMap<u128, u32>,
     v4: usize,
     v6: usize,
-}
-
-/// `PoolCounters` as written into `IPAddressPool.status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Counters {
-    #[serde(rename = "assignedIPv4")]
-    pub assigned_ipv4: i64,
-    #[serde(rename = "assignedIPv6")]
-    pub assigned_ipv6: i64,
-    #[serde(rename = "availableIPv4")]
-    pub available_ipv4: i64,
-    #[serde(rename = "availableIPv6")]
-    pub available_ipv6: i64,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -11,6 +11,7 @@ use super::family::{for_addresses, for_addresses_ips, go_q_ips, go_q_strings, go
 use super::pools::Pools;
 use super::svc::{Ann, Ingress, SvcView, ANN_ALLOCATED_FROM};
 use crate::k8s::ip::{go_ip_string, parse_go_ip};
+pub use crate::report::metallb::Event;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum SyncState {
@@ -18,14 +19,6 @@ pub enum SyncState {
     Error,
     ReprocessAll,
     ErrorNoRetry,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Event {
-    #[serde(rename = "type")]
-    pub type_: &'static str,
-    pub reason: &'static str,
-    pub message: String,
 }
 
 impl Event {

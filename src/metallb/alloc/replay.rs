@@ -12,15 +12,7 @@ use super::family::Family;
 use super::pools::Pools;
 use super::svc::{Ann, SvcView};
 use crate::k8s::ip::parse_go_ip;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Status {
-    Allocated,
-    Pending,
-    Mismatch,
-    NotOurs,
-}
+pub use crate::report::AllocationStatus as Status;
 
 /// Which sharing rule refused an address, and who holds it.
 #[derive(Debug, Clone, PartialEq)]

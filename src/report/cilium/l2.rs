@@ -1,0 +1,118 @@
+//! Cilium L2 announcements: who competes for the Service's Lease, and who holds it.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+/// Why a node does not compete for the Service's Lease, in Cilium's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Exclusion {
+    /// No policy that selects the Service has a nodeSelector matching the node's CiliumNode labels.
+    NotSelectedByPolicy,
+    /// eTP Local (Cilium v1.20.2 and later): no ready local backend.
+    NoLocalEndpoint,
+    AgentNotReady,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Skip {
+    Disabled,
+    /// A class other than `io.cilium/l2-announcer` (none is fine).
+    OtherClass,
+    /// Neither LoadBalancer ingress IPs nor externalIPs: nothing to announce.
+    NoAddresses,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyMatch {
+    pub policy: String,
+    pub selects: bool,
+    /// Why it does not select the Service: `badServiceSelector`, `serviceSelector`, `noAddressType`.
+    pub why_not: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRow {
+    pub node: Arc<str>,
+    pub eligible: bool,
+    pub excluded_by: Vec<Exclusion>,
+    /// `null` when the snapshot has no Cilium agent Pods.
+    pub agent_ready: Option<bool>,
+    /// Carries the exclude-from-external-load-balancers label, which Cilium L2 does not read.
+    pub exclude_label: bool,
+    /// Devices the selecting policies' interface patterns match on this node; `null` when the
+    /// agent's devices are auto-detected (not in cilium-config).
+    pub interfaces: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExcludedCounts {
+    pub not_selected_by_policy: usize,
+    pub no_local_endpoint: usize,
+    pub agent_not_ready: usize,
+}
+
+/// Whether the eTP=Local gate (only nodes with a local backend compete) applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EtpGate {
+    NotLocal,
+    /// v1.20.2 and later.
+    Gated,
+    /// Older: the leader may have no local pod, and traffic it receives is dropped.
+    Ungated,
+    /// Cilium's version is unknown: both behaviours are possible.
+    Unknown,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseState {
+    pub namespace: String,
+    /// Lease names Cilium uses: `cilium-l2announce-<ns>.<name>` (main) and `…-<ns>-<name>` (≤ v1.20).
+    pub names: [String; 2],
+    /// The one found, if any.
+    pub name: Option<String>,
+    pub holder: Option<String>,
+    pub renew_time: Option<String>,
+    pub lease_duration_seconds: Option<i32>,
+    /// `renewTime + leaseDurationSeconds`: when another node may take over if nobody renews.
+    pub expires_at: Option<String>,
+    /// `renewTime + leaseDurationSeconds` after the capture time; `null` without either.
+    pub fresh: Option<bool>,
+    /// Unexpired, but last renewed longer ago than the configured renew deadline: the holder
+    /// has stopped leading and nobody else may take over yet.
+    pub renew_overdue: Option<bool>,
+    pub holder_eligible: Option<bool>,
+    pub holder_agent_ready: Option<bool>,
+    /// Why the holder would not compete now; `null` when it is not a Node in the snapshot.
+    pub holder_excluded_by: Option<Vec<Exclusion>>,
+    /// The snapshot holds Lease objects at all; without any, `holder` is unknown, not absent.
+    pub leases_captured: bool,
+    /// Other Services whose dash-form Lease name is the same (Cilium issue #48084).
+    pub collides_with: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    pub skipped: Option<Skip>,
+    pub lb_addresses: Vec<String>,
+    pub external_addresses: Vec<String>,
+    pub policies: Vec<PolicyMatch>,
+    pub etp_gate: EtpGate,
+    /// Nodes that compete for the Lease, sorted (shared between Services with the same set).
+    pub eligible: Arc<[Arc<str>]>,
+    /// How many nodes each filter removes (a node can be counted under several).
+    pub excluded: ExcludedCounts,
+    /// Every node; only in detailed output.
+    pub nodes: Vec<NodeRow>,
+    pub lease: Option<LeaseState>,
+    /// The node answering ARP/NDP now: the holder of an unexpired Lease; `null` when unknown or nobody.
+    pub announcer: Option<String>,
+}

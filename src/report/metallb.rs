@@ -1,0 +1,183 @@
+//! MetalLB's part: the speaker's layer-2 and BGP verdicts, the controller's allocation words,
+//! the install's behaviour switches.
+
+use serde::{Deserialize, Serialize};
+
+use super::Hex32;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetallbService {
+    /// Why nothing below could be computed, e.g. a rejected configuration (LBD201).
+    pub unknown_because: Option<String>,
+    /// The pool whose CIDRs hold every ingress IP (what the speaker looks up), if any.
+    pub pool: Option<String>,
+    pub withdraw_reason: Option<String>,
+    pub layer2: Option<Layer2>,
+    /// `null` when the Service's pool has no BGPAdvertisement.
+    pub bgp: Option<Bgp>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bgp {
+    /// BGPAdvertisements of the pool that select the Service (on some node), sorted.
+    pub advertisements: Vec<String>,
+    /// Nodes whose speaker returns `""`, sorted.
+    /// Shared between Services with the same set: most Services of a cluster have one.
+    pub announcing: std::sync::Arc<[std::sync::Arc<str>]>,
+    /// BGPPeer names that receive at least one route for the Service from some node.
+    pub peers: Vec<String>,
+    /// From ServiceBGPStatus: per announcing node, the peers it reports; `null` when the
+    /// snapshot holds no ServiceBGPStatus at all.
+    pub actual: Option<Vec<BgpActual>>,
+    pub verdict: String,
+    /// Every node with a live (or assumed) speaker; only in detailed output.
+    pub nodes: Vec<BgpNode>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpActual {
+    pub node: String,
+    pub peers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpNode {
+    pub node: std::sync::Arc<str>,
+    pub speaker: Option<bool>,
+    pub announces: bool,
+    /// What the node's BGP `ShouldAnnounce` returns; `null` where no speaker runs.
+    pub reason: Option<&'static str>,
+    /// The two advertisements behind `conflictingAdvertisements`.
+    pub conflicting: Option<[String; 2]>,
+    pub sessions: Vec<BgpSession>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpSession {
+    pub peer: String,
+    /// Peer address, or the interface for unnumbered peering.
+    pub address: String,
+    /// `null` with `dynamicASN`.
+    pub asn: Option<u32>,
+    #[serde(rename = "dynamicASN")]
+    pub dynamic_asn: Option<String>,
+    #[serde(rename = "myASN")]
+    pub my_asn: u32,
+    pub vrf: String,
+    /// LOCAL_PREF only travels on iBGP sessions.
+    pub ibgp: Option<bool>,
+    pub routes: Vec<BgpRoute>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BgpRoute {
+    pub prefix: String,
+    /// As handed to the session; `null` = unset (0).
+    pub local_pref: Option<u32>,
+    pub communities: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Layer2 {
+    pub ip: String,
+    pub expected_announcer: Option<String>,
+    pub actual_announcers: Option<Vec<String>>,
+    /// Where `actualAnnouncers` came from: `serviceL2Status` or `events`.
+    pub actual_source: Option<String>,
+    /// Why `actualAnnouncers` is unknown when the sources could not be read
+    /// (`"events: forbidden (list)"`); `null` otherwise.
+    pub actual_unknown_because: Option<String>,
+    /// L2Advertisements of the pool that match the Service (folded duplicates included).
+    pub advertisements: Vec<String>,
+    /// Size of the candidate set before and after the eTP Local filter.
+    pub candidates: usize,
+    pub available: usize,
+    /// The filter that emptied the candidate set, when it is empty.
+    pub emptied_by: Option<String>,
+    pub verdict: String,
+    pub nodes: Vec<L2Node>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct L2Node {
+    pub node: std::sync::Arc<str>,
+    pub speaker: Option<bool>,
+    pub reason: Option<&'static str>,
+    pub rank: Option<usize>,
+    pub hash: Option<Hex32>,
+    /// Newer MetalLB: summed preferredNodeSelectors weight; `null` under v0.16.1 rules.
+    pub score: Option<i64>,
+    pub excluded_by: Vec<&'static str>,
+    /// Value of the exclude-from-external-load-balancers label when present (often `""`).
+    pub exclude_label_value: Option<String>,
+    pub roles: std::sync::Arc<[String]>,
+    /// Serving endpoints of the Service on this node.
+    pub endpoints: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Behaviour {
+    #[serde(rename = "v0.16.1")]
+    V0_16_1,
+    #[serde(rename = "main")]
+    Main,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Event {
+    #[serde(rename = "type")]
+    pub type_: &'static str,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AllocationStatus {
+    Allocated,
+    Pending,
+    Mismatch,
+    NotOurs,
+}
+
+/// `PoolCounters` as written into `IPAddressPool.status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counters {
+    #[serde(rename = "assignedIPv4")]
+    pub assigned_ipv4: i64,
+    #[serde(rename = "assignedIPv6")]
+    pub assigned_ipv6: i64,
+    #[serde(rename = "availableIPv4")]
+    pub available_ipv4: i64,
+    #[serde(rename = "availableIPv6")]
+    pub available_ipv6: i64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Memberlist {
+    Enabled,
+    Disabled,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
+pub enum BgpType {
+    #[serde(rename = "native")]
+    #[value(name = "native")]
+    Native,
+    #[serde(rename = "frr")]
+    #[value(name = "frr")]
+    Frr,
+    #[serde(rename = "frr-k8s")]
+    #[value(name = "frr-k8s")]
+    FrrK8s,
+}

@@ -1,0 +1,186 @@
+//! The Report: the single serialisable result (DESIGN §4). Renderers only format it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub mod cilium;
+pub mod history;
+pub mod metallb;
+pub mod pools;
+pub mod service;
+pub mod servicelb;
+pub mod simulate;
+pub mod wire;
+
+pub use cilium::{CiliumService, NodeIpam, NodeIpamNode};
+pub use history::*;
+pub use metallb::*;
+pub use pools::*;
+pub use service::*;
+pub use simulate::*;
+pub use wire::*;
+
+pub const API_VERSION: &str = "lbdoctor/v1alpha1";
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub source: Source,
+    pub services: Vec<ServiceReport>,
+    pub findings: Vec<Finding>,
+    /// Cluster-level findings that `check --ignore` or `.lbdoctor.yaml` suppressed.
+    pub suppressed: Vec<Suppressed>,
+    /// `check --spof` only: per node that announces anything, what it alone going down leaves dark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spof: Option<Vec<SpofNode>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Source {
+    pub mode: &'static str,
+    pub context: Option<String>,
+    pub captured_at: Option<String>,
+    pub unreadable: Vec<String>,
+    pub metallb: Option<MetallbSource>,
+    /// Cilium's load-balancer features as `cilium-config` sets them; `null` when Cilium is absent.
+    pub cilium: Option<cilium::Setup>,
+    /// Every load-balancer implementation found, with what showed it.
+    pub implementations: Vec<InstalledImplementation>,
+    pub assumptions: Vec<String>,
+    pub ignored_kinds: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstalledImplementation {
+    pub implementation: &'static str,
+    pub evidence: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetallbSource {
+    pub namespace: String,
+    pub namespace_source: String,
+    pub version: Option<String>,
+    pub behaviour: Behaviour,
+    pub behaviour_reason: String,
+    pub memberlist: Memberlist,
+    pub memberlist_source: String,
+    #[serde(rename = "ignoreExcludeLB")]
+    pub ignore_exclude_lb: bool,
+    pub lb_class: String,
+    pub bgp_type: BgpType,
+    /// Live speakers / speaker Pods seen; `null` when the snapshot has no speaker Pods.
+    pub live_speakers: Option<usize>,
+    pub speaker_pods: Option<usize>,
+    /// MetalLB would accept the configuration in the snapshot.
+    pub config_valid: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Implementation {
+    Metallb,
+    CiliumNodeipam,
+    CiliumLbipam,
+    K3sServicelb,
+    KubeVip,
+    None,
+    Unknown,
+}
+
+/// A sha256 digest, written as 64 lower-case hex digits (kept as bytes: reports can hold millions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hex32(pub [u8; 32]);
+
+impl std::fmt::Display for Hex32 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl Serialize for Hex32 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub hint: String,
+    pub objects: Vec<String>,
+}
+
+/// A finding taken out of `findings` (and the exit status) by a suppression, kept for the record.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suppressed {
+    #[serde(flatten)]
+    pub finding: Finding,
+    pub suppression: Suppression,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suppression {
+    pub reason: String,
+    /// `--ignore`, or `FILE suppressions[N]`.
+    pub source: String,
+}
+
+impl Report {
+    /// Every finding, cluster-level first.
+    pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().chain(self.services.iter().flat_map(|s| s.findings.iter()))
+    }
+
+    /// Every suppressed finding, cluster-level first.
+    pub fn all_suppressed(&self) -> impl Iterator<Item = &Suppressed> {
+        self.suppressed.iter().chain(self.services.iter().flat_map(|s| s.suppressed.iter()))
+    }
+
+    pub fn worst(&self) -> Option<Severity> {
+        self.all_findings().map(|f| f.severity).max()
+    }
+}
+
+impl Implementation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Implementation::Metallb => "metallb",
+            Implementation::CiliumNodeipam => "cilium-nodeipam",
+            Implementation::CiliumLbipam => "cilium-lbipam",
+            Implementation::K3sServicelb => "k3s-servicelb",
+            Implementation::KubeVip => "kube-vip",
+            Implementation::None => "none",
+            Implementation::Unknown => "unknown",
+        }
+    }
+}

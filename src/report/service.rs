@@ -1,0 +1,73 @@
+//! One Service's part of the Report: who owns it, its allocation and its findings.
+
+use serde::Serialize;
+
+use super::{AllocationStatus, CiliumService, Event, Finding, Implementation, MetallbService, Suppressed};
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceReport {
+    pub namespace: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// As written in the spec; `null` when unset (MetalLB then behaves as for `Cluster`).
+    pub external_traffic_policy: Option<String>,
+    pub load_balancer_class: Option<String>,
+    pub implementation: Implementation,
+    /// Who would write this Service's status, and who did.
+    pub ownership: Ownership,
+    pub ips: Vec<String>,
+    /// MetalLB's controller replayed; `null` when MetalLB is absent or its configuration unknown.
+    pub allocation: Option<Allocation>,
+    pub metallb: Option<MetallbService>,
+    pub cilium: Option<CiliumService>,
+    /// k3s ServiceLB's view; `null` unless ServiceLB runs and handles the Service.
+    pub servicelb: Option<super::servicelb::Verdict>,
+    pub findings: Vec<Finding>,
+    /// This Service's findings that `check --ignore` or `.lbdoctor.yaml` suppressed.
+    pub suppressed: Vec<Suppressed>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ownership {
+    /// Implementations whose rules make them write this Service's status, in a fixed order.
+    pub claimants: Vec<Implementation>,
+    /// Field managers that wrote `status` (managedFields, subresource `status`), oldest first.
+    pub status_writers: Vec<StatusWriter>,
+    /// Annotations and conditions that name an implementation.
+    pub evidence: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusWriter {
+    pub manager: String,
+    /// The implementation the manager name belongs to; `null` when not recognised.
+    pub implementation: Option<Implementation>,
+    pub time: Option<String>,
+}
+
+/// What MetalLB's controller does with a Service (DESIGN §4).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Allocation {
+    pub status: AllocationStatus,
+    pub pool: Option<String>,
+    #[serde(rename = "expectedIPs")]
+    pub expected_ips: Option<Vec<String>>,
+    pub possible_outcomes: Option<Vec<PossibleOutcome>>,
+    /// A stable code for the outcome (docs/json.md lists them).
+    pub reason: &'static str,
+    pub metallb_event: Option<Event>,
+    /// Every Event of that pass, in order.
+    pub events: Vec<Event>,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PossibleOutcome {
+    pub pool: String,
+    pub ips: Vec<String>,
+}
