@@ -4,10 +4,10 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::table::{mark, new_table, print_table, Paint};
-use crate::cilium::{l2, lbipam};
+use super::style::{compact_nodes, mark, new_table, print_table, Paint};
+use crate::report::cilium::{l2, lbipam};
+use crate::report::servicelb;
 use crate::report::{NodeIpam, Ownership, ServiceReport};
-use crate::servicelb;
 
 fn json_str<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
@@ -295,7 +295,7 @@ fn service_lb(out: &mut dyn Write, v: &servicelb::Verdict, paint: Paint) -> std:
 /// The compact table's ANNOUNCER and OBSERVED for Services no MetalLB election covers.
 pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String)> {
     use crate::report::Implementation;
-    let nodes = |n: Vec<&str>| super::table::compact_nodes(&n, wide);
+    let nodes = |n: Vec<&str>| compact_nodes(&n, wide);
     let servicelb = || {
         svc.servicelb.as_ref().map(|v| {
             let used: Vec<&str> = v.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::table::{new_table, print_table, Paint};
+use super::style::{findings, new_table, print_table, Paint};
 use crate::report::{History, IpHistory};
 
 pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Result<()> {
@@ -136,7 +136,7 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     if h.findings.is_empty() {
         return Ok(());
     }
-    super::table::findings(out, &h.findings, paint)
+    findings(out, &h.findings, paint)
 }
 
 fn owners(ip: &IpHistory) -> String {

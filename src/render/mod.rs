@@ -5,6 +5,7 @@ mod history;
 mod junit;
 mod sarif;
 mod simulate;
+mod style;
 mod table;
 pub mod wire;
 
@@ -45,7 +46,7 @@ pub struct CiOptions {
     /// Findings at or above it fail (JUnit failures); `None` with `--fail-on never`.
     pub threshold: Option<crate::report::Severity>,
     /// Where the objects findings name were read (file snapshots), for SARIF's physical location.
-    pub origins: std::collections::HashMap<String, crate::snapshot::ObjectOrigin>,
+    pub origins: std::collections::HashMap<String, crate::report::ObjectOrigin>,
 }
 
 /// Which table layout the command wants.
@@ -63,7 +64,7 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Table | Format::Wide => {
-            let paint = table::Paint { color };
+            let paint = style::Paint { color };
             let wide = format == Format::Wide;
             match view {
                 View::Service => table::service(out, report, wide, paint),
@@ -103,7 +104,7 @@ pub fn render_history(
     color: bool,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => history::history(out, h, table::Paint { color }),
+        Format::Table | Format::Wide => history::history(out, h, style::Paint { color }),
         _ => document(out, h, format),
     }
 }
@@ -116,7 +117,7 @@ pub fn render_simulation(
     color: bool,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => simulate::simulation(out, sim, format == Format::Wide, table::Paint { color }),
+        Format::Table | Format::Wide => simulate::simulation(out, sim, format == Format::Wide, style::Paint { color }),
         _ => document(out, sim, format),
     }
 }
@@ -132,7 +133,7 @@ pub fn render_pools(
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Table | Format::Wide => {
-            table::pools(out, report, single, format == Format::Wide, table::Paint { color })
+            table::pools(out, report, single, format == Format::Wide, style::Paint { color })
         }
     }
 }

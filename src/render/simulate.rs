@@ -5,7 +5,7 @@ use std::io::Write;
 use comfy_table::{Cell, Color};
 use serde_json::Value;
 
-use super::table::{finding_row, new_table, print_table, Paint};
+use super::style::{finding_row, new_table, print_table, Paint};
 use crate::report::{Change, NodeMoves, Simulation, SpofNode};
 
 pub fn simulation(out: &mut dyn Write, sim: &Simulation, wide: bool, paint: Paint) -> std::io::Result<()> {

@@ -3,82 +3,12 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
-use owo_colors::OwoColorize;
+use comfy_table::{Cell, Color};
 
+use super::style::{compact_nodes, finding_row, findings, mark, new_table, print_table, Paint};
 use crate::report::{
     AllocationStatus, Bgp, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, Severity,
 };
-
-#[derive(Debug, Clone, Copy)]
-pub struct Paint {
-    pub color: bool,
-}
-
-impl Paint {
-    pub(super) fn bold(self, s: &str) -> String {
-        if self.color {
-            s.bold().to_string()
-        } else {
-            s.to_string()
-        }
-    }
-    fn severity(self, sev: Severity) -> String {
-        let s = sev.as_str();
-        if !self.color {
-            return s.to_string();
-        }
-        match sev {
-            Severity::Error => s.red().bold().to_string(),
-            Severity::Warning => s.yellow().to_string(),
-            Severity::Info => s.cyan().to_string(),
-        }
-    }
-    pub(super) fn good(self, s: &str) -> String {
-        if self.color {
-            s.green().to_string()
-        } else {
-            s.to_string()
-        }
-    }
-    pub(super) fn bad(self, s: &str) -> String {
-        if self.color {
-            s.red().to_string()
-        } else {
-            s.to_string()
-        }
-    }
-}
-
-pub(super) fn new_table(paint: Paint, header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
-    if paint.color {
-        t.enforce_styling();
-    } else {
-        t.force_no_tty();
-    }
-    t.set_header(header.iter().map(Cell::new));
-    for col in t.column_iter_mut() {
-        col.set_padding((0, 3));
-    }
-    t
-}
-
-pub(super) fn print_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
-    for line in t.lines() {
-        writeln!(out, "{}", line.trim_end())?;
-    }
-    Ok(())
-}
-
-pub(super) fn mark(ok: bool) -> Cell {
-    if ok {
-        Cell::new("✓").fg(Color::Green)
-    } else {
-        Cell::new("✗").fg(Color::Red)
-    }
-}
 
 fn has(n: &L2Node, code: &str) -> bool {
     n.excluded_by.contains(&code)
@@ -423,28 +353,6 @@ fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Res
     writeln!(out, "Observed ({source}): {said}, {tail}")
 }
 
-/// A row of the SEVERITY CODE OBJECT MESSAGE table (`code` as it should read).
-pub(super) fn finding_row(f: &Finding, code: String) -> Vec<Cell> {
-    let sev = match f.severity {
-        Severity::Error => Cell::new("error").fg(Color::Red),
-        Severity::Warning => Cell::new("warning").fg(Color::Yellow),
-        Severity::Info => Cell::new("info").fg(Color::Cyan),
-    };
-    vec![sev, Cell::new(code), Cell::new(f.objects.first().cloned().unwrap_or_default()), Cell::new(&f.message)]
-}
-
-pub(super) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> std::io::Result<()> {
-    if list.is_empty() {
-        return writeln!(out);
-    }
-    writeln!(out)?;
-    for f in list {
-        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code), f.message)?;
-        writeln!(out, "    hint: {}", f.hint)?;
-    }
-    writeln!(out)
-}
-
 fn cluster_findings(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result<()> {
     if report.findings.is_empty() {
         return Ok(());
@@ -511,15 +419,6 @@ fn status(svc: &ServiceReport) -> &'static str {
         return "reassign";
     }
     "ok"
-}
-
-/// Up to three node names, else a count (all of them with -o wide).
-pub(super) fn compact_nodes<S: AsRef<str>>(nodes: &[S], wide: bool) -> String {
-    match nodes.len() {
-        0 => "<none>".into(),
-        n if n > 3 && !wide => format!("{n} nodes"),
-        _ => nodes.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(","),
-    }
 }
 
 pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {

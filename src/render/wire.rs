@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use super::table::{findings, new_table, Paint};
+use super::style::{findings, new_table, Paint};
 use super::{document, Format};
-use crate::diagnose::wire::IpContext;
+use crate::report::IpContext;
 use crate::report::{AnnouncePlan, ArpingReport};
 
 pub fn arping(out: &mut dyn Write, r: &ArpingReport, format: Format, color: bool) -> std::io::Result<()> {

@@ -11,6 +11,7 @@ pub mod pools;
 pub mod service;
 pub mod servicelb;
 pub mod simulate;
+pub mod version;
 pub mod wire;
 
 pub use cilium::{CiliumService, NodeIpam, NodeIpamNode};
@@ -19,6 +20,7 @@ pub use metallb::*;
 pub use pools::*;
 pub use service::*;
 pub use simulate::*;
+pub use version::VersionInfo;
 pub use wire::*;
 
 pub const API_VERSION: &str = "lbdoctor/v1alpha1";
@@ -183,4 +185,12 @@ impl Implementation {
             Implementation::Unknown => "unknown",
         }
     }
+}
+
+/// Where an object was read from: `check -o sarif` points at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectOrigin {
+    pub file: std::sync::Arc<str>,
+    /// 1-based; `None` where the format gives no position.
+    pub line: Option<u64>,
 }

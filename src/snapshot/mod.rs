@@ -16,6 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectM
 use serde::{Deserialize, Serialize};
 
 pub use crate::report::metallb::{BgpType, Memberlist};
+pub use crate::report::ObjectOrigin;
 pub use file::{from_texts, load_paths, load_texts, LoadError, ObjectText};
 
 #[derive(Debug, Clone, Default)]
@@ -41,13 +42,6 @@ pub struct Snapshot {
     /// Where each object of a file snapshot was read, by `Kind namespace/name` as findings name
     /// objects (empty when live): SARIF points code scanning at these lines.
     pub origins: std::collections::HashMap<String, ObjectOrigin>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObjectOrigin {
-    pub file: std::sync::Arc<str>,
-    /// 1-based; `None` where the format gives no position.
-    pub line: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default)]
