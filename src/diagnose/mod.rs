@@ -9,6 +9,7 @@ mod cilium;
 mod implementations;
 mod ownership;
 mod pools;
+mod status;
 mod verdict;
 pub mod wire;
 pub mod world;
@@ -308,13 +309,15 @@ fn service_report(
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail)),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
     });
-    ServiceReport {
+    let mut report = ServiceReport {
         namespace: e.namespace.clone(),
         name: e.name.clone(),
         type_: service_type(e.svc).to_string(),
         external_traffic_policy: spec.and_then(|s| s.external_traffic_policy.clone()).filter(|p| !p.is_empty()),
         load_balancer_class: spec.and_then(|s| s.load_balancer_class.clone()),
         implementation,
+        // Decided from the finished report just below.
+        status: ServiceStatus::Ok,
         ownership,
         ips: e.ips.clone(),
         allocation,
@@ -333,7 +336,9 @@ fn service_report(
             f
         },
         suppressed: Vec::new(),
-    }
+    };
+    report.status = status::of(&report);
+    report
 }
 
 fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) -> Layer2 {

@@ -7,7 +7,8 @@ use comfy_table::{Cell, Color};
 
 use super::style::{compact_nodes, finding_row, findings, mark, new_table, print_table, Paint};
 use crate::report::{
-    AllocationStatus, Bgp, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, Severity,
+    AllocationStatus, Bgp, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, ServiceStatus,
+    Severity,
 };
 
 fn has(n: &L2Node, code: &str) -> bool {
@@ -370,57 +371,6 @@ fn cilium_devices(report: &Report) -> Option<&[String]> {
     report.source.cilium.as_ref().and_then(|c| c.devices.as_deref())
 }
 
-/// What is wrong with the Service, suppressed findings included: a suppression changes the exit
-/// status, not the facts (a dark IP whose LBD101 is ignored is still dark).
-fn status(svc: &ServiceReport) -> &'static str {
-    if svc.ownership.claimants.len() > 1 {
-        return "conflict";
-    }
-    let findings: Vec<&Finding> = svc.findings.iter().chain(svc.suppressed.iter().map(|s| &s.finding)).collect();
-    let Some(m) = &svc.metallb else {
-        let error = findings.iter().any(|f| f.severity == Severity::Error);
-        return if error && svc.ips.is_empty() {
-            "pending"
-        } else if findings.iter().any(|f| {
-            matches!(f.code, "LBD140" | "LBD141" | "LBD142" | "LBD146")
-                || (f.code == "LBD143" && f.severity == Severity::Error)
-        }) {
-            "dark"
-        } else if error {
-            "error"
-        } else if svc.implementation == crate::report::Implementation::None {
-            "unowned"
-        } else if svc.cilium.is_some() || svc.servicelb.is_some() {
-            "ok"
-        } else {
-            "not-metallb"
-        };
-    };
-    if m.unknown_because.is_some() {
-        return "unknown";
-    }
-    let allocation = svc.allocation.as_ref().map(|a| a.status);
-    if allocation == Some(AllocationStatus::Pending) {
-        return "pending";
-    }
-    if m.withdraw_reason.is_some() {
-        return "withdrawn";
-    }
-    if findings.iter().any(|f| f.code == "LBD101" || f.code == "LBD130") {
-        return "dark";
-    }
-    if findings.iter().any(|f| f.severity == Severity::Error) {
-        return "error";
-    }
-    if findings.iter().any(|f| f.code == "LBD105") {
-        return "mismatch";
-    }
-    if allocation == Some(AllocationStatus::Mismatch) {
-        return "reassign";
-    }
-    "ok"
-}
-
 pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {
     let mut head = vec!["NAMESPACE", "NAME", "IP", "ANNOUNCER", "OBSERVED", "STATUS", "FINDINGS"];
     if wide {
@@ -453,13 +403,7 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
         }
         let announcer = announcer.unwrap_or_else(|| "-".into());
         let observed = observed.unwrap_or_else(|| "?".into());
-        let st = status(svc);
-        let st_cell = match st {
-            "ok" => Cell::new(st).fg(Color::Green),
-            "dark" | "error" | "conflict" => Cell::new(st).fg(Color::Red),
-            "not-metallb" => Cell::new(st),
-            _ => Cell::new(st).fg(Color::Yellow),
-        };
+        let st_cell = status_cell(svc.status);
         let codes: Vec<String> = svc
             .findings
             .iter()
@@ -668,4 +612,15 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, wide: bool
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// The status word in its colour: red for what is broken, plain for what lbdoctor does not judge.
+fn status_cell(status: ServiceStatus) -> Cell {
+    let cell = Cell::new(status.as_str());
+    match status {
+        ServiceStatus::Ok => cell.fg(Color::Green),
+        ServiceStatus::Dark | ServiceStatus::Error | ServiceStatus::Conflict => cell.fg(Color::Red),
+        ServiceStatus::NotMetallb => cell,
+        _ => cell.fg(Color::Yellow),
+    }
 }

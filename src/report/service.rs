@@ -15,6 +15,8 @@ pub struct ServiceReport {
     pub external_traffic_policy: Option<String>,
     pub load_balancer_class: Option<String>,
     pub implementation: Implementation,
+    /// The one-word verdict the table's STATUS column prints (diagnose decides it, once).
+    pub status: ServiceStatus,
     /// Who would write this Service's status, and who did.
     pub ownership: Ownership,
     pub ips: Vec<String>,
@@ -70,4 +72,51 @@ pub struct Allocation {
 pub struct PossibleOutcome {
     pub pool: String,
     pub ips: Vec<String>,
+}
+
+/// What is wrong with a Service, in one word. Suppressed findings count: a suppression changes
+/// the exit status, not the facts (a dark IP whose LBD101 is ignored is still dark).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServiceStatus {
+    /// Announced (or handed out) as the rules say, and the records agree.
+    Ok,
+    /// An IP nobody answers for.
+    Dark,
+    /// No IP yet, and the implementation cannot give one.
+    Pending,
+    /// Two implementations would write the Service's status.
+    Conflict,
+    /// Another error-level finding.
+    Error,
+    /// No installed implementation handles it.
+    Unowned,
+    /// Handled by something other than the implementations lbdoctor replays.
+    NotMetallb,
+    /// MetalLB's configuration is rejected, so its answer is unknown.
+    Unknown,
+    /// The speakers withdraw it before any protocol runs (`withdrawReason`).
+    Withdrawn,
+    /// The node that announces is not the one the election picks.
+    Mismatch,
+    /// MetalLB's controller replaces the IP it holds at its next sync.
+    Reassign,
+}
+
+impl ServiceStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServiceStatus::Ok => "ok",
+            ServiceStatus::Dark => "dark",
+            ServiceStatus::Pending => "pending",
+            ServiceStatus::Conflict => "conflict",
+            ServiceStatus::Error => "error",
+            ServiceStatus::Unowned => "unowned",
+            ServiceStatus::NotMetallb => "not-metallb",
+            ServiceStatus::Unknown => "unknown",
+            ServiceStatus::Withdrawn => "withdrawn",
+            ServiceStatus::Mismatch => "mismatch",
+            ServiceStatus::Reassign => "reassign",
+        }
+    }
 }
