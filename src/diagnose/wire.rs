@@ -264,6 +264,7 @@ pub fn announce_warnings(ip: IpAddr, ctx: &IpContext, this_node: Option<&str>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Implementation;
 
     const A: Mac = Mac([2, 0, 0x5e, 0, 0x53, 1]);
     const B: Mac = Mac([2, 0, 0x5e, 0, 0x53, 2]);

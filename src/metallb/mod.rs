@@ -8,4 +8,5 @@ pub mod config;
 pub mod digest;
 pub mod install;
 pub mod l2;
+pub mod parse;
 pub mod service;

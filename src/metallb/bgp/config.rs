@@ -11,7 +11,7 @@ use super::community::{Community, CommunityError};
 use crate::k8s::go_duration_seconds;
 use crate::k8s::ip::parse_go_ip;
 use crate::k8s::selector::{Labels, Selector};
-use crate::metallb::config::{
+use crate::metallb::parse::{
     compile_service_selectors, select_names, validate_duplicates, validate_selector_duplicates,
 };
 use crate::snapshot::crd::{
