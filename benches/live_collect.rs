@@ -9,7 +9,7 @@ mod fakeapi;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lbdoctor::snapshot::live::{self, progress::Silent, KubeEnv, LiveOptions};
+use lbdoctor::live::{self, progress::Silent, KubeEnv, LiveOptions};
 use serde_json::Value;
 
 const RUNS: usize = 7;

@@ -12,6 +12,7 @@ pub mod findings;
 pub mod history;
 pub mod k8s;
 pub mod kubevip;
+pub mod live;
 pub mod metallb;
 pub mod net;
 pub mod render;

@@ -8,7 +8,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use lbdoctor::app::{self, Env};
 use lbdoctor::cli::Cli;
-use lbdoctor::snapshot::live::KubeEnv;
+use lbdoctor::live::KubeEnv;
 
 fn main() -> ExitCode {
     // kubectl's plugin completion: the words are the user's half-typed command line, not ours.

@@ -369,7 +369,7 @@ fn namespaces(words: &Words, env: &mut Env) -> Option<Candidates> {
 fn kubeconfig_names(kind: &str, words: &Words, env: &Env) -> Candidates {
     let Some(g) = words.global_args() else { return Vec::new() };
     let Ok(opts) = super::live_options(&g, env, false) else { return Vec::new() };
-    let Ok(Some(kc)) = crate::snapshot::live::connect::find_kubeconfig(&opts) else { return Vec::new() };
+    let Ok(Some(kc)) = crate::live::connect::find_kubeconfig(&opts) else { return Vec::new() };
     let mut names: Vec<String> = match kind {
         "context" => kc.contexts.into_iter().map(|c| c.name).collect(),
         "cluster" => kc.clusters.into_iter().map(|c| c.name).collect(),

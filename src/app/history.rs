@@ -144,7 +144,7 @@ fn live_logs(
     if pods.is_empty() {
         return Ok((Vec::new(), Some("no speaker Pods in the cluster, so no speaker logs".into())));
     }
-    let (scanned, failed) = crate::snapshot::live::logs::read(&opts, &pods, since)?;
+    let (scanned, failed) = crate::live::logs::read(&opts, &pods, since)?;
     let logs = scanned.into_iter().map(|(source, stats)| SpeakerLog { source, stats }).collect();
     Ok((logs, (!failed.is_empty()).then(|| failed.join("; "))))
 }

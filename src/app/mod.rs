@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use crate::cli::{Cli, ColorChoice, Command, GlobalArgs};
 use crate::diagnose::{self, DiagnoseError, Options, Scope};
+use crate::live::{self, KubeEnv, LiveError, LiveOptions};
 use crate::metallb::install::Overrides;
 use crate::render::{self, Format, View};
 use crate::report::Report;
-use crate::snapshot::live::{self, KubeEnv, LiveError, LiveOptions};
 use crate::snapshot::{self, LoadError};
 
 mod complete;

@@ -4,7 +4,6 @@
 pub mod cilium;
 pub mod crd;
 pub mod file;
-pub mod live;
 
 use std::collections::BTreeMap;
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 use self::api::{Api, Listed, Target};
 use self::kinds::*;
 use self::progress::Progress;
-use super::{from_texts, LoadError, ObjectText, Snapshot, SnapshotInfo};
+use crate::snapshot::{from_texts, LoadError, ObjectText, Snapshot, SnapshotInfo};
 
 /// What the environment says about kubeconfig, read once by the binary.
 #[derive(Debug, Clone, Default)]
