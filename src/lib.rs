@@ -3,22 +3,26 @@
 //!
 //! Data flow: [`snapshot`] → engines ([`metallb`]) → [`diagnose`] → [`report::Report`] → [`render`].
 
+// The raw socket (net/link.rs) and the AVX-512 digests (metallb/digest.rs) allow it where they
+// need it, each block with its SAFETY reason.
+#![deny(unsafe_code)]
+
 pub mod app;
 pub mod cilium;
 pub mod cli;
-pub mod demo;
+pub(crate) mod demo;
 pub mod diagnose;
-pub mod findings;
+pub(crate) mod findings;
 pub mod history;
 pub mod k8s;
-pub mod kubevip;
+pub(crate) mod kubevip;
 pub mod live;
 pub mod metallb;
 pub mod net;
-pub mod render;
+pub(crate) mod render;
 pub mod report;
-pub mod servicelb;
-pub mod simulate;
+pub(crate) mod servicelb;
+pub(crate) mod simulate;
 pub mod snapshot;
-pub mod suppress;
-pub mod version;
+pub(crate) mod suppress;
+pub(crate) mod version;

@@ -19,7 +19,7 @@ use crate::metallb::install::version_numbers;
 pub use crate::report::cilium::l2::{
     EtpGate, ExcludedCounts, Exclusion, LeaseState, NodeRow, PolicyMatch, Skip, Verdict,
 };
-use crate::snapshot::cilium::{Condition, L2Policy};
+use crate::snapshot::cilium::L2Policy;
 
 pub const LEASE_PREFIX: &str = "cilium-l2announce";
 
@@ -28,10 +28,8 @@ pub struct Policy {
     pub node_selector: Result<Selector, String>,
     pub service_selector: Result<Selector, String>,
     pub interfaces: Result<Vec<Regex>, String>,
-    pub interface_patterns: Vec<String>,
     pub external_ips: bool,
     pub load_balancer_ips: bool,
-    pub actual_conditions: Vec<Condition>,
 }
 
 pub fn policies(objects: &[L2Policy]) -> Vec<Policy> {
@@ -55,10 +53,8 @@ pub fn policies(objects: &[L2Policy]) -> Vec<Policy> {
                     })
                 })
                 .collect(),
-            interface_patterns: o.spec.interfaces.clone(),
             external_ips: o.spec.external_ips,
             load_balancer_ips: o.spec.load_balancer_ips,
-            actual_conditions: o.status.as_ref().map(|s| s.conditions.clone()).unwrap_or_default(),
         })
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));

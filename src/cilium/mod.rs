@@ -1,9 +1,9 @@
 //! Cilium's load-balancer features, each a pure engine: Node IPAM (node addresses as ingress),
 //! LB-IPAM (addresses from CiliumLoadBalancerIPPools) and L2 announcements (a Lease race).
 
-pub mod install;
-pub mod l2;
-pub mod lbipam;
+pub(crate) mod install;
+pub(crate) mod l2;
+pub(crate) mod lbipam;
 pub mod nodeipam;
 
 use k8s_openapi::api::core::v1::Service;

@@ -1,7 +1,7 @@
 //! Runs the engines over a Snapshot and assembles the Report: which implementation owns each
 //! Service, what MetalLB's speakers decide for it, and whether reality agrees.
 
-pub mod access;
+pub(crate) mod access;
 mod allocation;
 mod bgp;
 mod checks;
@@ -11,8 +11,8 @@ mod ownership;
 mod pools;
 mod status;
 mod verdict;
-pub mod wire;
-pub mod world;
+pub(crate) mod wire;
+pub(crate) mod world;
 
 pub use pools::diagnose_pools;
 
@@ -88,17 +88,6 @@ impl L2Outcome {
 }
 
 pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
-    let world = World::build(snap, &opts.overrides);
-    let report = diagnose_in(snap, &world, opts);
-    // Like the snapshot: freeing the allocator and indexes piece by piece costs more than the
-    // process exit that follows.
-    std::mem::forget(world);
-    report
-}
-
-/// [`diagnose`] for callers that run it many times in one process (`check --spof`): the World
-/// is freed, not left to the process exit.
-pub(crate) fn diagnose_freeing(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError> {
     let world = World::build(snap, &opts.overrides);
     diagnose_in(snap, &world, opts)
 }

@@ -5,5 +5,5 @@
 //! [`logs`] reduces one speaker log to counts, streaming and without any I/O of its own; the
 //! correlation of the per-speaker counts with a snapshot lives beside it.
 
-pub mod engine;
+pub(crate) mod engine;
 pub mod logs;

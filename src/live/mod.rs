@@ -2,9 +2,9 @@
 //! objects decoded by the same code as snapshot files, so nothing downstream can tell the two apart.
 
 mod api;
-pub mod connect;
-pub mod kinds;
-pub mod logs;
+pub(crate) mod connect;
+pub(crate) mod kinds;
+pub(crate) mod logs;
 pub mod progress;
 
 use std::collections::HashSet;

@@ -60,7 +60,9 @@ fn state_to_bytes(state: &[u32; 8]) -> Digest32 {
     out
 }
 
+// The one use of `unsafe` outside the raw socket: AVX-512 intrinsics behind a CPU check.
 #[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
 mod x86 {
     use std::arch::x86_64::*;
 
@@ -77,7 +79,11 @@ mod x86 {
         0xc67178f2,
     ];
 
+    /// Falls back to one digest at a time on a CPU without AVX-512F, so it is safe to call anywhere.
     pub(super) fn digests<'a>(names: impl Iterator<Item = &'a str>, ip: &str) -> Vec<Digest32> {
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            return names.map(|n| election_digest(n, ip)).collect();
+        }
         let names: Vec<&str> = names.collect();
         let mut out = vec![[0u8; 32]; names.len()];
         // words[t][lane] = big-endian word t of the block in `lane`; `index[lane]` = its output slot.
@@ -85,7 +91,7 @@ mod x86 {
         let mut index = [0usize; 16];
         let mut used = 0;
         let flush = |words: &[[u32; 16]; 16], index: &[usize], out: &mut [Digest32]| {
-            // SAFETY: this module is reached only after `is_x86_feature_detected!("avx512f")`.
+            // SAFETY: compress16 needs AVX-512F, which `digests` checked before anything else.
             let state = unsafe { compress16(words) };
             for (lane, &slot) in index.iter().enumerate() {
                 for (i, word) in state.iter().enumerate() {

@@ -1,12 +1,12 @@
 //! MetalLB: configuration model, installation discovery, the speaker's service pipeline, the
 //! layer-2 election and what the cluster reports back.
 
-pub mod actual;
+pub(crate) mod actual;
 pub mod alloc;
 pub mod bgp;
 pub mod config;
-pub mod digest;
+pub(crate) mod digest;
 pub mod install;
 pub mod l2;
-pub mod parse;
-pub mod service;
+pub(crate) mod parse;
+pub(crate) mod service;

@@ -19,11 +19,14 @@ pub struct Link {
 }
 
 impl Link {
+    // libc's socket calls are the way to set the options pnet does not offer.
     #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
     pub fn open(iface: &Interface, command: &'static str) -> Result<Link, NetError> {
         let io = |source: std::io::Error| NetError::Io { interface: iface.name.clone(), source };
         // Protocol 0: nothing is queued until pnet binds the socket to this interface, so no
         // frame from another interface slips in before the bind.
+        // SAFETY: socket() takes no pointers; a negative result is handled below.
         let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
         if fd < 0 {
             let err = std::io::Error::last_os_error();
@@ -35,6 +38,8 @@ impl Link {
         // Frames this host sends are not requests or answers; kernels before 4.20 lack the option,
         // and the responder and probe also skip frames from their own MAC.
         let one: libc::c_int = 1;
+        // SAFETY: `fd` is the socket just opened; the option value points at a live c_int and its
+        // size is passed with it. A failure (older kernel) is harmless, see above.
         unsafe {
             libc::setsockopt(
                 fd,
@@ -45,10 +50,12 @@ impl Link {
             );
         }
         if let Err(err) = attach_arp_ndp_filter(fd) {
+            // SAFETY: `fd` is ours and not yet handed to pnet, so it is closed exactly once.
             unsafe { libc::close(fd) };
             return Err(io(err));
         }
         let Some(pnet_iface) = pnet_datalink::interfaces().into_iter().find(|i| i.index == iface.index) else {
+            // SAFETY: as above, `fd` is ours and closed exactly once.
             unsafe { libc::close(fd) };
             return Err(io(std::io::Error::new(std::io::ErrorKind::NotFound, "the interface disappeared")));
         };
@@ -106,6 +113,7 @@ impl Link {
 /// A classic BPF program keeping only ARP and ICMPv6 frames: the kernel drops the rest (the
 /// node's ordinary traffic) before it is copied to us.
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
 fn attach_arp_ndp_filter(fd: libc::c_int) -> std::io::Result<()> {
     const LD_H_ABS: u16 = 0x28;
     const LD_B_ABS: u16 = 0x30;
@@ -122,6 +130,8 @@ fn attach_arp_ndp_filter(fd: libc::c_int) -> std::io::Result<()> {
         op(RET_K, 0, 0, 0),           // 6: drop
     ];
     let fprog = libc::sock_fprog { len: program.len() as u16, filter: program.as_ptr() as *mut libc::sock_filter };
+    // SAFETY: `fprog` and the `program` it points at outlive the call (the kernel copies the
+    // program), and the size passed is that of `fprog`.
     let rc = unsafe {
         libc::setsockopt(
             fd,

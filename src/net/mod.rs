@@ -7,11 +7,11 @@
 //! touches those three places.
 
 pub mod frame;
-pub mod iface;
-pub mod link;
-pub mod probe;
-pub mod responder;
-pub mod session;
+pub(crate) mod iface;
+pub(crate) mod link;
+pub(crate) mod probe;
+pub(crate) mod responder;
+pub(crate) mod session;
 
 pub use crate::report::wire::Mac;
 use std::str::FromStr;

@@ -7,7 +7,7 @@ mod sarif;
 mod simulate;
 mod style;
 mod table;
-pub mod wire;
+pub(crate) mod wire;
 
 use std::io::Write;
 

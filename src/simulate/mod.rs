@@ -1,8 +1,8 @@
 //! What-if: the engines re-run on an edited snapshot, and only what differs reported. The
 //! election is a pure function of the snapshot, so "what if worker-a goes down?" is a second run.
 
-pub mod diff;
-pub mod edit;
+pub(crate) mod diff;
+pub(crate) mod edit;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -123,9 +123,9 @@ fn spof_of(
     keys: &BTreeSet<Key>,
 ) -> Result<Option<SpofNode>, SimulateError> {
     let restricted = restrict(snap, keys);
-    let before = diagnose::diagnose_freeing(&restricted, opts)?;
+    let before = diagnose::diagnose(&restricted, opts)?;
     let (after_snap, _) = edit::apply(&restricted, &[Edit::Down(node.to_string())])?;
-    let after = diagnose::diagnose_freeing(&after_snap, opts)?;
+    let after = diagnose::diagnose(&after_snap, opts)?;
     let losses: Vec<Change> = diff::changes(&before, &after, &[]).into_iter().filter(is_loss).collect();
     if losses.is_empty() {
         return Ok(None);

@@ -1,9 +1,9 @@
 //! The one input type of every engine: the Kubernetes objects they read, plus what is known about
 //! how they were collected. Files and (later) live clusters both produce it.
 
-pub mod cilium;
+pub(crate) mod cilium;
 pub mod crd;
-pub mod file;
+pub(crate) mod file;
 
 use std::collections::BTreeMap;
 

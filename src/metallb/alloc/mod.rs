@@ -4,8 +4,8 @@
 
 pub mod allocator;
 pub mod controller;
-pub mod error;
+pub(crate) mod error;
 pub mod family;
 pub mod pools;
-pub mod replay;
+pub(crate) mod replay;
 pub mod svc;
