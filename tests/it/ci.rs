@@ -112,7 +112,7 @@ fn sarif_rules_come_from_the_findings_pages() {
         .chain(report["services"].as_array().unwrap().iter().flat_map(|s| s["findings"].as_array().unwrap()))
         .collect();
     assert_eq!(results.len(), findings.len());
-    let file: Vec<&str> = include_str!("../testdata/clusters/homelab-trap.yaml").lines().collect();
+    let file: Vec<&str> = include_str!("../../testdata/clusters/homelab-trap.yaml").lines().collect();
     for r in results {
         // The region starts the YAML document of the first object the finding names.
         let first = r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].as_str().unwrap();

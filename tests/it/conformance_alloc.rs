@@ -16,10 +16,10 @@ use lbdoctor::metallb::alloc::pools::{AllocPool, Pools, ServiceAllocation};
 use lbdoctor::metallb::alloc::svc::{Port, SvcView};
 use serde_json::{json, Value};
 
-mod common;
+use crate::util;
 
 fn vectors() -> Vec<Value> {
-    common::vectors("metallb-alloc-v0.16.1.json")
+    util::vectors("metallb-alloc-v0.16.1.json")
 }
 
 fn strs(v: &Value) -> Vec<String> {

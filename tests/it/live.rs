@@ -2,14 +2,12 @@
 //! objects, only GET requests are sent and never for Secrets, and every access failure exits 3
 //! with a message that says what to check.
 
-mod fakeapi;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::fakeapi::{objects_of, Behaviour, FakeApi, Tls};
 use assert_cmd::Command;
-use fakeapi::{objects_of, Behaviour, FakeApi, Tls};
 use serde_json::{json, Value};
 
 const TOKEN: &str = "test-token";

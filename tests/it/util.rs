@@ -1,4 +1,4 @@
-//! Shared by the conformance tests: the vector files from `../shared/vectors` (or `$LBDOCTOR_VECTORS`).
+//! Shared by the test modules. The conformance vectors: `../shared/vectors` (or `$LBDOCTOR_VECTORS`).
 
 use std::path::PathBuf;
 

@@ -14,10 +14,10 @@ use lbdoctor::metallb::l2::{self, AdNodes, EndpointInput, L2Context, Liveness, N
 use lbdoctor::snapshot::crd::{IpAddressPool, L2Advertisement};
 use serde_json::{json, Value};
 
-mod common;
+use crate::util;
 
 fn load(file: &str) -> Vec<Value> {
-    common::vectors(file)
+    util::vectors(file)
 }
 
 fn strs(v: &Value) -> Vec<String> {

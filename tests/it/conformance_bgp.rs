@@ -20,10 +20,10 @@ use lbdoctor::snapshot::crd::SecretReference;
 use lbdoctor::snapshot::BgpType;
 use serde_json::Value;
 
-mod common;
+use crate::util;
 
 fn vectors() -> Vec<Value> {
-    common::vectors("metallb-bgp-v0.16.1.json")
+    util::vectors("metallb-bgp-v0.16.1.json")
 }
 
 fn of_kind(kind: &str) -> Vec<Value> {
