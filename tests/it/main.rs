@@ -14,6 +14,7 @@ mod conformance_alloc;
 mod conformance_bgp;
 mod conformance_cilium;
 mod conformance_l2;
+mod golden;
 mod history;
 mod krew;
 mod live;
