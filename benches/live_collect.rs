@@ -3,7 +3,7 @@
 //! slowest single kind (Services) page by page; the kinds should overlap rather than queue, so
 //! the ratio should stay under 1.5. Run with `cargo bench --bench live_collect`.
 
-#[path = "../tests/fakeapi/mod.rs"]
+#[path = "../tests/it/fakeapi/mod.rs"]
 mod fakeapi;
 
 use std::sync::Arc;

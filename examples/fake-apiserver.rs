@@ -5,7 +5,7 @@
 //!       [--latency MS] [--forbid PLURAL[@NAMESPACE]]... [--kubeconfig PATH]
 //!   KUBECONFIG=PATH kubectl lbdoctor check
 
-#[path = "../tests/fakeapi/mod.rs"]
+#[path = "../tests/it/fakeapi/mod.rs"]
 mod fakeapi;
 
 use std::time::Duration;

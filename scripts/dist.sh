@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-# The version krew sees is Cargo.toml's [package] version with a leading v; tests/krew.rs keeps
+# The version krew sees is Cargo.toml's [package] version with a leading v; tests/it/krew.rs keeps
 # plugin.yaml's spec.version equal to it.
 version=$(awk '/^\[/ { pkg = ($0 == "[package]") } pkg && /^version *=/ { gsub(/^version *= *"|".*$/, ""); print; exit }' \
   "$root/Cargo.toml")

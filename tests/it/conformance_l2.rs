@@ -5,7 +5,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 use k8s_openapi::api::core::v1::Node;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use lbdoctor::k8s::ip::parse_go_ip;
 use lbdoctor::k8s::selector::Selector;
 use lbdoctor::k8s::{endpoint_can_serve, EXCLUDE_LB_LABEL};
@@ -14,23 +13,15 @@ use lbdoctor::metallb::l2::{self, AdNodes, EndpointInput, L2Context, Liveness, N
 use lbdoctor::snapshot::crd::{IpAddressPool, L2Advertisement};
 use serde_json::{json, Value};
 
-mod common;
+use crate::util::{self, labels, strs};
 
 fn load(file: &str) -> Vec<Value> {
-    common::vectors(file)
+    util::vectors(file)
 }
 
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
-}
-
-fn labels(v: &Value) -> BTreeMap<String, String> {
-    serde_json::from_value(v.clone()).unwrap_or_default()
-}
-
+/// The selectors in a stable order: the vectors' expected answers do not depend on theirs.
 fn selectors(v: &Value) -> Vec<Selector> {
-    let list: Vec<LabelSelector> = serde_json::from_value(v.clone()).unwrap_or_default();
-    let mut out: Vec<Selector> = list.iter().map(|s| Selector::compile(s).unwrap()).collect();
+    let mut out = util::selectors(v);
     out.sort_by_key(|s| s.to_kube_string());
     out
 }

@@ -1,32 +1,19 @@
 //! What a user gets right after `kubectl krew install lbdoctor`: the version stamp, the demo,
 //! shell completion (the committed scripts and kubectl's plugin-completion protocol).
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const HOMELAB: &str = "testdata/clusters/homelab.yaml";
-const TRAP: &str = "testdata/clusters/homelab-trap.yaml";
-
-fn lbdoctor() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
-    cmd.env_remove("NO_COLOR").env_remove("KUBECONFIG").env("HOME", "/nonexistent");
-    cmd
-}
-
-fn run(args: &[&str]) -> (String, i32) {
-    let out = lbdoctor().args(args).output().unwrap();
-    (String::from_utf8(out.stdout).unwrap(), out.status.code().unwrap())
-}
+use crate::util::{lbdoctor, run, skipped, which, BIN, HOMELAB, ROOT, TRAP};
 
 #[test]
 fn version_names_the_commit_the_build_date_and_the_kubernetes_api() {
-    let (text, code) = run(&["version", "-o", "json"]);
+    let (text, _, code) = run(&["version", "-o", "json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["kind"], "Version");
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
     let head = std::process::Command::new("git")
-        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .args(["-C", ROOT, "rev-parse", "HEAD"])
         .output()
         .ok()
         .filter(|o| o.status.success())
@@ -38,12 +25,12 @@ fn version_names_the_commit_the_build_date_and_the_kubernetes_api() {
     let date = v["buildDate"].as_str().unwrap();
     date.parse::<jiff::Timestamp>().unwrap_or_else(|e| panic!("buildDate {date:?}: {e}"));
     // The k8s-openapi feature Cargo.toml enables.
-    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    let manifest = std::fs::read_to_string(format!("{ROOT}/Cargo.toml")).unwrap();
     let feature = manifest.lines().find(|l| l.starts_with("k8s-openapi")).unwrap();
     let minor = feature.split("\"v1_").nth(1).unwrap().split('"').next().unwrap();
     assert_eq!(v["kubernetesApi"], format!("1.{minor}"));
 
-    let (text, _) = run(&["version"]);
+    let (text, _, _) = run(&["version"]);
     assert_eq!(text.lines().next().unwrap(), format!("kubectl-lbdoctor {}", env!("CARGO_PKG_VERSION")));
     assert!(text.contains(&format!("git commit:      {}", v["gitCommit"].as_str().unwrap())));
 }
@@ -65,7 +52,7 @@ fn demo_is_the_homelab_snapshot_built_in() {
         run(&["--demo", "trap", "check", "--color", "never"]),
         run(&["check", "--from", TRAP, "--color", "never"])
     );
-    let (_, code) = run(&["check", "--demo"]);
+    let (_, _, code) = run(&["check", "--demo"]);
     assert_eq!(code, 1, "the healthy demo still has one Service without endpoints");
     let out = lbdoctor().args(["check", "--demo", "--from", HOMELAB]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "--demo and --from exclude each other");
@@ -73,7 +60,7 @@ fn demo_is_the_homelab_snapshot_built_in() {
 
 #[test]
 fn snapshot_of_the_demo_reads_back_as_the_demo() {
-    let (list, code) = run(&["snapshot", "--demo"]);
+    let (list, _, code) = run(&["snapshot", "--demo"]);
     assert_eq!(code, 0);
     let doc: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(doc["kind"], "List");
@@ -89,14 +76,14 @@ fn snapshot_of_the_demo_reads_back_as_the_demo() {
 
 #[test]
 fn committed_completion_scripts_are_what_the_binary_generates() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/completions");
+    let dir = format!("{ROOT}/completions");
     for (shell, file) in [
         ("bash", "kubectl-lbdoctor.bash"),
         ("zsh", "_kubectl-lbdoctor"),
         ("fish", "kubectl-lbdoctor.fish"),
         ("kubectl", "kubectl_complete-lbdoctor"),
     ] {
-        let (generated, code) = run(&["completion", shell]);
+        let (generated, _, code) = run(&["completion", shell]);
         assert_eq!(code, 0);
         let committed = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
         assert!(
@@ -110,7 +97,7 @@ fn committed_completion_scripts_are_what_the_binary_generates() {
 /// binary name with a `-`, see write_completion).
 #[test]
 fn bash_completion_completes_subcommands_flags_and_values() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/completions/kubectl-lbdoctor.bash");
+    let script = format!("{ROOT}/completions/kubectl-lbdoctor.bash");
     let complete = |words: &[&str]| -> Vec<String> {
         let line = words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" ");
         let program = format!(
@@ -132,17 +119,17 @@ fn bash_completion_completes_subcommands_flags_and_values() {
 #[test]
 fn zsh_and_fish_scripts_parse() {
     for (shell, file) in [("zsh", "_kubectl-lbdoctor"), ("fish", "kubectl-lbdoctor.fish")] {
-        let path = format!("{}/completions/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{ROOT}/completions/{file}");
         match std::process::Command::new(shell).args(["-n", &path]).output() {
             Ok(out) => assert!(out.status.success(), "{shell}: {}", String::from_utf8_lossy(&out.stderr)),
-            Err(_) => eprintln!("SKIPPED: {shell} is not installed"),
+            Err(_) => skipped("zsh_and_fish_scripts_parse", &format!("{shell} is not installed")),
         }
     }
 }
 
 /// `kubectl-lbdoctor __complete WORDS… PARTIAL`: candidates, then cobra's `:<directive>`.
 fn complete(words: &[&str]) -> (Vec<String>, String) {
-    let (text, code) = run(&[&["__complete"], words].concat());
+    let (text, _, code) = run(&[&["__complete"], words].concat());
     assert_eq!(code, 0, "{words:?}");
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let directive = lines.pop().unwrap();
@@ -196,14 +183,14 @@ fn plugin_completion_offers_commands_flags_values_and_services() {
 
 #[test]
 fn kubectl_completes_service_names_through_the_plugin_script() {
-    let Ok(kubectl) = which("kubectl") else {
-        eprintln!("SKIPPED: kubectl is not installed");
+    let Some(kubectl) = which("kubectl") else {
+        skipped("kubectl_completes_service_names_through_the_plugin_script", "kubectl is not installed");
         return;
     };
     let bin = tempfile::tempdir().unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_kubectl-lbdoctor"), bin.path().join("kubectl-lbdoctor")).unwrap();
+    std::fs::copy(BIN, bin.path().join("kubectl-lbdoctor")).unwrap();
     let script = bin.path().join("kubectl_complete-lbdoctor");
-    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/completions/kubectl_complete-lbdoctor"), &script).unwrap();
+    std::fs::copy(format!("{ROOT}/completions/kubectl_complete-lbdoctor"), &script).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
@@ -217,13 +204,4 @@ fn kubectl_completes_service_names_through_the_plugin_script() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let names: Vec<&str> = stdout.lines().map(|l| l.split('\t').next().unwrap()).collect();
     assert_eq!(names, ["immich", "jellyfin", "navidrome", ":4"], "{}", String::from_utf8_lossy(&out.stderr));
-}
-
-fn which(name: &str) -> Result<std::path::PathBuf, ()> {
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .ok_or(())
 }

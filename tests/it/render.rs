@@ -1,10 +1,9 @@
 //! Rendered tables of the demo snapshots, reviewed by a person: any change to them is deliberate.
 
-use assert_cmd::Command;
+use crate::util::{run, ROOT};
 
 fn table(args: &[&str]) -> String {
-    let out = Command::cargo_bin("kubectl-lbdoctor").unwrap().env_remove("NO_COLOR").args(args).output().unwrap();
-    String::from_utf8(out.stdout).unwrap()
+    run(args).0
 }
 
 #[test]
@@ -80,7 +79,7 @@ fn check_node_ipam_dual_stack() {
 /// shortened one).
 #[test]
 fn readme_examples_match_the_binary() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = std::path::Path::new(ROOT);
     let mut pages = vec![root.join("README.md")];
     for dir in [root.join("docs"), root.join("docs/findings")] {
         let mut more: Vec<_> = std::fs::read_dir(dir)
@@ -100,7 +99,7 @@ fn readme_examples_match_the_binary() {
 
 fn examples_match(page: &std::path::Path) -> usize {
     let readme = std::fs::read_to_string(page).unwrap();
-    let page = page.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().display();
+    let page = page.strip_prefix(ROOT).unwrap().display();
     let mut checked = 0;
     for block in readme.split("```").skip(1).step_by(2) {
         // One segment per `$` command; only lbdoctor's are run.

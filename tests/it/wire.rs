@@ -3,7 +3,7 @@
 //! the namespace the tests run in. Needs root (CI runs as root); elsewhere each test says
 //! SKIPPED on stderr and passes.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,8 +14,8 @@ use lbdoctor::net::frame::{self, Frame};
 use lbdoctor::net::Mac;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-lbdoctor");
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::util::{json, skipped, BIN, ROOT};
+
 const VIP4: &str = "192.0.2.10";
 const VIP6: &str = "2001:db8::10";
 
@@ -23,12 +23,13 @@ fn mac(host: u8) -> String {
     format!("02:00:5e:00:53:{host:02x}")
 }
 
-fn run(args: &[&str]) -> Output {
+/// Runs a program (`args[0]`) of the host, not lbdoctor.
+fn exec(args: &[&str]) -> Output {
     Command::new(args[0]).args(&args[1..]).output().unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
 fn ok(args: &[&str]) {
-    let out = run(args);
+    let out = exec(args);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
@@ -42,7 +43,7 @@ struct Lab {
 impl Drop for Lab {
     fn drop(&mut self) {
         for ns in &self.namespaces {
-            let _ = run(&["ip", "netns", "del", ns]);
+            let _ = exec(&["ip", "netns", "del", ns]);
         }
     }
 }
@@ -54,12 +55,11 @@ impl Lab {
     fn new(test: &str) -> Option<Lab> {
         let prefix = format!("lbd{}x{}", std::process::id() % 100_000, SEQ.fetch_add(1, Ordering::Relaxed));
         let probe = format!("{prefix}p");
-        if !run(&["ip", "netns", "add", &probe]).status.success() {
-            let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "SKIPPED {test}: cannot create network namespaces here (needs root)");
+        if !exec(&["ip", "netns", "add", &probe]).status.success() {
+            skipped(test, "cannot create network namespaces here (needs root)");
             return None;
         }
-        let _ = run(&["ip", "netns", "del", &probe]);
+        let _ = exec(&["ip", "netns", "del", &probe]);
         Some(Lab { prefix, namespaces: Vec::new(), home: tempfile::tempdir().unwrap() })
     }
 
@@ -132,7 +132,7 @@ impl Lab {
 fn wait_link_local(ns: &str) {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let out = String::from_utf8(run(&["ip", "-n", ns, "-6", "addr", "show", "dev", "eth0"]).stdout).unwrap();
+        let out = String::from_utf8(exec(&["ip", "-n", ns, "-6", "addr", "show", "dev", "eth0"]).stdout).unwrap();
         if out.contains("fe80::") && !out.contains("tentative") {
             return;
         }
@@ -229,11 +229,11 @@ fn iputils_arping_and_ndisc6_get_the_announcers_mac() {
     let mut announcer = Announcer::start(&lab, &a, &[VIP4, VIP6, "--duration", "8s", "--ndp-source", "target"]);
     announcer.wait_for("answering for");
 
-    let out = run(&["ip", "netns", "exec", &b, "arping", "-I", "eth0", "-c", "2", "-w", "3", VIP4]);
+    let out = exec(&["ip", "netns", "exec", &b, "arping", "-I", "eth0", "-c", "2", "-w", "3", VIP4]);
     let text = String::from_utf8_lossy(&out.stdout).to_lowercase();
     assert!(out.status.success() && text.contains(&format!("[{}]", mac(1))), "arping: {text}");
 
-    let out = run(&["ip", "netns", "exec", &b, "ndisc6", "-1", "-r", "3", VIP6, "eth0"]);
+    let out = exec(&["ip", "netns", "exec", &b, "ndisc6", "-1", "-r", "3", VIP6, "eth0"]);
     let text = String::from_utf8_lossy(&out.stdout).to_lowercase();
     assert!(out.status.success() && text.contains(&format!("target link-layer address: {}", mac(1))), "ndisc6: {text}");
 
@@ -252,7 +252,7 @@ fn metallb_answers_ndp_from_link_local_which_ndisc6_ignores_and_arping_sees() {
     let mut announcer = Announcer::start(&lab, &a, &[VIP6, "--duration", "8s"]);
     announcer.wait_for("answering for");
     // ndisc6 1.0.5 drops advertisements whose source is not the target: MetalLB's included.
-    let out = run(&["ip", "netns", "exec", &b, "ndisc6", "-1", "-r", "2", "-w", "500", VIP6, "eth0"]);
+    let out = exec(&["ip", "netns", "exec", &b, "ndisc6", "-1", "-r", "2", "-w", "500", VIP6, "eth0"]);
     assert!(!out.status.success(), "ndisc6 accepted a link-local-sourced NA: {}", String::from_utf8_lossy(&out.stdout));
     let (code, doc) = arping_json(&lab, &b, &[VIP6]);
     assert_eq!(code, Some(0), "{doc}");
@@ -431,8 +431,7 @@ fn arping_compares_the_answer_with_the_election() {
     let cluster = format!("{ROOT}/testdata/wire/cluster.yaml");
     let status = format!("{ROOT}/testdata/wire/servicel2status.yaml");
     // The election's pick, as explain reports it.
-    let explain = Command::new(BIN).args(["explain", "svc", "web", "-o", "json", "--from", &cluster]).output().unwrap();
-    let report: Value = serde_json::from_slice(&explain.stdout).unwrap();
+    let (report, _) = json(&["explain", "svc", "web", "-o", "json", "--from", &cluster]);
     let elected = report["services"][0]["metallb"]["layer2"]["expectedAnnouncer"].as_str().unwrap().to_string();
     let other = ["node-a", "node-b", "node-c"].into_iter().find(|n| *n != elected && *n != "node-a").unwrap();
 

@@ -3,23 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const HOMELAB: &str = "testdata/clusters/homelab.yaml";
-const TRAP: &str = "testdata/clusters/homelab-trap.yaml";
+use crate::util::{json, run, HOMELAB, TRAP};
+
 const FIX: &str = "testdata/simulate/l2-workers.yaml";
 const EXCLUDE: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
-
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::cargo_bin("kubectl-lbdoctor").unwrap().env_remove("NO_COLOR").args(args).output().unwrap();
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
-}
-
-fn json(args: &[&str]) -> (Value, i32) {
-    let (stdout, stderr, code) = run(args);
-    (serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}\n{stderr}")), code)
-}
 
 type Announcers = BTreeMap<(String, String), Option<String>>;
 

@@ -16,14 +16,10 @@ use lbdoctor::metallb::alloc::pools::{AllocPool, Pools, ServiceAllocation};
 use lbdoctor::metallb::alloc::svc::{Port, SvcView};
 use serde_json::{json, Value};
 
-mod common;
+use crate::util::{self, strs};
 
 fn vectors() -> Vec<Value> {
-    common::vectors("metallb-alloc-v0.16.1.json")
-}
-
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+    util::vectors("metallb-alloc-v0.16.1.json")
 }
 
 fn pool(v: &Value) -> (String, AllocPool) {

@@ -2,15 +2,14 @@
 //! objects, only GET requests are sent and never for Secrets, and every access failure exits 3
 //! with a message that says what to check.
 
-mod fakeapi;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
-use fakeapi::{objects_of, Behaviour, FakeApi, Tls};
 use serde_json::{json, Value};
+
+use crate::fakeapi::{objects_of, Behaviour, FakeApi, Tls};
+use crate::util::{parse_json, skipped, which, BIN};
 
 const TOKEN: &str = "test-token";
 
@@ -26,7 +25,7 @@ fn lbdoctor(home: &Path, kubeconfig: Option<&Path>, args: &[&str]) -> Run {
 }
 
 fn lbdoctor_with(home: &Path, kubeconfig: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
+    let mut cmd = assert_cmd::Command::new(BIN);
     cmd.env_clear().env("HOME", home).env("PATH", std::env::var_os("PATH").unwrap_or_default());
     cmd.envs(env.iter().copied());
     if let Some(k) = kubeconfig {
@@ -40,8 +39,10 @@ fn lbdoctor_with(home: &Path, kubeconfig: Option<&Path>, args: &[&str], env: &[(
     }
 }
 
-fn json(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\nstdout: {}\nstderr: {}", run.stdout, run.stderr))
+impl Run {
+    fn json(&self) -> Value {
+        parse_json(&self.stdout, &self.stderr)
+    }
 }
 
 /// What legitimately differs between a live run and a file run: how and when the data was read.
@@ -88,10 +89,10 @@ fn live_reports_equal_offline_reports_on_every_scenario() {
         // Two objects per page: every list of more than two objects is paginated.
         let live = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json", "--chunk-size", "2"]);
         assert_eq!(live.code, offline.code, "{}: exit codes differ; live stderr: {}", file.display(), live.stderr);
-        let live_json = json(&live);
+        let live_json = live.json();
         assert_eq!(live_json["source"]["mode"], "live", "{}", file.display());
         assert_eq!(live_json["source"]["context"], "fake");
-        let (a, b) = (without_provenance(live_json), without_provenance(json(&offline)));
+        let (a, b) = (without_provenance(live_json), without_provenance(offline.json()));
         assert!(
             a == b,
             "{}: the live report differs from the offline one: {:?}",
@@ -111,7 +112,7 @@ fn pagination_follows_continue_tokens_and_restarts_after_410() {
     let (api, dir, kubeconfig) = server_for(file, behaviour);
     let live = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot", "--chunk-size", "1"]);
     assert_eq!(live.code, 0, "{}", live.stderr);
-    let snapshot = json(&live);
+    let snapshot = live.json();
     let nodes = snapshot["items"].as_array().unwrap().iter().filter(|o| o["kind"] == "Node").count();
     let expected = objects_of(file).iter().filter(|o| o["kind"] == "Node").count();
     assert!(expected > 2);
@@ -148,7 +149,7 @@ fn snapshot_round_trips_in_json_and_yaml() {
         std::fs::write(&path, &snap.stdout).unwrap();
         let from = lbdoctor(dir.path(), None, &["check", "-o", "json", "--from", path.to_str().unwrap()]);
         assert_eq!(from.code, live.code);
-        let (mut a, mut b) = (json(&live), json(&from));
+        let (mut a, mut b) = (live.json(), from.json());
         assert_eq!(b["source"]["mode"], "snapshot");
         assert_eq!(b["source"]["context"], "fake", "the snapshot records its context");
         a["source"]["mode"] = Value::Null;
@@ -158,7 +159,7 @@ fn snapshot_round_trips_in_json_and_yaml() {
         b["source"]["capturedAt"] = Value::Null;
         assert_eq!(a, b, "{format} snapshot gives a different report");
     }
-    let snap = json(&lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]));
+    let snap = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]).json();
     let info = &snap["items"][0];
     assert_eq!(info["kind"], "SnapshotInfo");
     assert_eq!(info["spec"]["serverVersion"], "v1.33.1-fake");
@@ -206,7 +207,7 @@ fn forbidden_optional_kind_is_reported_not_fatal() {
     let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
     let offline = lbdoctor(dir.path(), None, &["check", "--from", file.to_str().unwrap()]);
     assert_eq!(run.code, offline.code, "{}", run.stderr);
-    let report = json(&run);
+    let report = run.json();
     let unreadable = report["source"]["unreadable"].clone();
     assert!(
         unreadable.as_array().unwrap().iter().any(|u| u.as_str().unwrap().starts_with("events: forbidden (list)")),
@@ -234,7 +235,7 @@ fn forbidden_namespaces_matter_only_where_the_answer_lives() {
     let offline = lbdoctor(dir.path(), None, &["check", "--from", file.to_str().unwrap()]);
     let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
     assert_eq!(run.code, offline.code, "{}", run.stderr);
-    let lbd230: Vec<Value> = json(&run)["findings"]
+    let lbd230: Vec<Value> = run.json()["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -261,7 +262,7 @@ fn unreadable_events_make_the_observed_announcer_unknown_not_absent() {
     let file = Path::new("testdata/clusters/homelab-trap.yaml");
     let behaviour = Behaviour { forbidden: BTreeSet::from(["events".to_string()]), ..token_behaviour() };
     let (_api, dir, kubeconfig) = server_for(file, behaviour);
-    let report = json(&lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]));
+    let report = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]).json();
     let layer2 = &report["services"][0]["metallb"]["layer2"];
     assert_eq!(layer2["actualAnnouncers"], Value::Null);
     assert_eq!(layer2["actualUnknownBecause"], "events: forbidden (list)");
@@ -286,7 +287,7 @@ fn absent_crds_mean_not_installed() {
     let (_api, dir, kubeconfig) = server_for(file, token_behaviour());
     let run = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let info = &json(&run)["items"][0]["spec"];
+    let info = &run.json()["items"][0]["spec"];
     let missing: Vec<&str> = info["notInstalled"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     assert!(missing.contains(&"ipaddresspools.metallb.io"), "{missing:?}");
     assert!(info["unreadable"].as_array().unwrap().is_empty());
@@ -301,7 +302,7 @@ fn https_with_the_kubeconfig_ca_and_token() {
     let good = api.kubeconfig(dir.path(), "tls", "default", TOKEN);
     let run = lbdoctor(dir.path(), Some(&good), &["check", "-o", "json"]);
     assert!(run.stderr.is_empty(), "{}", run.stderr);
-    assert_eq!(json(&run)["source"]["mode"], "live");
+    assert_eq!(run.json()["source"]["mode"], "live");
 
     let bad = api.kubeconfig(dir.path(), "bad-token", "default", "wrong");
     let run = lbdoctor(dir.path(), Some(&bad), &["check"]);
@@ -359,7 +360,7 @@ fn exec_credential_plugin() {
     std::fs::write(&exec_config, text).unwrap();
     let run = lbdoctor(dir.path(), Some(&exec_config), &["check", "-o", "json"]);
     assert!(run.stderr.is_empty(), "{}", run.stderr);
-    assert_eq!(json(&run)["source"]["mode"], "live");
+    assert_eq!(run.json()["source"]["mode"], "live");
 }
 
 #[test]
@@ -413,7 +414,7 @@ fn kubeconfig_list_merges_and_context_namespace_is_the_default() {
     let list = std::env::join_paths([missing.as_path(), scoped.as_path()]).unwrap();
     let run = lbdoctor(dir.path(), Some(Path::new(&list)), &["explain", "svc", name, "-o", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(json(&run)["services"][0]["namespace"], ns);
+    assert_eq!(run.json()["services"][0]["namespace"], ns);
 
     let run = lbdoctor(dir.path(), Some(Path::new(&list)), &["--context", "nope", "check"]);
     assert_eq!(run.code, 2);
@@ -426,11 +427,8 @@ fn kubeconfig_list_merges_and_context_namespace_is_the_default() {
 
 #[test]
 fn through_kubectl_plugin_mechanism() {
-    let Ok(kubectl) = which("kubectl") else {
-        // Straight to the process's stderr: the test harness captures eprintln! of passing tests.
-        use std::io::Write as _;
-        let _ =
-            writeln!(std::io::stderr().lock(), "SKIPPED through_kubectl_plugin_mechanism: kubectl is not installed");
+    let Some(kubectl) = which("kubectl") else {
+        skipped("through_kubectl_plugin_mechanism", "kubectl is not installed");
         return;
     };
     let file = Path::new("testdata/clusters/homelab.yaml");
@@ -440,7 +438,7 @@ fn through_kubectl_plugin_mechanism() {
     let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", TOKEN);
     let bin_dir = dir.path().join("bin");
     std::fs::create_dir(&bin_dir).unwrap();
-    std::fs::copy(assert_cmd::cargo::cargo_bin("kubectl-lbdoctor"), bin_dir.join("kubectl-lbdoctor")).unwrap();
+    std::fs::copy(BIN, bin_dir.join("kubectl-lbdoctor")).unwrap();
     let path = std::env::join_paths(
         [bin_dir.clone()].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
     )
@@ -483,7 +481,7 @@ fn through_kubectl_plugin_mechanism() {
     let direct = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]);
     assert_eq!(code, direct.code, "{stderr}");
     let through_kubectl: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(without_provenance(through_kubectl), without_provenance(json(&direct)));
+    assert_eq!(without_provenance(through_kubectl), without_provenance(direct.json()));
 }
 
 /// Every request lbdoctor sends, over every scenario, is allowed by the ClusterRole in
@@ -560,10 +558,6 @@ fn difference(a: &Value, b: &Value, path: &str) -> Option<String> {
     }
 }
 
-fn which(name: &str) -> Result<PathBuf, ()> {
-    std::env::split_paths(&std::env::var_os("PATH").ok_or(())?).map(|d| d.join(name)).find(|p| p.is_file()).ok_or(())
-}
-
 #[test]
 fn completion_asks_the_cluster_for_service_names_and_contexts() {
     let file = Path::new("testdata/clusters/homelab.yaml");
@@ -610,7 +604,7 @@ fn live_history_reads_pods_log_and_equals_the_offline_history() {
         None,
         &["history", "--from", "testdata/history/cluster.yaml", "--logs", "testdata/history/logs", "-o", "json"],
     );
-    let (mut live, mut offline) = (without_provenance(json(&live)), without_provenance(json(&offline)));
+    let (mut live, mut offline) = (without_provenance(live.json()), without_provenance(offline.json()));
     for doc in [&mut live, &mut offline] {
         // How MetalLB's namespace was found differs (SnapshotInfo in the file, the DaemonSet live).
         doc["source"] = Value::Null;

@@ -1,21 +1,12 @@
 //! `history` on the crash-looping GPU node of testdata/history (README.md there tells the story
 //! and its numbers, worked out by the generator from the lines it wrote).
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::util::{json, run};
 
 const CLUSTER: &str = "testdata/history/cluster.yaml";
 const LOGS: &str = "testdata/history/logs";
-
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::cargo_bin("kubectl-lbdoctor").unwrap().env_remove("NO_COLOR").args(args).output().unwrap();
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
-}
-
-fn json(args: &[&str]) -> (Value, i32) {
-    let (stdout, stderr, code) = run(&[args, &["-o", "json"]].concat());
-    (serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}\n{stderr}")), code)
-}
 
 fn ip<'a>(h: &'a Value, ip: &str) -> &'a Value {
     h["ips"].as_array().unwrap().iter().find(|x| x["ip"] == ip).unwrap_or_else(|| panic!("{ip} missing"))
@@ -27,7 +18,7 @@ fn owner<'a>(ip: &'a Value, node: &str) -> &'a Value {
 
 #[test]
 fn the_crash_looping_gpu_node_is_found_with_the_ips_it_takes_back() {
-    let (h, code) = json(&["history", "--from", CLUSTER, "--logs", LOGS]);
+    let (h, code) = json(&["history", "--from", CLUSTER, "--logs", LOGS, "-o", "json"]);
     assert_eq!(code, 0, "LBD108 is a warning");
     let logs = h["logs"].as_array().unwrap();
     assert_eq!(logs.len(), 8);
@@ -91,7 +82,7 @@ fn the_crash_looping_gpu_node_is_found_with_the_ips_it_takes_back() {
 
 #[test]
 fn the_fix_keeps_gpu_1_out_and_hands_each_ip_to_the_next_in_its_order() {
-    let (h, _) = json(&["history", "--from", CLUSTER, "--logs", LOGS]);
+    let (h, _) = json(&["history", "--from", CLUSTER, "--logs", LOGS, "-o", "json"]);
     let fix = &h["fix"];
     let patches = fix["patches"].as_array().unwrap();
     assert_eq!(patches.len(), 1);
@@ -117,7 +108,7 @@ fn the_fix_keeps_gpu_1_out_and_hands_each_ip_to_the_next_in_its_order() {
         ad_json["metadata"].as_object_mut().unwrap().remove(k);
     }
     std::fs::write(&ad, serde_json::to_string(&ad_json).unwrap()).unwrap();
-    let (sim, code) = json(&["simulate", "--from", CLUSTER, "--apply", ad.to_str().unwrap()]);
+    let (sim, code) = json(&["simulate", "--from", CLUSTER, "--apply", ad.to_str().unwrap(), "-o", "json"]);
     assert_eq!(code, 0);
     let sim_moves: Vec<(&str, &str, &str)> = sim["changes"]
         .as_array()
@@ -130,7 +121,7 @@ fn the_fix_keeps_gpu_1_out_and_hands_each_ip_to_the_next_in_its_order() {
 
 #[test]
 fn events_and_restarts_alone_still_find_the_flapping_node() {
-    let (h, code) = json(&["history", "--from", CLUSTER]);
+    let (h, code) = json(&["history", "--from", CLUSTER, "-o", "json"]);
     assert_eq!(code, 0);
     assert!(h["logsUnknownBecause"].as_str().unwrap().contains("--logs DIR"));
     let jellyfin = ip(&h, "192.0.2.218");
@@ -143,8 +134,9 @@ fn events_and_restarts_alone_still_find_the_flapping_node() {
 
 #[test]
 fn since_and_one_service_narrow_the_history() {
-    let (h, _) =
-        json(&["history", "svc", "jellyfin", "-n", "media", "--from", CLUSTER, "--logs", LOGS, "--since", "24h"]);
+    let (h, _) = json(&[
+        "history", "svc", "jellyfin", "-n", "media", "--from", CLUSTER, "--logs", LOGS, "--since", "24h", "-o", "json",
+    ]);
     assert_eq!(h["since"], "2026-11-29T23:59:00Z", "24h before capturedAt 2026-11-30T23:59:00Z");
     let ips: Vec<&str> = h["ips"].as_array().unwrap().iter().map(|x| x["ip"].as_str().unwrap()).collect();
     assert_eq!(ips, ["192.0.2.218"]);
@@ -170,7 +162,7 @@ fn since_and_one_service_narrow_the_history() {
 #[test]
 fn a_quiet_cluster_has_no_flapping_node() {
     for demo in ["healthy", "trap"] {
-        let (h, code) = json(&["history", "--demo", demo]);
+        let (h, code) = json(&["history", "--demo", demo, "-o", "json"]);
         assert_eq!(code, 0, "{demo}");
         assert!(h["flapping"].as_array().unwrap().is_empty(), "{demo}: {}", h["flapping"]);
         assert!(h["fix"].is_null() && h["findings"].as_array().unwrap().is_empty(), "{demo}");

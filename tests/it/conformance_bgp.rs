@@ -5,9 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use lbdoctor::k8s::ip::parse_go_ip;
-use lbdoctor::k8s::selector::{Labels, Selector};
+use lbdoctor::k8s::selector::Labels;
 use lbdoctor::k8s::{endpoint_can_serve, EXCLUDE_LB_LABEL};
 use lbdoctor::metallb::bgp::community::Community;
 use lbdoctor::metallb::bgp::config::{compatible_local_pref, BgpAd, Peer, PoolFamilies};
@@ -20,27 +19,14 @@ use lbdoctor::snapshot::crd::SecretReference;
 use lbdoctor::snapshot::BgpType;
 use serde_json::Value;
 
-mod common;
+use crate::util::{self, labels, selectors, strs};
 
 fn vectors() -> Vec<Value> {
-    common::vectors("metallb-bgp-v0.16.1.json")
+    util::vectors("metallb-bgp-v0.16.1.json")
 }
 
 fn of_kind(kind: &str) -> Vec<Value> {
     vectors().into_iter().filter(|v| v["kind"] == kind).collect()
-}
-
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
-}
-
-fn labels(v: &Value) -> Labels {
-    serde_json::from_value(v.clone()).unwrap_or_default()
-}
-
-fn selectors(v: &Value) -> Vec<Selector> {
-    let list: Vec<LabelSelector> = serde_json::from_value(v.clone()).unwrap_or_default();
-    list.iter().map(|s| Selector::compile(s).unwrap()).collect()
 }
 
 fn ad(v: &Value) -> BgpAd {

@@ -1,17 +1,15 @@
 //! One small cluster per behaviour (testdata/scenarios): the verdict the spec predicts, through the binary.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn run(file: &str, extra: &[&str]) -> (Value, i32) {
-    let out = Command::cargo_bin("kubectl-lbdoctor")
-        .unwrap()
-        .args(["check", "-o", "json", "--from", &format!("testdata/scenarios/{file}")])
-        .args(extra)
-        .output()
-        .unwrap();
-    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (report, out.status.code().unwrap())
+use crate::util::{json, lbdoctor, output, run, service};
+
+/// `check -o json` on testdata/scenarios/FILE: the report (null when there is none, as on exit 3)
+/// and the exit code.
+fn scenario(file: &str, extra: &[&str]) -> (Value, i32) {
+    let (stdout, _, code) =
+        output(lbdoctor().args(["check", "-o", "json", "--from", &format!("testdata/scenarios/{file}")]).args(extra));
+    (serde_json::from_str(&stdout).unwrap_or(Value::Null), code)
 }
 
 fn codes(report: &Value) -> Vec<String> {
@@ -27,8 +25,13 @@ fn codes(report: &Value) -> Vec<String> {
     all
 }
 
+/// The Service called `name`, in whichever namespace.
+fn named<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["services"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()
+}
+
 fn web(report: &Value) -> &Value {
-    report["services"].as_array().unwrap().iter().find(|s| s["name"] == "web").unwrap()
+    named(report, "web")
 }
 
 fn node<'a>(svc: &'a Value, name: &str) -> &'a Value {
@@ -71,7 +74,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("stale-lb-ingress-clusterip.yaml", &[], 0),
     ];
     for (file, want, exit) in table {
-        let (report, code) = run(file, &[]);
+        let (report, code) = scenario(file, &[]);
         assert_eq!(codes(&report), *want, "{file}");
         assert_eq!(code, *exit, "{file}");
     }
@@ -79,7 +82,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
 
 #[test]
 fn memberlist_disabled_winner_without_speaker_blackholes_the_ip() {
-    let (r, _) = run("memberlist-disabled-dead-winner.yaml", &[]);
+    let (r, _) = scenario("memberlist-disabled-dead-winner.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], "node-c");
     let c = node(svc, "node-c");
@@ -89,7 +92,7 @@ fn memberlist_disabled_winner_without_speaker_blackholes_the_ip() {
 
 #[test]
 fn etp_local_keeps_only_candidates_with_endpoints() {
-    let (r, _) = run("etp-local-no-candidate-endpoint.yaml", &[]);
+    let (r, _) = scenario("etp-local-no-candidate-endpoint.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["metallb"]["layer2"]["emptiedBy"], "noLocalEndpoint");
     assert_eq!(node(svc, "node-a")["reason"], "notOwner");
@@ -99,7 +102,7 @@ fn etp_local_keeps_only_candidates_with_endpoints() {
 
 #[test]
 fn no_serving_endpoint_means_no_election_at_all() {
-    let (r, _) = run("no-serving-endpoints.yaml", &[]);
+    let (r, _) = scenario("no-serving-endpoints.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["metallb"]["layer2"]["emptiedBy"], "noServingEndpoint");
     for n in svc["metallb"]["layer2"]["nodes"].as_array().unwrap() {
@@ -111,14 +114,14 @@ fn no_serving_endpoint_means_no_election_at_all() {
 
 #[test]
 fn withdraw_reasons_and_ownership() {
-    let (r, _) = run("ip-not-in-pool.yaml", &[]);
+    let (r, _) = scenario("ip-not-in-pool.yaml", &[]);
     assert_eq!(web(&r)["metallb"]["withdrawReason"], "ipNotAllowed");
     assert_eq!(web(&r)["metallb"]["layer2"], Value::Null);
-    let (r, _) = run("stale-lb-ingress-clusterip.yaml", &[]);
+    let (r, _) = scenario("stale-lb-ingress-clusterip.yaml", &[]);
     let stale = &r["services"][0];
     assert_eq!(stale["type"], "ClusterIP");
     assert_eq!(stale["metallb"]["withdrawReason"], "notLoadBalancer");
-    let (r, _) = run("lb-class-other.yaml", &[]);
+    let (r, _) = scenario("lb-class-other.yaml", &[]);
     assert_eq!(web(&r)["implementation"], "none");
     assert_eq!(web(&r)["ownership"]["claimants"], serde_json::json!([]));
     assert_eq!(web(&r)["metallb"], Value::Null);
@@ -129,7 +132,7 @@ fn withdraw_reasons_and_ownership() {
 
 #[test]
 fn rejected_configuration_is_unknown_not_guessed() {
-    let (r, _) = run("overlapping-pools.yaml", &[]);
+    let (r, _) = scenario("overlapping-pools.yaml", &[]);
     let f = &r["findings"][0];
     assert_eq!(
         f["message"],
@@ -145,12 +148,12 @@ fn rejected_configuration_is_unknown_not_guessed() {
 
 #[test]
 fn network_unavailable_and_not_ready_speakers_drop_out() {
-    let (r, _) = run("network-unavailable.yaml", &[]);
+    let (r, _) = scenario("network-unavailable.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], "node-b");
     assert_eq!(node(svc, "node-a")["excludedBy"], serde_json::json!(["networkUnavailable"]));
     assert_eq!(svc["metallb"]["layer2"]["actualAnnouncers"], serde_json::json!(["node-a"]));
-    let (r, _) = run("speaker-not-ready.yaml", &[]);
+    let (r, _) = scenario("speaker-not-ready.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], "node-b");
     assert_eq!(node(svc, "node-a")["excludedBy"], serde_json::json!(["noSpeaker"]));
@@ -159,11 +162,11 @@ fn network_unavailable_and_not_ready_speakers_drop_out() {
 
 #[test]
 fn preferred_nodes_switch_behaviour_and_both_answers_are_shown() {
-    let (r, _) = run("preferred-node.yaml", &[]);
+    let (r, _) = scenario("preferred-node.yaml", &[]);
     assert_eq!(r["source"]["metallb"]["behaviour"], "main");
     assert_eq!(web(&r)["metallb"]["layer2"]["expectedAnnouncer"], "node-c");
     assert_eq!(node(web(&r), "node-c")["score"], 100);
-    let (r, _) = run("preferred-node.yaml", &["--metallb-version", "v0.16.1"]);
+    let (r, _) = scenario("preferred-node.yaml", &["--metallb-version", "v0.16.1"]);
     assert_eq!(r["source"]["metallb"]["behaviour"], "v0.16.1");
     assert_eq!(web(&r)["metallb"]["layer2"]["expectedAnnouncer"], "node-a");
     let lbd107 = &web(&r)["findings"][0];
@@ -173,14 +176,14 @@ fn preferred_nodes_switch_behaviour_and_both_answers_are_shown() {
 
 #[test]
 fn fail_on_warning_and_ignore() {
-    assert_eq!(run("single-candidate.yaml", &["--fail-on", "warning"]).1, 1);
-    assert_eq!(run("single-candidate.yaml", &["--fail-on", "warning", "--ignore", "LBD106"]).1, 0);
-    assert_eq!(run("objects-outside-namespace.yaml", &["--fail-on", "warning"]).1, 1);
+    assert_eq!(scenario("single-candidate.yaml", &["--fail-on", "warning"]).1, 1);
+    assert_eq!(scenario("single-candidate.yaml", &["--fail-on", "warning", "--ignore", "LBD106"]).1, 0);
+    assert_eq!(scenario("objects-outside-namespace.yaml", &["--fail-on", "warning"]).1, 1);
 }
 
 #[test]
 fn unreadable_nodes_exit_3() {
-    assert_eq!(run("unreadable-nodes.yaml", &[]).1, 3);
+    assert_eq!(scenario("unreadable-nodes.yaml", &[]).1, 3);
 }
 
 #[test]
@@ -193,20 +196,11 @@ fn bad_inputs_exit_2_naming_file_position_and_object() {
         ("two-snapshotinfo.yaml", "SnapshotInfo is defined twice"),
     ];
     for (file, needle) in cases {
-        let out = Command::cargo_bin("kubectl-lbdoctor")
-            .unwrap()
-            .args(["check", "--from", &format!("testdata/bad/{file}")])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{file}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let (_, err, code) = run(&["check", "--from", &format!("testdata/bad/{file}")]);
+        assert_eq!(code, 2, "{file}");
         assert!(err.contains(needle), "{file}: {err}");
         assert!(!err.contains("panicked"), "{file}: {err}");
     }
-}
-
-fn svc<'a>(report: &'a Value, ns: &str, name: &str) -> &'a Value {
-    report["services"].as_array().unwrap().iter().find(|s| s["namespace"] == ns && s["name"] == name).unwrap()
 }
 
 fn event(alloc: &Value) -> (String, String, String) {
@@ -216,8 +210,8 @@ fn event(alloc: &Value) -> (String, String, String) {
 
 #[test]
 fn exhausted_pool_is_pending_with_metallbs_own_words_and_the_real_cause() {
-    let (report, _) = run("alloc-pool-exhausted.yaml", &[]);
-    let a = &svc(&report, "default", "new")["allocation"];
+    let (report, _) = scenario("alloc-pool-exhausted.yaml", &[]);
+    let a = &service(&report, "default", "new")["allocation"];
     assert_eq!((a["status"].as_str(), a["reason"].as_str()), (Some("pending"), Some("noAvailableIPs")));
     assert_eq!(a["expectedIPs"], serde_json::json!([]));
     assert_eq!(
@@ -234,31 +228,31 @@ fn exhausted_pool_is_pending_with_metallbs_own_words_and_the_real_cause() {
 
 #[test]
 fn sharing_refusals_name_the_real_cause() {
-    let (report, _) = run("alloc-sharing-conflict.yaml", &[]);
-    let udp = &svc(&report, "dns", "dns-udp")["allocation"];
+    let (report, _) = scenario("alloc-sharing-conflict.yaml", &[]);
+    let udp = &service(&report, "dns", "dns-udp")["allocation"];
     assert_eq!(udp["reason"], "sharingConflict");
     assert_eq!(
         event(udp).2,
         r#"Failed to allocate IP for "dns/dns-udp": can't change sharing key for "dns/dns-udp", address also in use by dns/dns-tcp"#
     );
     assert!(udp["detail"].as_str().unwrap().contains(r#"sharing key "dns", but dns/dns-udp uses "DNS""#));
-    let v2 = &svc(&report, "dns", "dns-tcp-v2")["allocation"];
+    let v2 = &service(&report, "dns", "dns-tcp-v2")["allocation"];
     assert_eq!(v2["reason"], "portConflict");
     assert_eq!(
         event(v2).2,
         r#"Failed to allocate IP for "dns/dns-tcp-v2": port TCP/53 is already in use on "198.51.100.20""#
     );
-    let held = &svc(&report, "dns", "dns-tcp")["allocation"];
+    let held = &service(&report, "dns", "dns-tcp")["allocation"];
     assert_eq!((held["status"].as_str(), held["metallbEvent"].is_null()), (Some("allocated"), true));
 }
 
 #[test]
 fn dual_stack_rules() {
-    let (report, _) = run("alloc-dual-stack.yaml", &[]);
-    let both = &svc(&report, "web", "both")["allocation"];
+    let (report, _) = scenario("alloc-dual-stack.yaml", &[]);
+    let both = &service(&report, "web", "both")["allocation"];
     assert_eq!(both["expectedIPs"], serde_json::json!(["198.51.100.32", "2001:db8:1::"]), "IPv4 first, one pool");
     assert_eq!(both["pool"], "dual");
-    let prefer = &svc(&report, "web", "prefer")["allocation"];
+    let prefer = &service(&report, "web", "prefer")["allocation"];
     assert_eq!(
         (prefer["status"].as_str(), prefer["reason"].as_str()),
         (Some("allocated"), Some("additionalFamilyFailed"))
@@ -272,24 +266,24 @@ fn dual_stack_rules() {
                 .into()
         )
     );
-    let nopolicy = &svc(&report, "web", "nopolicy")["allocation"];
+    let nopolicy = &service(&report, "web", "nopolicy")["allocation"];
     assert_eq!(nopolicy["reason"], "noAvailableIPs");
     assert!(nopolicy["detail"].as_str().unwrap().contains("no ipFamilyPolicy"));
 }
 
 #[test]
 fn equal_priority_namespace_pools_are_a_random_choice() {
-    let (report, _) = run("alloc-namespace-pools.yaml", &[]);
-    let a = &svc(&report, "team-a", "api")["allocation"];
+    let (report, _) = scenario("alloc-namespace-pools.yaml", &[]);
+    let a = &service(&report, "team-a", "api")["allocation"];
     assert_eq!(a["expectedIPs"], Value::Null);
     assert_eq!(a["metallbEvent"], Value::Null, "the message would name MetalLB's random pick");
     assert_eq!(
         a["possibleOutcomes"],
         serde_json::json!([{"pool": "team-a-1", "ips": ["198.51.100.64"]}, {"pool": "team-a-2", "ips": ["198.51.100.72"]}])
     );
-    let b = &svc(&report, "team-b", "api")["allocation"];
+    let b = &service(&report, "team-b", "api")["allocation"];
     assert_eq!((b["pool"].as_str(), b["expectedIPs"].clone()), (Some("shared"), serde_json::json!(["198.51.100.80"])));
-    let grab = &svc(&report, "team-b", "grab")["allocation"];
+    let grab = &service(&report, "team-b", "grab")["allocation"];
     assert_eq!(
         event(grab).2,
         r#"Failed to allocate IP for "team-b/grab": pool team-a-1 not compatible for ip assignment"#
@@ -298,8 +292,8 @@ fn equal_priority_namespace_pools_are_a_random_choice() {
 
 #[test]
 fn held_ip_no_longer_allowed_is_a_mismatch_with_its_replacement() {
-    let (report, _) = run("alloc-mismatch.yaml", &[]);
-    let old = &svc(&report, "default", "old")["allocation"];
+    let (report, _) = scenario("alloc-mismatch.yaml", &[]);
+    let old = &service(&report, "default", "old")["allocation"];
     assert_eq!((old["status"].as_str(), old["reason"].as_str()), (Some("mismatch"), Some("heldIPPoolNotCompatible")));
     assert_eq!(old["expectedIPs"], serde_json::json!(["192.0.2.0"]));
     assert_eq!(
@@ -310,30 +304,22 @@ fn held_ip_no_longer_allowed_is_a_mismatch_with_its_replacement() {
             r#"current IP for "default/old" not allowed by config, will attempt for new IP assignment: pool public not compatible for ip assignment"#.into()
         )
     );
-    assert_eq!(svc(&report, "default", "zero")["allocation"]["status"], "allocated");
+    assert_eq!(service(&report, "default", "zero")["allocation"]["status"], "allocated");
 }
 
 #[test]
 fn pools_explain_usage_and_holders() {
-    let out = Command::cargo_bin("kubectl-lbdoctor")
-        .unwrap()
-        .args(["explain", "pools", "-o", "json", "--from", "testdata/scenarios/alloc-pool-exhausted.yaml"])
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (report, _) =
+        json(&["explain", "pools", "-o", "json", "--from", "testdata/scenarios/alloc-pool-exhausted.yaml"]);
     assert_eq!(report["kind"], "PoolReport");
     let small = report["pools"].as_array().unwrap().iter().find(|p| p["name"] == "small").unwrap();
     assert_eq!((small["ipv4"]["used"].as_i64(), small["ipv4"]["total"].as_i64()), (Some(4), Some(4)));
     assert_eq!(small["holders"][0], serde_json::json!({"ip": "198.51.100.8", "services": ["default/app0"]}));
     let new = small["services"].as_array().unwrap().iter().find(|c| c["service"] == "default/new").unwrap();
     assert_eq!(new["fit"], "exhausted");
-    let missing = Command::cargo_bin("kubectl-lbdoctor")
-        .unwrap()
-        .args(["explain", "pool", "nope", "--from", "testdata/scenarios/alloc-pool-exhausted.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("pools: reserved, small"));
+    let (_, stderr, code) = run(&["explain", "pool", "nope", "--from", "testdata/scenarios/alloc-pool-exhausted.yaml"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("pools: reserved, small"), "{stderr}");
 }
 
 #[test]
@@ -348,12 +334,7 @@ fn a_broken_advertisement_stops_the_speakers_not_allocation() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.json");
     std::fs::write(&path, snap).unwrap();
-    let out = Command::cargo_bin("kubectl-lbdoctor")
-        .unwrap()
-        .args(["check", "-o", "json", "--from", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (report, _) = json(&["check", "-o", "json", "--from", path.to_str().unwrap()]);
     assert_eq!(report["findings"][0]["code"], "LBD201");
     assert!(report["findings"][0]["hint"].as_str().unwrap().contains("allocation goes on"));
     let a = &web(&report)["allocation"];
@@ -363,7 +344,7 @@ fn a_broken_advertisement_stops_the_speakers_not_allocation() {
     );
 
     // Overlapping pools stop the controller too: no allocation is guessed.
-    let (report, _) = run("overlapping-pools.yaml", &[]);
+    let (report, _) = scenario("overlapping-pools.yaml", &[]);
     assert_eq!(web(&report)["allocation"], Value::Null);
 }
 
@@ -377,9 +358,9 @@ fn session<'a>(node: &'a Value, peer: &str) -> Option<&'a Value> {
 
 #[test]
 fn bgp_routes_per_node_and_peer() {
-    let (r, code) = run("bgp-two-routers.yaml", &[]);
+    let (r, code) = scenario("bgp-two-routers.yaml", &[]);
     assert_eq!(code, 0);
-    let web = svc(&r, "default", "web");
+    let web = service(&r, "default", "web");
     let bgp = &web["metallb"]["bgp"];
     assert_eq!(web["metallb"]["layer2"], Value::Null, "a BGP-only pool has no layer-2 election");
     assert_eq!(bgp["announcing"], serde_json::json!(["edge-1", "worker-a", "worker-b"]));
@@ -403,7 +384,7 @@ fn bgp_routes_per_node_and_peer() {
     );
     assert!(session(bgp_node(web, "worker-a"), "edge").is_none());
 
-    let api = svc(&r, "default", "api");
+    let api = service(&r, "default", "api");
     assert_eq!(api["metallb"]["bgp"]["announcing"], serde_json::json!(["worker-b"]));
     assert_eq!(bgp_node(api, "worker-a")["reason"], "noLocalEndpoints");
     assert_eq!(
@@ -415,12 +396,12 @@ fn bgp_routes_per_node_and_peer() {
 
 #[test]
 fn bgp_failures_name_their_cause() {
-    let (r, _) = run("bgp-nobody-advertises.yaml", &[]);
-    let gold = svc(&r, "default", "gold");
+    let (r, _) = scenario("bgp-nobody-advertises.yaml", &[]);
+    let gold = service(&r, "default", "gold");
     let a = bgp_node(gold, "worker-a");
     assert_eq!(a["reason"], "conflictingAdvertisements");
     assert_eq!(a["conflicting"], serde_json::json!(["any-tier", "gold"]));
-    let web = svc(&r, "default", "web");
+    let web = service(&r, "default", "web");
     assert_eq!(web["metallb"]["bgp"]["announcing"], serde_json::json!(["worker-b"]));
     assert_eq!(web["metallb"]["bgp"]["peers"], serde_json::json!([]));
     assert_eq!(bgp_node(web, "worker-a")["reason"], "notOwner");
@@ -431,14 +412,14 @@ fn bgp_failures_name_their_cause() {
 
 #[test]
 fn frr_k8s_drift_and_bgp_status_mismatch() {
-    let (r, _) = run("bgp-frr-k8s-drift.yaml", &[]);
+    let (r, _) = scenario("bgp-frr-k8s-drift.yaml", &[]);
     let drift = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD215").unwrap();
     let msg = drift["message"].as_str().unwrap();
     assert!(msg.contains("metallb-node-a"), "{msg}");
     for part in ["missing neighbour 2001:db8::fe", "missing prefix 198.51.100.5/32", "extra prefix 198.51.100.6/32"] {
         assert!(msg.contains(part), "{msg} lacks {part}");
     }
-    let web = svc(&r, "default", "web");
+    let web = service(&r, "default", "web");
     let status = web["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD132").unwrap();
     assert!(status["message"].as_str().unwrap().contains("node-b"));
     // The IPv6 session is handed the IPv4 route; frr-k8s filters it by family.
@@ -448,25 +429,21 @@ fn frr_k8s_drift_and_bgp_status_mismatch() {
 
 #[test]
 fn native_bgp_rejects_ipv6_pools_and_with_them_layer2() {
-    let (r, code) = run("bgp-native-ipv6.yaml", &[]);
+    let (r, code) = scenario("bgp-native-ipv6.yaml", &[]);
     assert_eq!(code, 1);
     let f = &r["findings"][0];
     assert_eq!(f["code"], "LBD201");
     assert!(f["message"].as_str().unwrap().contains("native bgp mode does not support ipv6"));
     assert_eq!(f["objects"], serde_json::json!(["IPAddressPool metallb-system/v6"]));
     // Under frr the same objects are fine.
-    let (r, code) = run("bgp-native-ipv6.yaml", &["--bgp-type", "frr"]);
+    let (r, code) = scenario("bgp-native-ipv6.yaml", &["--bgp-type", "frr"]);
     assert_eq!(code, 0, "{r}");
-    assert_eq!(svc(&r, "default", "web")["metallb"]["layer2"]["expectedAnnouncer"], "node-a");
-}
-
-fn service<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["services"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()
+    assert_eq!(service(&r, "default", "web")["metallb"]["layer2"]["expectedAnnouncer"], "node-a");
 }
 
 #[test]
 fn node_ipam_external_choice_is_all_or_nothing() {
-    let (r, _) = run("cilium-nodeipam-external-some-nodes.yaml", &[]);
+    let (r, _) = scenario("cilium-nodeipam-external-some-nodes.yaml", &[]);
     let n = &web(&r)["cilium"]["nodeipam"];
     assert_eq!(web(&r)["implementation"], "cilium-nodeipam");
     assert_eq!(n["expectedIngress"], serde_json::json!(["203.0.113.10"]));
@@ -480,14 +457,14 @@ fn node_ipam_external_choice_is_all_or_nothing() {
     assert!(excluded.contains(&("node-d".into(), serde_json::json!(["excludeLabel"]))), "{excluded:?}");
     assert!(excluded.contains(&("node-e".into(), serde_json::json!(["toBeDeletedTaint"]))), "{excluded:?}");
 
-    let (r, _) = run("cilium-nodeipam-dual-stack.yaml", &[]);
+    let (r, _) = scenario("cilium-nodeipam-dual-stack.yaml", &[]);
     assert_eq!(web(&r)["cilium"]["nodeipam"]["familiesLostToExternal"], serde_json::json!(["IPv6"]));
-    assert_eq!(service(&r, "api")["cilium"]["nodeipam"]["expectedIngress"], serde_json::json!([]));
+    assert_eq!(named(&r, "api")["cilium"]["nodeipam"]["expectedIngress"], serde_json::json!([]));
 }
 
 #[test]
 fn cilium_l2_reports_the_lease_and_the_eligible_set() {
-    let (r, _) = run("cilium-l2-holder-agent-lost.yaml", &[]);
+    let (r, _) = scenario("cilium-l2-holder-agent-lost.yaml", &[]);
     let l2 = &web(&r)["cilium"]["l2"];
     assert_eq!(l2["eligible"], serde_json::json!(["node-a", "node-c"]));
     assert_eq!(l2["lease"]["holder"], "node-b");
@@ -501,13 +478,13 @@ fn cilium_l2_reports_the_lease_and_the_eligible_set() {
 
 #[test]
 fn two_claimants_are_named_with_their_evidence() {
-    let (r, _) = run("metallb-and-cilium-lbipam.yaml", &[]);
+    let (r, _) = scenario("metallb-and-cilium-lbipam.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["ownership"]["claimants"], serde_json::json!(["metallb", "cilium-lbipam"]));
     // managedFields: MetalLB's controller wrote status last.
     assert_eq!(svc["implementation"], "metallb");
     assert_eq!(svc["cilium"]["lbipam"]["stripped"], serde_json::json!(["192.0.2.240"]));
-    let (r, _) = run("k3s-servicelb-and-cilium-nodeipam.yaml", &[]);
+    let (r, _) = scenario("k3s-servicelb-and-cilium-nodeipam.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["ownership"]["claimants"], serde_json::json!(["cilium-nodeipam", "k3s-servicelb"]));
     assert_eq!(svc["implementation"], "k3s-servicelb");
@@ -518,9 +495,9 @@ fn two_claimants_are_named_with_their_evidence() {
 
 #[test]
 fn lbipam_pending_reasons_use_ciliums_vocabulary() {
-    let (r, _) = run("cilium-lbipam-pending.yaml", &[]);
+    let (r, _) = scenario("cilium-lbipam-pending.yaml", &[]);
     assert_eq!(web(&r)["cilium"]["lbipam"]["expected"]["reason"], "no_pool");
-    assert_eq!(service(&r, "shop")["cilium"]["lbipam"]["expected"]["reason"], "pool_selector_mismatch");
+    assert_eq!(named(&r, "shop")["cilium"]["lbipam"]["expected"]["reason"], "pool_selector_mismatch");
     assert_eq!(r["findings"][0]["code"], "LBD220");
     assert_eq!(r["findings"][0]["objects"], serde_json::json!(["CiliumLoadBalancerIPPool pool-b"]));
     assert_eq!(r["findings"][1]["objects"], serde_json::json!(["CiliumLoadBalancerIPPool legacy"]));
@@ -528,7 +505,7 @@ fn lbipam_pending_reasons_use_ciliums_vocabulary() {
 
 #[test]
 fn cilium_l2_also_answers_for_a_metallb_address() {
-    let (r, _) = run("metallb-and-cilium-l2.yaml", &[]);
+    let (r, _) = scenario("metallb-and-cilium-l2.yaml", &[]);
     let svc = web(&r);
     assert_eq!(svc["ownership"]["claimants"], serde_json::json!(["metallb"]));
     assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], "node-b");
@@ -553,16 +530,11 @@ fn object_order_does_not_change_the_other_implementations_reports() {
         reversed.reverse();
         let mut rotated = docs.clone();
         rotated.rotate_left(docs.len() / 2);
-        let (want, _) = run(&name, &[]);
+        let (want, _) = scenario(&name, &[]);
         for (label, order) in [("reversed", reversed), ("rotated", rotated)] {
             let file = dir.path().join(format!("{label}-{name}"));
             std::fs::write(&file, order.join("\n---\n")).unwrap();
-            let out = Command::cargo_bin("kubectl-lbdoctor")
-                .unwrap()
-                .args(["check", "-o", "json", "--from", file.to_str().unwrap()])
-                .output()
-                .unwrap();
-            let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let (got, _) = json(&["check", "-o", "json", "--from", file.to_str().unwrap()]);
             assert_eq!(got, want, "{name} {label}");
         }
     }
@@ -570,12 +542,12 @@ fn object_order_does_not_change_the_other_implementations_reports() {
 
 #[test]
 fn shared_address_with_leases_on_two_nodes_is_answered_twice() {
-    let (r, _) = run("cilium-l2-shared-ip.yaml", &[]);
-    let web = service(&r, "web");
+    let (r, _) = scenario("cilium-l2-shared-ip.yaml", &[]);
+    let web = named(&r, "web");
     assert_eq!(web["cilium"]["lbipam"]["held"][0]["ip"], "198.51.100.1");
     assert_eq!(web["findings"][0]["objects"], serde_json::json!(["Service default/web", "Service default/api"]));
     assert!(web["findings"][0]["message"].as_str().unwrap().contains("default/api (its Lease held by node-c)"));
-    assert_eq!(service(&r, "api")["cilium"]["l2"]["announcer"], "node-c");
+    assert_eq!(named(&r, "api")["cilium"]["l2"]["announcer"], "node-c");
 }
 
 /// Cilium up to v1.20 names L2 Leases `<ns>-<name>`: only Services that can get a Lease
@@ -626,12 +598,7 @@ metadata: {name: baz, namespace: foo-bar}
     let codes_for = |other_spec: &str| {
         let file = dir.path().join("s.yaml");
         std::fs::write(&file, format!("{base}spec: {other_spec}\n")).unwrap();
-        let out = Command::cargo_bin("kubectl-lbdoctor")
-            .unwrap()
-            .args(["check", "-o", "json", "--from", file.to_str().unwrap()])
-            .output()
-            .unwrap();
-        codes(&serde_json::from_slice(&out.stdout).unwrap())
+        codes(&json(&["check", "-o", "json", "--from", file.to_str().unwrap()]).0)
     };
     assert!(!codes_for("{type: ClusterIP, ports: [{port: 80}]}").contains(&"LBD144".to_string()));
     assert!(codes_for("{type: LoadBalancer, ports: [{port: 81}]}").contains(&"LBD144".to_string()));

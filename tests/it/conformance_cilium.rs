@@ -6,10 +6,10 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use lbdoctor::cilium::nodeipam::{self, Input, Outcome};
 use serde_json::{json, Value};
 
-mod common;
+use crate::util;
 
 fn vectors() -> Vec<Value> {
-    common::vectors("cilium-nodeipam.json")
+    util::vectors("cilium-nodeipam.json")
 }
 
 const DELETED_AT: &str = "2026-01-01T00:00:00Z";

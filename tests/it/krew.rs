@@ -7,15 +7,14 @@
 //! line lengths, a LICENSE installed with the plugin). Each assertion names its rule.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-lbdoctor");
+use crate::util::{skipped, BIN, ROOT};
+
 const COMPLETION: &str = "completions/kubectl_complete-lbdoctor";
 /// krew's allPlatforms() in cmd/validate-krew-manifest/main.go: a selector must pick one of these.
 const KREW_PLATFORMS: [(&str, &str); 11] = [
@@ -217,8 +216,7 @@ fn completion_present(test: &str) -> bool {
         return true;
     }
     assert!(std::env::var_os("CI").is_none(), "{COMPLETION} is missing: scripts/dist.sh cannot build the krew archive");
-    // Straight to the process's stderr: the test harness captures eprintln! of passing tests.
-    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {COMPLETION} missing");
+    skipped(test, &format!("{COMPLETION} missing"));
     false
 }
 

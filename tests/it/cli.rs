@@ -1,30 +1,9 @@
 //! The real binary on the bundled snapshots: verdicts, JSON contract, formats and exit codes.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const HOMELAB: &str = "testdata/clusters/homelab.yaml";
-const TRAP: &str = "testdata/clusters/homelab-trap.yaml";
-
-fn lbdoctor() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
-    cmd.env_remove("NO_COLOR");
-    cmd
-}
-
-fn json_of(args: &[&str]) -> (Value, i32) {
-    let out = lbdoctor().args(args).args(["-o", "json"]).output().unwrap();
-    let code = out.status.code().unwrap();
-    (
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr))),
-        code,
-    )
-}
-
-fn service<'a>(report: &'a Value, ns: &str, name: &str) -> &'a Value {
-    report["services"].as_array().unwrap().iter().find(|s| s["namespace"] == ns && s["name"] == name).unwrap()
-}
+use crate::util::{json, lbdoctor, service, BIN, HOMELAB, ROOT, TRAP};
 
 fn codes(svc: &Value) -> Vec<&str> {
     svc["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect()
@@ -33,7 +12,7 @@ fn codes(svc: &Value) -> Vec<&str> {
 #[test]
 fn homelab_splits_the_ips_between_the_two_workers() {
     // Winners computed independently (scripts/gen-homelab.py, Python hashlib).
-    let (report, code) = json_of(&["check", "--from", HOMELAB]);
+    let (report, code) = json(&["check", "--from", HOMELAB, "-o", "json"]);
     assert_eq!(code, 1, "pihole-dns-tcp has no serving endpoint: an error");
     let expected = [
         ("default", "grafana", Some("worker-b")),
@@ -65,7 +44,7 @@ fn homelab_splits_the_ips_between_the_two_workers() {
 
 #[test]
 fn json_contract_for_one_service() {
-    let (report, code) = json_of(&["explain", "svc", "jellyfin", "-n", "media", "--from", HOMELAB]);
+    let (report, code) = json(&["explain", "svc", "jellyfin", "-n", "media", "--from", HOMELAB, "-o", "json"]);
     assert_eq!(code, 0);
     assert_eq!(report["apiVersion"], "lbdoctor/v1alpha1");
     assert_eq!(report["kind"], "Report");
@@ -102,7 +81,7 @@ fn json_contract_for_one_service() {
 
 #[test]
 fn the_trap_leaves_every_ip_dark_and_says_why() {
-    let (report, code) = json_of(&["check", "--from", TRAP]);
+    let (report, code) = json(&["check", "--from", TRAP, "-o", "json"]);
     assert_eq!(code, 1);
     for svc in report["services"].as_array().unwrap() {
         let l2 = &svc["metallb"]["layer2"];
@@ -141,10 +120,10 @@ fn table_explains_one_service_in_words() {
 
 #[test]
 fn yaml_is_the_same_document_as_json() {
-    let (json, _) = json_of(&["check", "--from", HOMELAB]);
+    let (report, _) = json(&["check", "--from", HOMELAB, "-o", "json"]);
     let out = lbdoctor().args(["check", "--from", HOMELAB, "-o", "yaml"]).output().unwrap();
     let yaml: Value = serde_saphyr::from_slice(&out.stdout).unwrap();
-    assert_eq!(yaml, json);
+    assert_eq!(yaml, report);
 }
 
 #[test]
@@ -221,7 +200,7 @@ fn a_closed_pipe_is_not_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("many.json");
     std::fs::write(&file, serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string()).unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-lbdoctor"))
+    let mut child = std::process::Command::new(BIN)
         .args(["explain", "svc", "-A", "-o", "json", "--from", file.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -237,7 +216,7 @@ fn a_closed_pipe_is_not_an_error() {
 /// Every finding code the source can raise has its page and its row in the index.
 #[test]
 fn every_finding_code_is_documented() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = std::path::Path::new(ROOT);
     let mut codes = std::collections::BTreeSet::new();
     let mut stack = vec![root.join("src")];
     while let Some(dir) = stack.pop() {
@@ -266,8 +245,8 @@ fn every_finding_code_is_documented() {
 
 #[test]
 fn pool_reports_name_the_implementations_as_service_reports_do() {
-    let (pools, _) = json_of(&["explain", "pools", "--from", HOMELAB]);
-    let (report, _) = json_of(&["check", "--from", HOMELAB]);
+    let (pools, _) = json(&["explain", "pools", "--from", HOMELAB, "-o", "json"]);
+    let (report, _) = json(&["check", "--from", HOMELAB, "-o", "json"]);
     assert_eq!(pools["source"]["implementations"], report["source"]["implementations"]);
     assert_eq!(pools["source"]["implementations"][0]["implementation"], "metallb");
 }

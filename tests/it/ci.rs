@@ -1,22 +1,10 @@
 //! `check` in CI: JUnit and SARIF output, `--fail-on`, `--ignore` and `.lbdoctor.yaml`.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const HOMELAB: &str = "testdata/clusters/homelab.yaml";
-const TRAP: &str = "testdata/clusters/homelab-trap.yaml";
+use crate::util::{json, lbdoctor, run, HOMELAB, TRAP};
+
 const CONFIG: &str = "testdata/config/lbdoctor.yaml";
-
-fn lbdoctor() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
-    cmd.env_remove("NO_COLOR");
-    cmd
-}
-
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = lbdoctor().args(args).output().unwrap();
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
-}
 
 fn junit(args: &[&str]) -> (quick_junit::Report, i32) {
     let (stdout, stderr, code) = run(&[args, &["-o", "junit"]].concat());
@@ -26,11 +14,6 @@ fn junit(args: &[&str]) -> (quick_junit::Report, i32) {
 
 fn cases(report: &quick_junit::Report) -> Vec<&quick_junit::TestCase> {
     report.test_suites.iter().flat_map(|s| &s.test_cases).collect()
-}
-
-fn json(args: &[&str]) -> (Value, i32) {
-    let (stdout, stderr, code) = run(args);
-    (serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}\n{stderr}")), code)
 }
 
 #[test]
@@ -112,7 +95,7 @@ fn sarif_rules_come_from_the_findings_pages() {
         .chain(report["services"].as_array().unwrap().iter().flat_map(|s| s["findings"].as_array().unwrap()))
         .collect();
     assert_eq!(results.len(), findings.len());
-    let file: Vec<&str> = include_str!("../testdata/clusters/homelab-trap.yaml").lines().collect();
+    let file: Vec<&str> = include_str!("../../testdata/clusters/homelab-trap.yaml").lines().collect();
     for r in results {
         // The region starts the YAML document of the first object the finding names.
         let first = r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].as_str().unwrap();
