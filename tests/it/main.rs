@@ -7,6 +7,7 @@ mod fakeapi;
 mod util;
 
 mod alloc_properties;
+mod architecture;
 mod ci;
 mod cilium_properties;
 mod cli;
