@@ -263,7 +263,7 @@ pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool
                 node: world.node_names[n].clone(),
                 speaker: world.speaker_live(n),
                 announces: o.reasons[n] == Some(BgpReason::Announce),
-                reason: o.reasons[n].map(BgpReason::as_str),
+                reason: o.reasons[n],
                 conflicting: o.conflicts.get(&n).map(|&(i, j)| [ads[i].name.clone(), ads[j].name.clone()]),
                 sessions: if o.reasons[n].is_some() { sessions(index, config, pool, o, n) } else { Vec::new() },
             })

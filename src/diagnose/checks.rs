@@ -136,7 +136,7 @@ pub(super) fn service_findings(
                 _ => "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint".to_string(),
             };
             (
-                format!("{text} (filter {})", filter.code()),
+                format!("{text} (filter {})", filter.as_str()),
                 "see the per-node table (kubectl lbdoctor explain svc NAME -n NS) for which filter removed each node"
                     .to_string(),
                 svc_ads.clone(),

@@ -294,7 +294,7 @@ fn service_report(
             "MetalLB rejects the configuration in the snapshot (LBD201): the speakers keep their last good configuration, which the snapshot does not show".to_string()
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
-        withdraw_reason: e.withdraw.map(|w| w.as_str().to_string()),
+        withdraw_reason: e.withdraw,
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail)),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
     });
@@ -351,7 +351,7 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
         advertisements,
         candidates: el.candidates.count_ones(..),
         available: el.available.count_ones(..),
-        emptied_by: el.emptied_by(&ctx).map(|x| x.code().to_string()),
+        emptied_by: el.emptied_by(&ctx),
         verdict,
         nodes,
     }
@@ -377,13 +377,13 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
             L2Node {
                 node: world.node_names[n].clone(),
                 speaker: world.speaker_live(n),
-                reason: world.speaker_acts(n).then(|| el.reason(n).as_str()),
+                reason: world.speaker_acts(n).then(|| el.reason(n)),
                 rank,
                 hash: rank.map(|r| Hex32(el.order[r - 1].digest)),
                 score: ctx
                     .head
                     .then(|| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0)),
-                excluded_by: el.exclusions(n, rank, ctx).iter().map(|x| x.code()).collect(),
+                excluded_by: el.exclusions(n, rank, ctx),
                 exclude_label_value: world.exclude_values[n].clone(),
                 roles: world.node_roles[n].clone(),
                 endpoints: per_node[n],

@@ -6,7 +6,7 @@ use super::world::World;
 use super::L2Outcome;
 use crate::k8s::EXCLUDE_LB_LABEL;
 use crate::metallb::config::Pool;
-use crate::report::L2Node;
+use crate::report::{Exclusion, L2Node};
 
 pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2Node]) -> String {
     let el = &l2.election;
@@ -28,13 +28,13 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
         }
         (None, _) => {
             let ctx = world.l2_context(world.setup.head(), false);
-            let why = match el.emptied_by(&ctx).map(|x| x.code()) {
-                Some("notSelected") => "its advertisements select no existing node".to_string(),
-                Some("noSpeaker") => "no node its advertisements select runs a live speaker".to_string(),
-                Some("networkUnavailable") => {
+            let why = match el.emptied_by(&ctx) {
+                Some(Exclusion::NotSelected) => "its advertisements select no existing node".to_string(),
+                Some(Exclusion::NoSpeaker) => "no node its advertisements select runs a live speaker".to_string(),
+                Some(Exclusion::NetworkUnavailable) => {
                     "every node its advertisements select has NetworkUnavailable=True".to_string()
                 }
-                Some("excludeLabel") => {
+                Some(Exclusion::ExcludeLabel) => {
                     format!("every node its advertisements select carries {EXCLUDE_LB_LABEL}")
                 }
                 _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)".to_string(),
@@ -44,34 +44,35 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
     };
 
     // Group the losers by the first filter that removed them.
-    let mut groups: BTreeMap<&str, Vec<&L2Node>> = BTreeMap::new();
+    let mut groups: BTreeMap<Exclusion, Vec<&L2Node>> = BTreeMap::new();
     for n in nodes {
         let filters =
-            n.excluded_by.iter().filter(|c| !matches!(**c, "noServingEndpoint" | "sharedIPWithServiceSelector"));
+            n.excluded_by.iter().filter(|c| !matches!(**c, Exclusion::NoServingEndpoint | Exclusion::SharedIpRefused));
         if let Some(first) = filters.into_iter().next() {
             groups.entry(*first).or_default().push(n);
         }
     }
     let mut parts = vec![head];
-    for code in ["noSpeaker", "networkUnavailable", "excludeLabel", "notSelected", "noLocalEndpoint", "lostElection"] {
-        let Some(group) = groups.get(code) else {
+    use Exclusion::*;
+    for code in [NoSpeaker, NetworkUnavailable, ExcludeLabel, NotSelected, NoLocalEndpoint, LostElection] {
+        let Some(group) = groups.get(&code) else {
             continue;
         };
         let count = group.len();
         let subject = describe(group);
         let verb = if count == 1 { "is" } else { "are" };
         let text = match code {
-            "noSpeaker" => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
-            "networkUnavailable" => format!("{subject} {verb} out: NetworkUnavailable=True"),
-            "excludeLabel" => {
+            NoSpeaker => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
+            NetworkUnavailable => format!("{subject} {verb} out: NetworkUnavailable=True"),
+            ExcludeLabel => {
                 let empty = group.iter().all(|n| n.exclude_label_value.as_deref() == Some(""));
                 let how = if empty { "present with an empty value" } else { "the key alone counts" };
                 format!("{subject} {verb} excluded by {EXCLUDE_LB_LABEL} ({how})")
             }
-            "notSelected" => {
+            NotSelected => {
                 format!("{subject} {verb} not selected by any L2Advertisement matching the Service")
             }
-            "noLocalEndpoint" => format!(
+            NoLocalEndpoint => format!(
                 "{subject} {} no serving endpoint (externalTrafficPolicy Local)",
                 if count == 1 { "hosts" } else { "host" }
             ),

@@ -7,12 +7,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 
 use fixedbitset::FixedBitSet;
-use serde::Serialize;
 
 use super::config::L2Ad;
 use super::digest::{election_digests, Digest32};
 use crate::k8s::ip::go_ip_string;
 use crate::k8s::selector::Labels;
+pub use crate::report::metallb::{Exclusion, L2Reason};
 
 pub type NodeId = usize;
 
@@ -133,61 +133,6 @@ pub struct EndpointInput {
     pub can_serve: bool,
     /// BGP only counts endpoints with at least one address (spec T14).
     pub has_addresses: bool,
-}
-
-/// The string MetalLB's layer2 `ShouldAnnounce` returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum L2Reason {
-    #[serde(rename = "")]
-    Announce,
-    #[serde(rename = "notOwner")]
-    NotOwner,
-    #[serde(rename = "noMatchingAdvertisement")]
-    NoMatchingAdvertisement,
-    #[serde(rename = "sharedIPWithServiceSelector")]
-    SharedIpWithServiceSelector,
-}
-
-impl L2Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            L2Reason::Announce => "",
-            L2Reason::NotOwner => "notOwner",
-            L2Reason::NoMatchingAdvertisement => "noMatchingAdvertisement",
-            L2Reason::SharedIpWithServiceSelector => "sharedIPWithServiceSelector",
-        }
-    }
-}
-
-/// Why a node is not the announcer, in filter order (DESIGN §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Exclusion {
-    /// Step 1: no endpoint of the Service can serve, so nobody holds an election.
-    NoServingEndpoint,
-    /// Newer MetalLB, step 3: allow-shared-ip with an advertisement that has serviceSelectors.
-    SharedIpRefused,
-    NoSpeaker,
-    NetworkUnavailable,
-    ExcludeLabel,
-    NotSelected,
-    NoLocalEndpoint,
-    LostElection,
-}
-
-impl Exclusion {
-    pub fn code(self) -> &'static str {
-        match self {
-            Exclusion::NoServingEndpoint => "noServingEndpoint",
-            Exclusion::SharedIpRefused => "sharedIPWithServiceSelector",
-            Exclusion::NoSpeaker => "noSpeaker",
-            Exclusion::NetworkUnavailable => "networkUnavailable",
-            Exclusion::ExcludeLabel => "excludeLabel",
-            Exclusion::NotSelected => "notSelected",
-            Exclusion::NoLocalEndpoint => "noLocalEndpoint",
-            Exclusion::LostElection => "lostElection",
-        }
-    }
 }
 
 #[derive(Debug, Clone)]

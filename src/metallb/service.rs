@@ -6,26 +6,7 @@ use k8s_openapi::api::core::v1::Service;
 
 use super::config::Config;
 use crate::k8s::ip::parse_go_ip;
-
-/// Service-level reasons a speaker withdraws (spec §3.2); MetalLB's own strings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Withdraw {
-    NotLoadBalancer,
-    NoIpAllocated,
-    InvalidIp,
-    IpNotAllowed,
-}
-
-impl Withdraw {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Withdraw::NotLoadBalancer => "notLoadBalancer",
-            Withdraw::NoIpAllocated => "noIPAllocated",
-            Withdraw::InvalidIp => "invalidIP",
-            Withdraw::IpNotAllowed => "ipNotAllowed",
-        }
-    }
-}
+pub use crate::report::metallb::Withdraw;
 
 /// `filterByLoadBalancerClass` (spec §3.1): does MetalLB with `--lb-class=lb_class` process it?
 pub fn handles_class(svc: &Service, lb_class: &str) -> bool {

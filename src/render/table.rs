@@ -7,17 +7,17 @@ use comfy_table::{Cell, Color};
 
 use super::style::{compact_nodes, finding_row, findings, mark, new_table, print_table, Paint};
 use crate::report::{
-    AllocationStatus, Bgp, FamilyUsage, Finding, L2Node, Layer2, PoolsReport, Report, ServiceReport, ServiceStatus,
-    Severity,
+    AllocationStatus, Bgp, BgpReason, Exclusion, FamilyUsage, Finding, L2Node, L2Reason, Layer2, PoolsReport, Report,
+    ServiceReport, ServiceStatus, Severity,
 };
 
-fn has(n: &L2Node, code: &str) -> bool {
-    n.excluded_by.contains(&code)
+fn has(n: &L2Node, x: Exclusion) -> bool {
+    n.excluded_by.contains(&x)
 }
 
 /// The words for one node's outcome.
 fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
-    if n.reason == Some("") {
+    if n.reason == Some(L2Reason::Announce) {
         return "announces".into();
     }
     if n.rank == Some(1) {
@@ -26,16 +26,15 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
     let reasons: Vec<&str> = n
         .excluded_by
         .iter()
-        .filter(|c| **c != "lostElection")
-        .map(|c| match *c {
-            "noSpeaker" => "no live speaker",
-            "networkUnavailable" => "NetworkUnavailable",
-            "excludeLabel" => "exclude-lb label",
-            "notSelected" => "not selected",
-            "noLocalEndpoint" => "no local endpoint",
-            "noServingEndpoint" => "no serving endpoint",
-            "sharedIPWithServiceSelector" => "shared IP refused",
-            other => other,
+        .filter_map(|c| match *c {
+            Exclusion::NoSpeaker => Some("no live speaker"),
+            Exclusion::NetworkUnavailable => Some("NetworkUnavailable"),
+            Exclusion::ExcludeLabel => Some("exclude-lb label"),
+            Exclusion::NotSelected => Some("not selected"),
+            Exclusion::NoLocalEndpoint => Some("no local endpoint"),
+            Exclusion::NoServingEndpoint => Some("no serving endpoint"),
+            Exclusion::SharedIpRefused => Some("shared IP refused"),
+            Exclusion::LostElection => None,
         })
         .collect();
     if !reasons.is_empty() {
@@ -71,7 +70,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
             continue;
         };
         if let Some(w) = &m.withdraw_reason {
-            writeln!(out, "Every speaker withdraws this Service before any election: {}", paint.bad(w))?;
+            writeln!(out, "Every speaker withdraws this Service before any election: {}", paint.bad(w.as_str()))?;
         }
         if let Some(l2) = &m.layer2 {
             writeln!(
@@ -100,28 +99,29 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
                         Some(live) => mark(live),
                         None => Cell::new("?"),
                     },
-                    mark(!has(n, "networkUnavailable")),
-                    if has(n, "excludeLabel") || n.exclude_label_value.is_some() {
+                    mark(!has(n, Exclusion::NetworkUnavailable)),
+                    if has(n, Exclusion::ExcludeLabel) || n.exclude_label_value.is_some() {
                         let v = n.exclude_label_value.as_deref().unwrap_or("");
-                        let text = format!("{} (={v:?})", if has(n, "excludeLabel") { "✗" } else { "✓" });
-                        Cell::new(text).fg(if has(n, "excludeLabel") { Color::Red } else { Color::Green })
+                        let excluded = has(n, Exclusion::ExcludeLabel);
+                        let text = format!("{} (={v:?})", if excluded { "✗" } else { "✓" });
+                        Cell::new(text).fg(if excluded { Color::Red } else { Color::Green })
                     } else {
                         mark(true)
                     },
-                    mark(!has(n, "notSelected")),
+                    mark(!has(n, Exclusion::NotSelected)),
                 ];
                 if local {
-                    row.push(mark(!has(n, "noLocalEndpoint")));
+                    row.push(mark(!has(n, Exclusion::NoLocalEndpoint)));
                 }
                 let hash = n.hash.map(|h| if wide { h.to_string() } else { h.to_string()[..12].to_string() });
                 row.push(Cell::new(hash.unwrap_or_else(|| "-".into())));
-                row.push(Cell::new(match &n.reason {
-                    Some(r) => format!("{r:?}"),
+                row.push(Cell::new(match n.reason {
+                    Some(r) => format!("{:?}", r.as_str()),
                     None => "(no speaker)".into(),
                 }));
                 let verdict = node_verdict(n, l2);
                 let cell = Cell::new(&verdict);
-                row.push(if n.reason == Some("") { cell.fg(Color::Green) } else { cell });
+                row.push(if n.reason == Some(L2Reason::Announce) { cell.fg(Color::Green) } else { cell });
                 if wide {
                     row.push(Cell::new(n.endpoints));
                     row.push(Cell::new(if n.roles.is_empty() { "-".into() } else { n.roles.join(",") }));
@@ -172,12 +172,12 @@ fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint)
     for n in &bgp.nodes {
         let reason = match n.reason {
             Some(r) => {
-                let mut text = format!("{r:?}");
+                let mut text = format!("{:?}", r.as_str());
                 if let Some([a, b]) = &n.conflicting {
                     text.push_str(&format!(" ({a} vs {b})"));
                 }
                 let cell = Cell::new(text);
-                if r.is_empty() {
+                if r == BgpReason::Announce {
                     cell.fg(Color::Green)
                 } else {
                     cell
@@ -427,9 +427,9 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
                 l2.map(|l| l.advertisements.join(",")).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into()),
             ));
             row.push(Cell::new(
-                m.and_then(|m| m.withdraw_reason.clone())
-                    .or_else(|| l2.and_then(|l| l.emptied_by.clone()))
-                    .unwrap_or_else(|| "-".into()),
+                m.and_then(|m| m.withdraw_reason.map(|w| w.as_str()))
+                    .or_else(|| l2.and_then(|l| l.emptied_by.map(|x| x.as_str())))
+                    .unwrap_or("-"),
             ));
         }
         t.add_row(row);

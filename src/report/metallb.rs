@@ -12,7 +12,7 @@ pub struct MetallbService {
     pub unknown_because: Option<String>,
     /// The pool whose CIDRs hold every ingress IP (what the speaker looks up), if any.
     pub pool: Option<String>,
-    pub withdraw_reason: Option<String>,
+    pub withdraw_reason: Option<Withdraw>,
     pub layer2: Option<Layer2>,
     /// `null` when the Service's pool has no BGPAdvertisement.
     pub bgp: Option<Bgp>,
@@ -50,7 +50,7 @@ pub struct BgpNode {
     pub speaker: Option<bool>,
     pub announces: bool,
     /// What the node's BGP `ShouldAnnounce` returns; `null` where no speaker runs.
-    pub reason: Option<&'static str>,
+    pub reason: Option<BgpReason>,
     /// The two advertisements behind `conflictingAdvertisements`.
     pub conflicting: Option<[String; 2]>,
     pub sessions: Vec<BgpSession>,
@@ -100,7 +100,7 @@ pub struct Layer2 {
     pub candidates: usize,
     pub available: usize,
     /// The filter that emptied the candidate set, when it is empty.
-    pub emptied_by: Option<String>,
+    pub emptied_by: Option<Exclusion>,
     pub verdict: String,
     pub nodes: Vec<L2Node>,
 }
@@ -110,17 +110,139 @@ pub struct Layer2 {
 pub struct L2Node {
     pub node: std::sync::Arc<str>,
     pub speaker: Option<bool>,
-    pub reason: Option<&'static str>,
+    pub reason: Option<L2Reason>,
     pub rank: Option<usize>,
     pub hash: Option<Hex32>,
     /// Newer MetalLB: summed preferredNodeSelectors weight; `null` under v0.16.1 rules.
     pub score: Option<i64>,
-    pub excluded_by: Vec<&'static str>,
+    pub excluded_by: Vec<Exclusion>,
     /// Value of the exclude-from-external-load-balancers label when present (often `""`).
     pub exclude_label_value: Option<String>,
     pub roles: std::sync::Arc<[String]>,
     /// Serving endpoints of the Service on this node.
     pub endpoints: usize,
+}
+
+/// Service-level reasons a speaker withdraws (speaker spec §3.2); MetalLB's own strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Withdraw {
+    #[serde(rename = "notLoadBalancer")]
+    NotLoadBalancer,
+    #[serde(rename = "noIPAllocated")]
+    NoIpAllocated,
+    #[serde(rename = "invalidIP")]
+    InvalidIp,
+    #[serde(rename = "ipNotAllowed")]
+    IpNotAllowed,
+}
+
+impl Withdraw {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Withdraw::NotLoadBalancer => "notLoadBalancer",
+            Withdraw::NoIpAllocated => "noIPAllocated",
+            Withdraw::InvalidIp => "invalidIP",
+            Withdraw::IpNotAllowed => "ipNotAllowed",
+        }
+    }
+}
+
+/// The string MetalLB's layer2 `ShouldAnnounce` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum L2Reason {
+    #[serde(rename = "")]
+    Announce,
+    #[serde(rename = "notOwner")]
+    NotOwner,
+    #[serde(rename = "noMatchingAdvertisement")]
+    NoMatchingAdvertisement,
+    #[serde(rename = "sharedIPWithServiceSelector")]
+    SharedIpWithServiceSelector,
+}
+
+impl L2Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            L2Reason::Announce => "",
+            L2Reason::NotOwner => "notOwner",
+            L2Reason::NoMatchingAdvertisement => "noMatchingAdvertisement",
+            L2Reason::SharedIpWithServiceSelector => "sharedIPWithServiceSelector",
+        }
+    }
+}
+
+/// Why a node is not the layer-2 announcer, in filter order (DESIGN §4): `excludedBy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Exclusion {
+    /// Step 1: no endpoint of the Service can serve, so nobody holds an election.
+    #[serde(rename = "noServingEndpoint")]
+    NoServingEndpoint,
+    /// Newer MetalLB, step 3: allow-shared-ip with an advertisement that has serviceSelectors.
+    #[serde(rename = "sharedIPWithServiceSelector")]
+    SharedIpRefused,
+    #[serde(rename = "noSpeaker")]
+    NoSpeaker,
+    #[serde(rename = "networkUnavailable")]
+    NetworkUnavailable,
+    #[serde(rename = "excludeLabel")]
+    ExcludeLabel,
+    #[serde(rename = "notSelected")]
+    NotSelected,
+    #[serde(rename = "noLocalEndpoint")]
+    NoLocalEndpoint,
+    #[serde(rename = "lostElection")]
+    LostElection,
+}
+
+impl Exclusion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Exclusion::NoServingEndpoint => "noServingEndpoint",
+            Exclusion::SharedIpRefused => "sharedIPWithServiceSelector",
+            Exclusion::NoSpeaker => "noSpeaker",
+            Exclusion::NetworkUnavailable => "networkUnavailable",
+            Exclusion::ExcludeLabel => "excludeLabel",
+            Exclusion::NotSelected => "notSelected",
+            Exclusion::NoLocalEndpoint => "noLocalEndpoint",
+            Exclusion::LostElection => "lostElection",
+        }
+    }
+}
+
+/// The string MetalLB's BGP `ShouldAnnounce` returns ([`BgpReason::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum BgpReason {
+    #[serde(rename = "")]
+    Announce,
+    #[serde(rename = "notOwner")]
+    NotOwner,
+    #[serde(rename = "noMatchingAdvertisement")]
+    NoMatchingAdvertisement,
+    #[serde(rename = "conflictingAdvertisements")]
+    ConflictingAdvertisements,
+    #[serde(rename = "nodeNetworkUnavailable")]
+    NodeNetworkUnavailable,
+    #[serde(rename = "nodeLabeledExcludeBalancers")]
+    NodeLabeledExcludeBalancers,
+    #[serde(rename = "noLocalEndpoints")]
+    NoLocalEndpoints,
+    #[serde(rename = "noEndpoints")]
+    NoEndpoints,
+}
+
+impl BgpReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BgpReason::Announce => "",
+            BgpReason::NotOwner => "notOwner",
+            BgpReason::NoMatchingAdvertisement => "noMatchingAdvertisement",
+            BgpReason::ConflictingAdvertisements => "conflictingAdvertisements",
+            BgpReason::NodeNetworkUnavailable => "nodeNetworkUnavailable",
+            BgpReason::NodeLabeledExcludeBalancers => "nodeLabeledExcludeBalancers",
+            BgpReason::NoLocalEndpoints => "noLocalEndpoints",
+            BgpReason::NoEndpoints => "noEndpoints",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -68,8 +68,8 @@ fn row<'a>(l2: Option<&'a Layer2>, node: &str) -> Option<&'a L2Node> {
 }
 
 /// The first exclusion other than losing the election, else `lostElection`.
-fn exclusion(row: &L2Node) -> Option<&'static str> {
-    row.excluded_by.iter().copied().find(|c| *c != "lostElection").or_else(|| row.excluded_by.first().copied())
+fn exclusion(row: &L2Node) -> Option<Exclusion> {
+    row.excluded_by.iter().copied().find(|c| *c != Exclusion::LostElection).or_else(|| row.excluded_by.first().copied())
 }
 
 fn layer2(b: &ServiceReport, a: &ServiceReport, deleted: &[String], out: &mut Vec<Change>) {
@@ -103,10 +103,12 @@ fn l2_cause(
     from: Option<&str>,
     to: Option<&str>,
 ) -> (Option<String>, String) {
-    let withdraw = a.metallb.as_ref().and_then(|m| m.withdraw_reason.clone());
+    let withdraw = a.metallb.as_ref().and_then(|m| m.withdraw_reason);
     match (from, to) {
         (Some(from), _) if al.is_none() || withdraw.is_some() => {
-            let why = withdraw.or_else(|| a.metallb.as_ref().and_then(|m| m.unknown_because.clone()));
+            let why = withdraw
+                .map(|w| w.as_str().to_string())
+                .or_else(|| a.metallb.as_ref().and_then(|m| m.unknown_because.clone()));
             (
                 why.clone(),
                 format!("{from} withdraws: {}", why.as_deref().unwrap_or("no layer-2 announcement after the change")),
@@ -124,25 +126,27 @@ fn l2_cause(
                     ),
                 ),
                 Some(r) => match exclusion(r) {
-                    Some("lostElection") => {
+                    Some(Exclusion::LostElection) => {
                         let winner = expected.unwrap_or("another node");
                         ("lostElection".to_string(), format!("{winner} now ranks above {from}"))
                     }
-                    Some("noServingEndpoint") => {
+                    Some(Exclusion::NoServingEndpoint) => {
                         ("noServingEndpoint".to_string(), "the Service has no serving endpoint left".to_string())
                     }
-                    Some(code) => (code.to_string(), format!("{from} is now excluded by {code}")),
+                    Some(x) => (x.as_str().to_string(), format!("{from} is now excluded by {}", x.as_str())),
                     None => (
-                        r.reason.unwrap_or("unknown").to_string(),
-                        format!("{from} returns {:?}", r.reason.unwrap_or("unknown")),
+                        r.reason.map_or("unknown", L2Reason::as_str).to_string(),
+                        format!("{from} returns {:?}", r.reason.map_or("unknown", L2Reason::as_str)),
                     ),
                 },
             };
             let detail = match to {
                 Some(to) => format!("{why}; {to} takes over"),
-                None => match al.and_then(|l| l.emptied_by.as_deref()) {
-                    Some(filter) if cause == filter => format!("{why}; nobody announces"),
-                    Some(filter) => format!("{why}; nobody is left to announce ({filter} empties the candidate set)"),
+                None => match al.and_then(|l| l.emptied_by) {
+                    Some(filter) if cause == filter.as_str() => format!("{why}; nobody announces"),
+                    Some(filter) => {
+                        format!("{why}; nobody is left to announce ({} empties the candidate set)", filter.as_str())
+                    }
                     None if expected.is_some()
                         && to.is_none()
                         && after_row.is_some_and(|r| r.speaker == Some(false)) =>
@@ -153,15 +157,15 @@ fn l2_cause(
                 },
             };
             // An emptied candidate set names the filter responsible for the IP going dark.
-            let cause = match (to, al.and_then(|l| l.emptied_by.clone())) {
-                (None, Some(filter)) if cause == "lostElection" => filter,
+            let cause = match (to, al.and_then(|l| l.emptied_by)) {
+                (None, Some(filter)) if cause == Exclusion::LostElection.as_str() => filter.as_str().to_string(),
                 _ => cause,
             };
             (Some(cause), detail)
         }
         (None, Some(to)) => {
             let was = row(bl, to).and_then(exclusion);
-            let cause = was.map(str::to_string).or_else(|| bl.and_then(|l| l.emptied_by.clone()));
+            let cause = was.or_else(|| bl.and_then(|l| l.emptied_by)).map(|x| x.as_str().to_string());
             let detail = match (&cause, bl.and_then(answering_expected_without_speaker)) {
                 (_, Some(dead)) => format!("{dead} no longer wins without a live speaker; {to} announces"),
                 (Some(code), None) => format!("{to} announces: it was excluded by {code}"),
@@ -280,16 +284,18 @@ fn bgp(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
             None if ab.is_none() => a
                 .metallb
                 .as_ref()
-                .and_then(|m| m.withdraw_reason.clone())
-                .unwrap_or_else(|| "noBGPAdvertisement".into()),
+                .and_then(|m| m.withdraw_reason)
+                .map_or_else(|| "noBGPAdvertisement".into(), |w| w.as_str().to_string()),
             None => "nodeDeleted".into(),
             Some(r) if r.speaker == Some(false) => "noSpeaker".into(),
-            Some(r) => r.reason.unwrap_or("unknown").to_string(),
+            Some(r) => r.reason.map_or("unknown", BgpReason::as_str).to_string(),
         });
     }
     for n in &gained {
         if let Some(r) = bb.and_then(|g| g.nodes.iter().find(|x| &*x.node == n.as_str())) {
-            causes.insert(r.reason.filter(|r| !r.is_empty()).unwrap_or("noSpeaker").to_string());
+            causes.insert(
+                r.reason.filter(|r| *r != BgpReason::Announce).map_or("noSpeaker", BgpReason::as_str).to_string(),
+            );
         }
     }
     let mut detail = Vec::new();

@@ -9,34 +9,7 @@ use ipnet::IpNet;
 
 use super::community::Community;
 use super::config::BgpAd;
-
-/// The string MetalLB's BGP `ShouldAnnounce` returns ([`BgpReason::as_str`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BgpReason {
-    Announce,
-    NotOwner,
-    NoMatchingAdvertisement,
-    ConflictingAdvertisements,
-    NodeNetworkUnavailable,
-    NodeLabeledExcludeBalancers,
-    NoLocalEndpoints,
-    NoEndpoints,
-}
-
-impl BgpReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BgpReason::Announce => "",
-            BgpReason::NotOwner => "notOwner",
-            BgpReason::NoMatchingAdvertisement => "noMatchingAdvertisement",
-            BgpReason::ConflictingAdvertisements => "conflictingAdvertisements",
-            BgpReason::NodeNetworkUnavailable => "nodeNetworkUnavailable",
-            BgpReason::NodeLabeledExcludeBalancers => "nodeLabeledExcludeBalancers",
-            BgpReason::NoLocalEndpoints => "noLocalEndpoints",
-            BgpReason::NoEndpoints => "noEndpoints",
-        }
-    }
-}
+pub use crate::report::metallb::BgpReason;
 
 /// What the speaker knows about its own node, and whether the Service has a healthy endpoint there.
 #[derive(Debug, Clone, Copy, Default)]
