@@ -1,11 +1,11 @@
-//! The catalogue of finding codes, built from `docs/findings/` (build.rs): the codes `--ignore`
-//! and `.lbdoctor.yaml` accept, and the rules `check -o sarif` describes.
+//! The catalogue of finding codes, built from `docs/findings/` (build.rs): the rules `check -o
+//! sarif` describes, one per [`Code`] in the index's order. The codes themselves (with their
+//! severity and title) are `report::Code`.
+
+use crate::report::Code;
 
 pub struct Rule {
-    pub code: &'static str,
-    /// The severity the index gives; a few codes vary per finding (the page says when).
-    pub severity: &'static str,
-    pub title: &'static str,
+    pub code: Code,
     /// The index's one-line meaning (markdown).
     pub meaning: &'static str,
     /// The whole page, markdown.
@@ -13,7 +13,3 @@ pub struct Rule {
 }
 
 pub static CATALOGUE: &[Rule] = include!(concat!(env!("OUT_DIR"), "/findings.rs"));
-
-pub fn rule(code: &str) -> Option<&'static Rule> {
-    CATALOGUE.iter().find(|r| r.code.eq_ignore_ascii_case(code))
-}

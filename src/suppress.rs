@@ -4,12 +4,12 @@
 
 use serde::Deserialize;
 
-use crate::report::{Finding, Report, Suppressed, Suppression};
+use crate::report::{Code, Finding, Report, Suppressed, Suppression};
 
 /// One rule: a code, optionally narrowed to the findings that name an object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
-    pub code: &'static str,
+    pub code: Code,
     /// `Kind namespace/name` as findings name objects; `*` matches any run of characters.
     pub object: Option<String>,
     pub suppression: Suppression,
@@ -90,15 +90,13 @@ pub fn from_config(name: &str, text: &str) -> Result<Vec<Rule>, ConfigError> {
         .collect()
 }
 
-fn known_code(code: &str) -> Result<&'static str, String> {
-    crate::findings::rule(code)
-        .map(|r| r.code)
-        .ok_or_else(|| format!("{code:?} is not a finding code (docs/findings/README.md lists them)"))
+fn known_code(code: &str) -> Result<Code, String> {
+    code.parse::<Code>().map_err(|e| e.to_string())
 }
 
 impl Rule {
     fn matches(&self, f: &Finding) -> bool {
-        f.code == self.code && self.object.as_deref().is_none_or(|o| f.objects.iter().any(|x| glob(o, x)))
+        f.code == self.code && self.object.as_deref().is_none_or(|o| f.objects.iter().any(|x| glob(o, &x.to_string())))
     }
 }
 
@@ -147,16 +145,10 @@ fn glob(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Severity;
+    use crate::report::ObjectRef;
 
-    fn finding(code: &'static str, objects: &[&str]) -> Finding {
-        Finding {
-            code,
-            severity: Severity::Warning,
-            message: String::new(),
-            hint: String::new(),
-            objects: objects.iter().map(|o| o.to_string()).collect(),
-        }
+    fn finding(code: Code, objects: &[(&'static str, &str, &str)]) -> Finding {
+        Finding::new(code, "", "", objects.iter().map(|(kind, ns, name)| ObjectRef::new(kind, *ns, *name)).collect())
     }
 
     #[test]
@@ -195,12 +187,14 @@ mod tests {
              - code: lbd106\n  object: Service lab/*\n  reason: lab has one node\n",
         )
         .unwrap();
-        assert_eq!(rules[0].code, "LBD106", "codes are case-insensitive and normalised");
-        assert!(rules[0].matches(&finding("LBD106", &["Service lab/web", "L2Advertisement metallb-system/l2"])));
-        assert!(!rules[0].matches(&finding("LBD106", &["Service prod/web"])));
-        assert!(!rules[0].matches(&finding("LBD105", &["Service lab/web"])));
-        let ignore = from_ignore(&["LBD105".into()]).unwrap();
-        assert!(ignore[0].matches(&finding("LBD105", &["Service prod/web"])));
+        assert_eq!(rules[0].code, Code::LBD106, "codes are case-insensitive and normalised");
+        let lab_web = ("Service", "lab", "web");
+        let prod_web = ("Service", "prod", "web");
+        assert!(rules[0].matches(&finding(Code::LBD106, &[lab_web, ("L2Advertisement", "metallb-system", "l2")])));
+        assert!(!rules[0].matches(&finding(Code::LBD106, &[prod_web])));
+        assert!(!rules[0].matches(&finding(Code::LBD105, &[lab_web])));
+        let ignore = from_ignore(&[Code::LBD105.to_string()]).unwrap();
+        assert!(ignore[0].matches(&finding(Code::LBD105, &[prod_web])));
         assert!(from_ignore(&[format!("LBD{}", 999)]).is_err(), "an unknown code");
     }
 }

@@ -173,10 +173,10 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
             // As build_report: the process exit frees a large snapshot faster.
             std::mem::forget(snap);
             crate::suppress::apply(&mut report, &rules);
-            let named: std::collections::HashSet<&String> = report
+            let named: std::collections::HashSet<String> = report
                 .all_findings()
                 .chain(report.all_suppressed().map(|s| &s.finding))
-                .flat_map(|f| &f.objects)
+                .flat_map(|f| f.objects.iter().map(ToString::to_string))
                 .collect();
             origins.retain(|object, _| named.contains(object));
             let ci = render::CiOptions { threshold: g.fail_on.threshold(), origins };

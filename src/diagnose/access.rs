@@ -2,7 +2,7 @@
 //! run (exit 3) rather than let the engines guess; any other becomes LBD230, naming what is
 //! unknown because of it and the `kubectl auth can-i` command that checks the permission.
 
-use crate::report::{Finding, Severity};
+use crate::report::{Code, Finding, ObjectRef};
 use crate::snapshot::{Denied, Snapshot};
 
 /// One resource that could not be read.
@@ -97,15 +97,16 @@ pub fn findings(snap: &Snapshot) -> Vec<Finding> {
         .into_iter()
         .filter(|g| !g.required)
         .filter_map(|g| Some((g.unknown?, g)))
-        .map(|(unknown, g)| Finding {
-            code: "LBD230",
-            severity: Severity::Warning,
-            message: format!("could not read {}; unknown: {unknown}", g.entry),
-            hint: match &g.check {
-                Some(check) => format!("grant get/list on it to whoever runs lbdoctor; check with `{check}`"),
-                None => "collect the snapshot with permission to read it".into(),
-            },
-            objects: vec![g.object],
+        .map(|(unknown, g)| {
+            Finding::new(
+                Code::LBD230,
+                format!("could not read {}; unknown: {unknown}", g.entry),
+                match &g.check {
+                    Some(check) => format!("grant get/list on it to whoever runs lbdoctor; check with `{check}`"),
+                    None => "collect the snapshot with permission to read it".into(),
+                },
+                vec![ObjectRef::verbatim(g.object)],
+            )
         })
         .collect()
 }

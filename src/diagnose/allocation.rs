@@ -11,7 +11,7 @@ use crate::metallb::alloc::error::AllocError;
 use crate::metallb::alloc::family::Family;
 use crate::metallb::alloc::replay::{Conflict, Outcome, Status};
 use crate::metallb::alloc::svc::Ann;
-use crate::report::{Allocation, Finding, PossibleOutcome, Severity};
+use crate::report::{Allocation, Code, Finding, ObjectRef, PossibleOutcome};
 
 fn texts(ips: &[IpAddr]) -> Vec<String> {
     ips.iter().map(|ip| go_ip_string(*ip)).collect()
@@ -324,13 +324,13 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
     text
 }
 
-fn objects(namespace: &str, name: &str, o: &Outcome, ns: &str) -> Vec<String> {
-    let mut objs = vec![format!("Service {namespace}/{name}")];
+fn objects(namespace: &str, name: &str, o: &Outcome, ns: &str) -> Vec<ObjectRef> {
+    let mut objs = vec![ObjectRef::new("Service", namespace, name)];
     if let Some(c) = &o.conflict {
-        objs.extend(c.others.iter().map(|s| format!("Service {s}")));
+        objs.extend(c.others.iter().map(|s| ObjectRef::from_key("Service", s)));
     }
     if let Some(p) = &o.pool {
-        objs.push(format!("IPAddressPool {ns}/{p}"));
+        objs.push(ObjectRef::new("IPAddressPool", ns, p));
     }
     objs
 }
@@ -344,34 +344,30 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
         .unwrap_or_else(|| " MetalLB emits no event for this.".into());
     let ends_without_ip = o.expected.as_ref().is_some_and(|e| e.is_empty());
     match o.status {
-        Status::Pending if o.sync.failure.is_none() => out.push(Finding {
-            code: "LBD115",
-            severity: Severity::Warning,
-            message: format!("pending: {detail}"),
-            hint: "check that MetalLB's controller Pod runs and has loaded its configuration (its log, ConfigurationState/controller); a Service created a moment before the snapshot is also still pending".into(),
-            objects: objects(namespace, name, o, ns),
-        }),
-        Status::Pending if o.sync.failure.is_some() => out.push(Finding {
-            code: "LBD110",
-            severity: Severity::Error,
-            message: format!("pending: {detail}{said}"),
-            hint: hint_for(o),
-            objects: objects(namespace, name, o, ns),
-        }),
-        Status::Mismatch => out.push(Finding {
-            code: if ends_without_ip { "LBD110" } else { "LBD112" },
-            severity: if ends_without_ip { Severity::Error } else { Severity::Warning },
-            message: format!("{detail}{said}"),
-            hint: "the IP changes at MetalLB's next sync of this Service (any edit, or a controller restart); fix the cause or request the IP you want explicitly".into(),
-            objects: objects(namespace, name, o, ns),
-        }),
-        Status::Allocated if o.sync.failure.is_some() || o.sync.additional_failed.is_some() => out.push(Finding {
-            code: "LBD114",
-            severity: Severity::Warning,
-            message: format!("{detail}{said}"),
-            hint: "the current IP stays for now; fix the request (annotations, ipFamilyPolicy, ClusterIPs) so the next change does not leave the Service pending".into(),
-            objects: objects(namespace, name, o, ns),
-        }),
+        Status::Pending if o.sync.failure.is_none() => out.push(Finding::new(
+            Code::LBD115,
+            format!("pending: {detail}"),
+            "check that MetalLB's controller Pod runs and has loaded its configuration (its log, ConfigurationState/controller); a Service created a moment before the snapshot is also still pending",
+            objects(namespace, name, o, ns),
+        )),
+        Status::Pending if o.sync.failure.is_some() => out.push(Finding::new(
+            Code::LBD110,
+            format!("pending: {detail}{said}"),
+            hint_for(o),
+            objects(namespace, name, o, ns),
+        )),
+        Status::Mismatch => out.push(Finding::new(
+            if ends_without_ip { Code::LBD110 } else { Code::LBD112 },
+            format!("{detail}{said}"),
+            "the IP changes at MetalLB's next sync of this Service (any edit, or a controller restart); fix the cause or request the IP you want explicitly",
+            objects(namespace, name, o, ns),
+        )),
+        Status::Allocated if o.sync.failure.is_some() || o.sync.additional_failed.is_some() => out.push(Finding::new(
+            Code::LBD114,
+            format!("{detail}{said}"),
+            "the current IP stays for now; fix the request (annotations, ipFamilyPolicy, ClusterIPs) so the next change does not leave the Service pending",
+            objects(namespace, name, o, ns),
+        )),
         _ => {}
     }
     if let (Some(ips), Some(pool_name)) = (&o.expected, &o.pool) {
@@ -379,16 +375,15 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
             world.replay().and_then(|r| r.controller.alloc.pools().by_name.values().find(|p| &p.name == pool_name));
         let buggy: Vec<String> = ips.iter().filter(|ip| is_buggy(ip_key(**ip))).map(|ip| go_ip_string(*ip)).collect();
         if pool.is_some_and(|p| !p.avoid_buggy_ips) && !buggy.is_empty() {
-            out.push(Finding {
-                code: "LBD113",
-                severity: Severity::Warning,
-                message: format!(
+            out.push(Finding::new(
+                Code::LBD113,
+                format!(
                     "{} ends in .0 or .255 and comes from pool {pool_name}, which does not set avoidBuggyIPs: some clients and CPE firmware drop traffic to such addresses",
                     buggy.join(", ")
                 ),
-                hint: "set avoidBuggyIPs: true on the pool (MetalLB then re-assigns these Services) or request another IP".into(),
-                objects: vec![format!("Service {namespace}/{name}"), format!("IPAddressPool {ns}/{pool_name}")],
-            });
+                "set avoidBuggyIPs: true on the pool (MetalLB then re-assigns these Services) or request another IP",
+                vec![ObjectRef::new("Service", namespace, name), ObjectRef::new("IPAddressPool", ns, pool_name)],
+            ));
         }
     }
     out
@@ -417,24 +412,17 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
     let alloc = &r.controller.alloc;
     let views: Vec<&crate::metallb::alloc::svc::SvcView> = r.outcomes.values().map(|o| r.view(o)).collect();
     for pool in alloc.pools().by_name.values() {
-        let obj = format!("IPAddressPool {ns}/{}", pool.name);
+        let obj = ObjectRef::new("IPAddressPool", ns, &pool.name);
         let c = alloc.counters(&pool.name);
         let (_, cap4, cap6) = pool.count();
         for (family, used, cap) in [("IPv4", c.assigned_ipv4, cap4), ("IPv6", c.assigned_ipv6, cap6)] {
             if cap > 0 && cap < (1 << 62) && used > 0 && used * 10 >= cap * 9 {
-                out.push(Finding {
-                    code: "LBD206",
-                    severity: Severity::Warning,
-                    message: format!(
-                        "pool {} has {used} of {cap} {family} addresses in use ({}%)",
-                        pool.name,
-                        used * 100 / cap
-                    ),
-                    hint:
-                        "add addresses to the pool (a new spec.addresses entry) before Services start to stay pending"
-                            .into(),
-                    objects: vec![obj.clone()],
-                });
+                out.push(Finding::new(
+                    Code::LBD206,
+                    format!("pool {} has {used} of {cap} {family} addresses in use ({}%)", pool.name, used * 100 / cap),
+                    "add addresses to the pool (a new spec.addresses entry) before Services start to stay pending",
+                    vec![obj.clone()],
+                ));
             }
         }
         let mut node_hits = Vec::new();
@@ -446,7 +434,7 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
                 }
                 let Some(ip) = crate::k8s::ip::parse_go_ip(&a.address) else { continue };
                 if pool.cidrs.iter().any(|c| c.contains(&ip)) {
-                    node_hits.push((format!("Node {name}"), format!("{} {} of {name}", a.type_, a.address)));
+                    node_hits.push((ObjectRef::cluster("Node", name), format!("{} {} of {name}", a.type_, a.address)));
                 }
             }
         }
@@ -454,17 +442,16 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
             let mut objects = vec![obj.clone()];
             objects.extend(node_hits.iter().map(|(o, _)| o.clone()));
             objects.dedup();
-            out.push(Finding {
-                code: "LBD207",
-                severity: Severity::Warning,
-                message: format!(
+            out.push(Finding::new(
+                Code::LBD207,
+                format!(
                     "pool {} contains node addresses ({}): MetalLB can hand them to a Service, and two hosts then answer ARP/NDP for one IP",
                     pool.name,
                     node_hits.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join(", ")
                 ),
-                hint: "exclude the node addresses from spec.addresses (split the range around them)".into(),
+                "exclude the node addresses from spec.addresses (split the range around them)",
                 objects,
-            });
+            ));
         }
         if !pool.auto_assign && alloc.in_use(&pool.name) == 0 {
             let requested = views.iter().any(|v| {
@@ -473,17 +460,15 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
                         if ips.iter().flatten().any(|ip| pool.cidrs.iter().any(|c| c.contains(ip))))
             });
             if !requested {
-                out.push(Finding {
-                    code: "LBD208",
-                    severity: Severity::Info,
-                    message: format!(
+                out.push(Finding::new(
+                    Code::LBD208,
+                    format!(
                         "pool {} has autoAssign: false and no Service requests or holds any of its addresses",
                         pool.name
                     ),
-                    hint: "request it with metallb.io/address-pool or metallb.io/loadBalancerIPs, or delete the pool"
-                        .into(),
-                    objects: vec![obj],
-                });
+                    "request it with metallb.io/address-pool or metallb.io/loadBalancerIPs, or delete the pool",
+                    vec![obj],
+                ));
             }
         }
     }

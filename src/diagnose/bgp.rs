@@ -13,7 +13,7 @@ use crate::metallb::bgp::config::{compatible_local_pref, BgpAd, PoolFamilies};
 use crate::metallb::bgp::speaker::{ads_for_service, routes, BgpReason, Bulk, PoolAds, ServiceFacts};
 use crate::metallb::config::{Config, Pool};
 use crate::metallb::l2::{NodeId, NodeTable, ServiceInput};
-use crate::report::{Bgp, BgpActual, BgpNode, BgpRoute, BgpSession, Finding, Severity};
+use crate::report::{Bgp, BgpActual, BgpNode, BgpRoute, BgpSession, Code, Finding, ObjectRef};
 use crate::snapshot::Snapshot;
 
 /// Node sets of every advertisement and peer, and LOCAL_PREF compatibility per pool, resolved once.
@@ -354,11 +354,15 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
     };
     let pool = &config.pools[pool_idx];
     let ns = &world.setup.namespace;
-    let svc_obj = format!("Service {}/{}", e.namespace, e.name);
+    let svc_obj = ObjectRef::new("Service", &e.namespace, &e.name);
     let ips: Vec<String> = o.ips.iter().map(|ip| crate::k8s::ip::go_ip_string(*ip)).collect();
     let ads = pool_ads(config, pool);
-    let ad_objs: Vec<String> =
-        ads.iter().map(|a| format!("BGPAdvertisement {ns}/{}", a.name)).collect::<BTreeSet<_>>().into_iter().collect();
+    let ad_objs: Vec<ObjectRef> = ads
+        .iter()
+        .map(|a| ObjectRef::new("BGPAdvertisement", ns, &a.name))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     if o.delivering().is_clear() {
         let announcing: Vec<NodeId> = o.announcing().collect();
         let (message, hint) = if announcing.is_empty() {
@@ -378,7 +382,7 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
                 Some(BgpReason::NoLocalEndpoints) => "with externalTrafficPolicy Local only nodes hosting a ready endpoint advertise; run Pods on nodes that peer, or use Cluster".to_string(),
                 Some(BgpReason::NotOwner) => "no BGPAdvertisement of the pool selects these nodes: fix the advertisement's nodeSelectors".to_string(),
                 Some(BgpReason::NoMatchingAdvertisement) => "the advertisements' serviceSelectors do not match the Service's labels".to_string(),
-                Some(BgpReason::ConflictingAdvertisements) => "two matching advertisements set different localPref for the same prefixes and peers: align them (LBD212)".to_string(),
+                Some(BgpReason::ConflictingAdvertisements) => format!("two matching advertisements set different localPref for the same prefixes and peers: align them ({})", Code::LBD212),
                 Some(BgpReason::NodeLabeledExcludeBalancers) => format!("remove the {} label (its key alone excludes), or run the speaker with --ignore-exclude-lb", crate::k8s::EXCLUDE_LB_LABEL),
                 Some(BgpReason::NodeNetworkUnavailable) => "the nodes report NetworkUnavailable=True; fix the CNI on them".to_string(),
                 _ => "check the nodes' speakers".to_string(),
@@ -397,7 +401,7 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
         };
         let mut objects = vec![svc_obj.clone()];
         objects.extend(ad_objs.iter().cloned());
-        out.push(Finding { code: "LBD130", severity: Severity::Error, message, hint, objects });
+        out.push(Finding::new(Code::LBD130, message, hint, objects));
     }
 
     // eTP Local: endpoints on nodes that advertise to nobody lose their share of the traffic.
@@ -410,18 +414,17 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
             .filter(|&n| !index.peer_sets.iter().any(|s| s.contains(n)))
             .collect();
         if !lonely.is_empty() {
-            out.push(Finding {
-                code: "LBD131",
-                severity: Severity::Warning,
-                message: format!(
+            out.push(Finding::new(
+                Code::LBD131,
+                format!(
                     "externalTrafficPolicy Local: the endpoints on {} are never advertised over BGP, because no BGPPeer runs a session there",
                     super::checks::names(world, lonely.iter().copied(), 4)
                 ),
-                hint: "add those nodes to a BGPPeer's nodeSelectors, keep the Pods on peering nodes, or use externalTrafficPolicy Cluster".into(),
-                objects: std::iter::once(svc_obj.clone())
-                    .chain(lonely.iter().map(|&n| format!("Node {}", world.table.name(n))))
+                "add those nodes to a BGPPeer's nodeSelectors, keep the Pods on peering nodes, or use externalTrafficPolicy Cluster",
+                std::iter::once(svc_obj.clone())
+                    .chain(lonely.iter().map(|&n| ObjectRef::cluster("Node", world.table.name(n))))
                     .collect(),
-            });
+            ));
         }
     }
 
@@ -435,17 +438,16 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
                     v.iter().map(|a| format!("{} → {}", a.node, a.peers.join(","))).collect::<Vec<_>>().join("; ")
                 }
             };
-            out.push(Finding {
-                code: "LBD132",
-                severity: Severity::Warning,
-                message: format!(
+            out.push(Finding::new(
+                Code::LBD132,
+                format!(
                     "ServiceBGPStatus shows {}, but MetalLB's rules give {}",
                     show(&actual),
                     show(&expected)
                 ),
-                hint: "a speaker may run an older configuration (rejected update, LBD201), miss a Node label change, or be restarting; check the speaker logs on the nodes that differ".into(),
-                objects: vec![svc_obj],
-            });
+                format!("a speaker may run an older configuration (rejected update, {}), miss a Node label change, or be restarting; check the speaker logs on the nodes that differ", Code::LBD201),
+                vec![svc_obj],
+            ));
         }
     }
     out
@@ -459,23 +461,22 @@ pub(crate) fn cluster_findings(world: &World, evals: &[Evaluation]) -> Vec<Findi
         return out;
     };
     let ns = &world.setup.namespace;
-    let ad_obj = |a: &BgpAd| format!("BGPAdvertisement {ns}/{}", a.name);
-    let peer_obj = |name: &str| format!("BGPPeer {ns}/{name}");
+    let ad_obj = |a: &BgpAd| ObjectRef::new("BGPAdvertisement", ns, &a.name);
+    let peer_obj = |name: &str| ObjectRef::new("BGPPeer", ns, name);
 
     for (i, ad) in config.bgp_advertisements.iter().enumerate() {
         let missing: Vec<&String> = ad.peers.iter().filter(|p| !config.peers.iter().any(|x| &x.name == *p)).collect();
         if !missing.is_empty() {
-            out.push(Finding {
-                code: "LBD211",
-                severity: Severity::Warning,
-                message: format!(
+            out.push(Finding::new(
+                Code::LBD211,
+                format!(
                     "BGPAdvertisement {} names BGPPeer {} which does not exist: its routes go to no session for that name, silently",
                     ad.name,
                     missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
                 ),
-                hint: format!("fix spec.peers (peers are matched by metadata.name in {ns})"),
-                objects: vec![ad_obj(ad)],
-            });
+                format!("fix spec.peers (peers are matched by metadata.name in {ns})"),
+                vec![ad_obj(ad)],
+            ));
         }
         if ad.pools.is_empty() {
             continue;
@@ -489,18 +490,17 @@ pub(crate) fn cluster_findings(world: &World, evals: &[Evaluation]) -> Vec<Findi
         reach.intersect_with(&index.ad_sets[i]);
         if reach.is_clear() {
             let peers_named = if ad.peers.is_empty() { "any BGPPeer".to_string() } else { ad.peers.join(", ") };
-            out.push(Finding {
-                code: "LBD210",
-                severity: Severity::Warning,
-                message: format!(
+            out.push(Finding::new(
+                Code::LBD210,
+                format!(
                     "nobody advertises through BGPAdvertisement {}: none of the nodes it selects runs a session with {peers_named}",
                     ad.name
                 ),
-                hint: "make the advertisement's nodeSelectors and the BGPPeer's nodeSelectors share nodes".into(),
-                objects: std::iter::once(ad_obj(ad))
+                "make the advertisement's nodeSelectors and the BGPPeer's nodeSelectors share nodes",
+                std::iter::once(ad_obj(ad))
                     .chain(config.peers.iter().filter(|p| ad.reaches_peer(&p.name)).map(|p| peer_obj(&p.name)))
                     .collect(),
-            });
+            ));
         }
     }
 
@@ -514,33 +514,31 @@ pub(crate) fn cluster_findings(world: &World, evals: &[Evaluation]) -> Vec<Findi
                 if compat[i * k + j] || pool.bgp[i] == pool.bgp[j] || !reported.insert((pool.bgp[i], pool.bgp[j])) {
                     continue;
                 }
-                out.push(Finding {
-                    code: "LBD212",
-                    severity: Severity::Warning,
-                    message: format!(
+                out.push(Finding::new(
+                    Code::LBD212,
+                    format!(
                         "BGPAdvertisements {} (localPref {}) and {} (localPref {}) of pool {} overlap in nodes, peers and aggregation: a Service both select is withdrawn on the shared nodes (conflictingAdvertisements)",
                         ads[i].name, ads[i].local_pref, ads[j].name, ads[j].local_pref, pool.name
                     ),
-                    hint: "give both the same localPref, or make their serviceSelectors, peers or nodeSelectors disjoint".into(),
-                    objects: vec![ad_obj(ads[i]), ad_obj(ads[j]), format!("IPAddressPool {ns}/{}", pool.name)],
-                });
+                    "give both the same localPref, or make their serviceSelectors, peers or nodeSelectors disjoint",
+                    vec![ad_obj(ads[i]), ad_obj(ads[j]), ObjectRef::new("IPAddressPool", ns, &pool.name)],
+                ));
             }
         }
         if !pool.l2.is_empty() && !pool.bgp.is_empty() {
             let l2: BTreeSet<&str> =
                 pool.l2.iter().flat_map(|pa| pa.all()).map(|a| config.l2_advertisements[a].name.as_str()).collect();
-            out.push(Finding {
-                code: "LBD213",
-                severity: Severity::Warning,
-                message: format!(
+            out.push(Finding::new(
+                Code::LBD213,
+                format!(
                     "pool {} is announced both ways at once: layer 2 from one elected node ({}) and BGP from every eligible node ({})",
                     pool.name,
                     l2.into_iter().collect::<Vec<_>>().join(", "),
                     config.bgp_names(pool).join(", ")
                 ),
-                hint: "intended only when routers and hosts on the segment should both reach the IPs; otherwise narrow the advertisements' ipAddressPools".into(),
-                objects: vec![format!("IPAddressPool {ns}/{}", pool.name)],
-            });
+                "intended only when routers and hosts on the segment should both reach the IPs; otherwise narrow the advertisements' ipAddressPools",
+                vec![ObjectRef::new("IPAddressPool", ns, &pool.name)],
+            ));
         }
     }
 
@@ -551,18 +549,17 @@ pub(crate) fn cluster_findings(world: &World, evals: &[Evaluation]) -> Vec<Findi
                 .filter(|&n| world.table.has_object.contains(n) && !world.speaker_acts(n))
                 .collect();
             if !dark.is_empty() {
-                out.push(Finding {
-                    code: "LBD214",
-                    severity: Severity::Warning,
-                    message: format!(
+                out.push(Finding::new(
+                    Code::LBD214,
+                    format!(
                         "BGPPeer {} selects {}, which {} no live speaker: the router expects sessions there that never come up",
                         peer.name,
                         super::checks::names(world, dark.iter().copied(), 4),
                         if dark.len() == 1 { "runs" } else { "run" }
                     ),
-                    hint: "check the speaker DaemonSet's placement (nodeSelector, tolerations) or narrow the peer's nodeSelectors".into(),
-                    objects: vec![peer_obj(&peer.name)],
-                });
+                    "check the speaker DaemonSet's placement (nodeSelector, tolerations) or narrow the peer's nodeSelectors",
+                    vec![peer_obj(&peer.name)],
+                ));
             }
         }
     }
@@ -632,11 +629,12 @@ fn frr_drift(world: &World, index: &BgpIndex, config: &Config, evals: &[Evaluati
         candidates.sort_by_key(|o| o.namespace() != ns);
         let (diffs, object) = match candidates.first() {
             Some(o) => {
-                (frrk8s::diff(want, &frrk8s::actual(o)), format!("FRRConfiguration {}/{}", o.namespace(), o.name()))
+                (frrk8s::diff(want, &frrk8s::actual(o)), ObjectRef::new("FRRConfiguration", o.namespace(), o.name()))
             }
-            None => {
-                (want.keys().map(|k| FrrDiff::MissingNeighbor(k.clone())).collect(), format!("FRRConfiguration {name}"))
-            }
+            None => (
+                want.keys().map(|k| FrrDiff::MissingNeighbor(k.clone())).collect(),
+                ObjectRef::unqualified("FRRConfiguration", &name),
+            ),
         };
         if diffs.is_empty() {
             continue;
@@ -655,16 +653,15 @@ fn frr_drift(world: &World, index: &BgpIndex, config: &Config, evals: &[Evaluati
         } else {
             text.join("; ")
         };
-        out.push(Finding {
-            code: "LBD215",
-            severity: Severity::Warning,
-            message: format!(
+        out.push(Finding::new(
+            Code::LBD215,
+            format!(
                 "{object} does not match what the speaker on {} should write: {shown}",
                 world.table.name(n)
             ),
-            hint: "the speaker applies changes with a 3 s debounce; if this persists, check its logs and whether another controller edits the object".into(),
-            objects: vec![object],
-        });
+            "the speaker applies changes with a 3 s debounce; if this persists, check its logs and whether another controller edits the object",
+            vec![object],
+        ));
     }
     out
 }

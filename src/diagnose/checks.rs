@@ -7,11 +7,7 @@ use super::Evaluation;
 use crate::k8s::EXCLUDE_LB_LABEL;
 use crate::metallb::l2::{Exclusion, NodeId};
 use crate::metallb::service::Withdraw;
-use crate::report::{Finding, Severity};
-
-fn finding(code: &'static str, severity: Severity, message: String, hint: String, objects: Vec<String>) -> Finding {
-    Finding { code, severity, message, hint, objects }
-}
+use crate::report::{Code, Finding, ObjectRef};
 
 pub(super) fn names(world: &World, set: impl IntoIterator<Item = NodeId>, limit: usize) -> String {
     let all: Vec<&str> = set.into_iter().map(|n| world.table.name(n)).collect();
@@ -28,24 +24,22 @@ pub(super) fn service_findings(
     answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let svc_obj = format!("Service {}/{}", e.namespace, e.name);
+    let svc_obj = ObjectRef::new("Service", &e.namespace, &e.name);
     let ns = &world.setup.namespace;
 
     if e.withdraw == Some(Withdraw::IpNotAllowed) {
-        out.push(finding(
-            "LBD111",
-            Severity::Warning,
+        out.push(Finding::new(
+            Code::LBD111,
             format!("{} belongs to no IPAddressPool in {ns}: every speaker withdraws it (ipNotAllowed)", e.ips.join(", ")),
-            "add the address to an IPAddressPool in MetalLB's namespace, or let MetalLB assign a new one (remove the stale status or the requested IP)".into(),
+            "add the address to an IPAddressPool in MetalLB's namespace, or let MetalLB assign a new one (remove the stale status or the requested IP)",
             vec![svc_obj.clone()],
         ));
     }
     if e.withdraw == Some(Withdraw::InvalidIp) {
-        out.push(finding(
-            "LBD101",
-            Severity::Error,
+        out.push(Finding::new(
+            Code::LBD101,
             format!("nobody announces this Service: an ingress entry has no parsable IP ({:?}), so every speaker withdraws it (invalidIP)", e.ips),
-            "MetalLB only announces ingress entries with an IP; remove hostname-only entries written by another controller".into(),
+            "MetalLB only announces ingress entries with an IP; remove hostname-only entries written by another controller",
             vec![svc_obj.clone()],
         ));
     }
@@ -56,9 +50,11 @@ pub(super) fn service_findings(
     };
     let el = &l2.election;
     let pool = &config.pools[e.pool.expect("pool set with layer2")];
-    let pool_obj = format!("IPAddressPool {ns}/{}", pool.name);
-    let ad_objs = |idx: &[usize]| -> Vec<String> {
-        idx.iter().map(|&i| format!("L2Advertisement {ns}/{}", config.l2_advertisements[l2.pool_ads[i]].name)).collect()
+    let pool_obj = ObjectRef::new("IPAddressPool", ns, &pool.name);
+    let ad_objs = |idx: &[usize]| -> Vec<ObjectRef> {
+        idx.iter()
+            .map(|&i| ObjectRef::new("L2Advertisement", ns, &config.l2_advertisements[l2.pool_ads[i]].name))
+            .collect()
     };
     let svc_ads = ad_objs(&el.ads_for_service);
     let ctx_ignore = world.setup.ignore_exclude_lb;
@@ -78,11 +74,10 @@ pub(super) fn service_findings(
         } else {
             format!("; the shared IP {ip} is still answered by {}", shared_by.join(", "))
         };
-        out.push(finding(
-            "LBD104",
-            Severity::Error,
+        out.push(Finding::new(
+            Code::LBD104,
             format!("the Service has no serving endpoint, so every speaker returns notOwner for it{also}"),
-            "check the Pods behind the Service's selector (kubectl get endpointslices -l kubernetes.io/service-name=NAME); MetalLB counts ready or serving endpoints, under any traffic policy".into(),
+            "check the Pods behind the Service's selector (kubectl get endpointslices -l kubernetes.io/service-name=NAME); MetalLB counts ready or serving endpoints, under any traffic policy",
             vec![svc_obj.clone()],
         ));
     }
@@ -99,7 +94,7 @@ pub(super) fn service_findings(
                 vec![pool_obj.clone()],
             )
         } else if !el.active_endpoint {
-            ("the Service has no serving endpoint".to_string(), "see LBD104".to_string(), vec![])
+            ("the Service has no serving endpoint".to_string(), format!("see {}", Code::LBD104), vec![])
         } else if el.shared_ip_refusal {
             (
                 "newer MetalLB refuses a Service with allow-shared-ip when an L2Advertisement with serviceSelectors applies (sharedIPWithServiceSelector)".to_string(),
@@ -120,7 +115,7 @@ pub(super) fn service_findings(
                 ),
                 "run a speaker on every node that can win, or enable memberlist so a dead speaker drops out"
                     .to_string(),
-                vec![format!("Node {}", world.table.name(winner))],
+                vec![ObjectRef::cluster("Node", world.table.name(winner))],
             )
         } else {
             let filter = ctx_filter.unwrap_or(Exclusion::NotSelected);
@@ -143,7 +138,7 @@ pub(super) fn service_findings(
             )
         };
         objects.insert(0, svc_obj.clone());
-        out.push(finding("LBD101", Severity::Error, format!("no node announces {ip}: {cause}"), hint, objects));
+        out.push(Finding::new(Code::LBD101, format!("no node announces {ip}: {cause}"), hint, objects));
     }
 
     // LBD102: the advertisement's nodes exist but every one of them carries the exclude label.
@@ -162,10 +157,9 @@ pub(super) fn service_findings(
             let empty_values = reachable.ones().all(|n| world.exclude_values[n].as_deref() == Some(""));
             let mut objects = vec![svc_obj.clone()];
             objects.extend(ad_objs(&trapped));
-            objects.extend(reachable.ones().map(|n| format!("Node {}", world.table.name(n))));
-            out.push(finding(
-                "LBD102",
-                Severity::Error,
+            objects.extend(reachable.ones().map(|n| ObjectRef::cluster("Node", world.table.name(n))));
+            out.push(Finding::new(
+                Code::LBD102,
                 format!(
                     "{} select{} only nodes that carry {EXCLUDE_LB_LABEL}{} ({}); MetalLB checks the key only, so none of them may announce {ip}",
                     if trapped.is_empty() {
@@ -199,16 +193,15 @@ pub(super) fn service_findings(
             .filter(|ep| ep.can_serve)
             .filter_map(|ep| ep.node)
             .collect();
-        out.push(finding(
-            "LBD103",
-            Severity::Error,
+        out.push(Finding::new(
+            Code::LBD103,
             format!(
                 "externalTrafficPolicy is Local and none of the {} candidate nodes ({}) hosts a serving endpoint{}",
                 el.candidates.count_ones(..),
                 names(world, el.candidates.ones(), 6),
                 if with_eps.is_empty() { String::new() } else { format!("; the endpoints run on {}", names(world, with_eps, 6)) }
             ),
-            "schedule the Pods onto nodes the L2Advertisement selects (nodeSelector/affinity), widen the advertisement's nodeSelectors, or use externalTrafficPolicy Cluster".into(),
+            "schedule the Pods onto nodes the L2Advertisement selects (nodeSelector/affinity), widen the advertisement's nodeSelectors, or use externalTrafficPolicy Cluster",
             std::iter::once(svc_obj.clone()).chain(svc_ads.iter().cloned()).collect(),
         ));
     }
@@ -236,12 +229,11 @@ pub(super) fn service_findings(
             } else {
                 "a speaker may see a different memberlist (network partition), run an older configuration after a rejected change, or the status may be stale"
             };
-            out.push(finding(
-                "LBD105",
-                Severity::Warning,
+            out.push(Finding::new(
+                Code::LBD105,
                 format!("{source} says {said} announces {ip}, the election says {want}; {why}"),
-                "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `arping -I <interface> <IP>` from a host on the segment shows who answers on the wire".into(),
-                std::iter::once(svc_obj.clone()).chain(actual.iter().map(|n| format!("Node {n}"))).collect(),
+                "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `arping -I <interface> <IP>` from a host on the segment shows who answers on the wire",
+                std::iter::once(svc_obj.clone()).chain(actual.iter().map(|n| ObjectRef::cluster("Node", *n))).collect(),
             ));
         }
     }
@@ -249,11 +241,10 @@ pub(super) fn service_findings(
     // LBD106: one candidate (before the eTP Local filter) means no failover.
     if answering.is_some() && el.candidates.count_ones(..) == 1 {
         let only = el.candidates.ones().next().expect("one candidate");
-        out.push(finding(
-            "LBD106",
-            Severity::Warning,
+        out.push(Finding::new(
+            Code::LBD106,
             format!("{} is the only candidate for {ip}: if it fails nobody takes over", world.table.name(only)),
-            "widen the L2Advertisement's nodeSelectors or run speakers on more of the selected nodes".into(),
+            "widen the L2Advertisement's nodeSelectors or run speakers on more of the selected nodes",
             std::iter::once(svc_obj.clone()).chain(svc_ads.iter().cloned()).collect(),
         ));
     }
@@ -262,16 +253,15 @@ pub(super) fn service_findings(
     if let Some(other) = l2.alternate_expected {
         let name = |n: Option<NodeId>| n.map(|n| world.table.name(n).to_string()).unwrap_or_else(|| "nobody".into());
         let (used, alt) = if world.setup.head() { ("main", "v0.16.1") } else { ("v0.16.1", "main") };
-        out.push(finding(
-            "LBD107",
-            Severity::Info,
+        out.push(Finding::new(
+            Code::LBD107,
             format!(
                 "MetalLB {used} rules elect {}, {alt} rules would elect {}; this report uses {used} ({})",
                 name(el.expected_announcer()),
                 name(other),
                 world.setup.behaviour_reason
             ),
-            "pass --metallb-version v0.16.1 or main to match the speakers you run".into(),
+            "pass --metallb-version v0.16.1 or main to match the speakers you run",
             std::iter::once(svc_obj).chain(svc_ads).collect(),
         ));
     }
@@ -288,17 +278,16 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
     let config = match &world.config {
         Ok(c) => c,
         Err(err) => {
-            out.push(finding(
-                "LBD201",
-                Severity::Error,
+            out.push(Finding::new(
+                Code::LBD201,
                 format!("MetalLB rejects the whole configuration: {}", err.message),
                 if err.message.contains("native bgp mode") || err.message.contains("native BGP mode") {
-                    "the speakers run the native BGP backend (the default when METALLB_BGP_TYPE is unset), which cannot carry this: restrict the BGPAdvertisements to IPv4 pools and standard communities, or switch MetalLB to frr or frr-k8s mode. Until then every speaker keeps its last good configuration, layer 2 included".into()
+                    "the speakers run the native BGP backend (the default when METALLB_BGP_TYPE is unset), which cannot carry this: restrict the BGPAdvertisements to IPv4 pools and standard communities, or switch MetalLB to frr or frr-k8s mode. Until then every speaker keeps its last good configuration, layer 2 included"
                 } else if world.controller_config.is_ok() {
                     // Advertisements and peers are the speakers' business; the controller reads pools only.
-                    "fix the object named; until then every speaker keeps its last good configuration, which the snapshot cannot show (check ConfigurationState objects). The controller reads only pools, communities and namespaces, so allocation goes on".into()
+                    "fix the object named; until then every speaker keeps its last good configuration, which the snapshot cannot show (check ConfigurationState objects). The controller reads only pools, communities and namespaces, so allocation goes on"
                 } else {
-                    "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check ConfigurationState objects)".into()
+                    "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check ConfigurationState objects)"
                 },
                 err.objects.clone(),
             ));
@@ -307,24 +296,22 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
     };
     for pool in &config.pools {
         if pool.l2.is_empty() && pool.bgp.is_empty() {
-            out.push(finding(
-                "LBD202",
-                Severity::Warning,
+            out.push(Finding::new(
+                Code::LBD202,
                 format!(
                     "pool {} has no L2Advertisement or BGPAdvertisement: its IPs are allocated but never announced",
                     pool.name
                 ),
-                "create an L2Advertisement (or BGPAdvertisement) that lists the pool in spec.ipAddressPools".into(),
-                vec![format!("IPAddressPool {ns}/{}", pool.name)],
+                "create an L2Advertisement (or BGPAdvertisement) that lists the pool in spec.ipAddressPools",
+                vec![ObjectRef::new("IPAddressPool", ns, &pool.name)],
             ));
         }
     }
     for ad in &config.l2_advertisements {
-        let obj = format!("L2Advertisement {ns}/{}", ad.name);
+        let obj = ObjectRef::new("L2Advertisement", ns, &ad.name);
         if ad.nodes.is_empty() {
-            out.push(finding(
-                "LBD203",
-                Severity::Warning,
+            out.push(Finding::new(
+                Code::LBD203,
                 format!(
                     "L2Advertisement {} selects no node{}",
                     ad.name,
@@ -334,16 +321,15 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
                         " (the snapshot has no Node objects)"
                     }
                 ),
-                "check the nodeSelectors against `kubectl get nodes --show-labels`".into(),
+                "check the nodeSelectors against `kubectl get nodes --show-labels`",
                 vec![obj.clone()],
             ));
         }
         if ad.pools.is_empty() && !config.pools.is_empty() {
-            out.push(finding(
-                "LBD204",
-                Severity::Warning,
+            out.push(Finding::new(
+                Code::LBD204,
                 format!("L2Advertisement {} attaches to no IPAddressPool: its ipAddressPools/ipAddressPoolSelectors match none (a selector matching nothing does not mean all pools)", ad.name),
-                "name existing pools in spec.ipAddressPools, fix the selector, or remove both fields to advertise every pool".into(),
+                "name existing pools in spec.ipAddressPools, fix the selector, or remove both fields to advertise every pool",
                 vec![obj],
             ));
         }
@@ -355,7 +341,7 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
 fn outside_namespace(world: &World) -> Option<Finding> {
     let ns = &world.setup.namespace;
     let snap = world.snap;
-    let mut outside: Vec<String> = Vec::new();
+    let mut outside: Vec<ObjectRef> = Vec::new();
     let m = &snap.metallb;
     for (kind, ons) in m
         .ip_address_pools
@@ -367,13 +353,12 @@ fn outside_namespace(world: &World) -> Option<Finding> {
         .chain(m.communities.iter().map(|o| ("Community", (o.namespace(), o.name()))))
     {
         if ons.0 != ns {
-            outside.push(format!("{kind} {}/{}", ons.0, ons.1));
+            outside.push(ObjectRef::new(kind, ons.0, ons.1));
         }
     }
     (!outside.is_empty()).then(|| {
-        finding(
-            "LBD205",
-            Severity::Warning,
+        Finding::new(
+            Code::LBD205,
             format!("{} MetalLB object(s) outside MetalLB's namespace {ns} are ignored by MetalLB", outside.len()),
             format!(
                 "move them to {ns}, or tell lbdoctor the namespace MetalLB runs in (SnapshotInfo metallb.namespace)"

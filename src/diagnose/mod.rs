@@ -291,7 +291,7 @@ fn service_report(
     let config = world.config.as_ref().ok();
     let metallb = e.handled.then(|| MetallbService {
         unknown_because: config.is_none().then(|| {
-            "MetalLB rejects the configuration in the snapshot (LBD201): the speakers keep their last good configuration, which the snapshot does not show".to_string()
+            format!("MetalLB rejects the configuration in the snapshot ({}): the speakers keep their last good configuration, which the snapshot does not show", Code::LBD201)
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,

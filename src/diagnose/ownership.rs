@@ -6,7 +6,7 @@ use super::implementations::Implementations;
 use super::world::World;
 use crate::cilium::{lbipam, nodeipam};
 use crate::metallb::service::{handles_class, service_type};
-use crate::report::{Finding, Implementation, Ownership, Severity, StatusWriter};
+use crate::report::{Code, Finding, Implementation, ObjectRef, Ownership, StatusWriter};
 use crate::{kubevip, servicelb};
 
 pub(crate) fn claimants(world: &World, imps: &Implementations, svc: &Service) -> Vec<Implementation> {
@@ -123,7 +123,7 @@ pub(crate) fn finding(
         return None;
     }
     let class = svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref());
-    let object = format!("Service {namespace}/{name}");
+    let object = ObjectRef::new("Service", namespace, name);
     let writers: Vec<String> = o.status_writers.iter().map(|w| w.manager.clone()).collect();
     match o.claimants.len() {
         0 => {
@@ -142,7 +142,7 @@ pub(crate) fn finding(
                     format!("Use a class an installed controller serves (Cilium: {}, {}, {}; MetalLB: its --lb-class), or install the controller for {class}", nodeipam::CLASS, lbipam::CLASS_L2, lbipam::CLASS_BGP),
                 ),
             };
-            Some(Finding { code: "LBD120", severity: Severity::Warning, message, hint, objects: vec![object] })
+            Some(Finding::new(Code::LBD120, message, hint, vec![object]))
         }
         1 => None,
         _ => {
@@ -157,13 +157,7 @@ pub(crate) fn finding(
             if !o.evidence.is_empty() {
                 message.push_str(&format!("; evidence: {}", o.evidence.join(", ")));
             }
-            Some(Finding {
-                code: "LBD120",
-                severity: Severity::Warning,
-                message,
-                hint: conflict_hint(world, imps, class, &o.claimants),
-                objects: vec![object],
-            })
+            Some(Finding::new(Code::LBD120, message, conflict_hint(world, imps, class, &o.claimants), vec![object]))
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::k8s::ip::go_ip_string;
 use crate::metallb::alloc::allocator::{ip_key, Key, PoolFit};
 use crate::metallb::alloc::family::Family;
 use crate::metallb::alloc::replay::Status;
-use crate::report::{FamilyUsage, PoolCandidate, PoolHolder, PoolReport, PoolsReport, API_VERSION};
+use crate::report::{FamilyUsage, ObjectRef, PoolCandidate, PoolHolder, PoolReport, PoolsReport, API_VERSION};
 use crate::snapshot::Snapshot;
 
 pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Result<PoolsReport, DiagnoseError> {
@@ -94,7 +94,7 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
                 }
                 None => (Vec::new(), Vec::new()),
             };
-            let obj = format!("IPAddressPool {ns}/{}", pool.name);
+            let obj = ObjectRef::new("IPAddressPool", ns, &pool.name);
             let sa = pool.service_allocation.as_ref();
             pools.push(PoolReport {
                 name: pool.name.clone(),

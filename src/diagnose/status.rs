@@ -1,6 +1,6 @@
 //! Each Service's one-word status, decided here once: the table prints it, the JSON carries it.
 
-use crate::report::{AllocationStatus, Finding, Implementation, ServiceReport, ServiceStatus, Severity};
+use crate::report::{AllocationStatus, Code, Finding, Implementation, ServiceReport, ServiceStatus, Severity};
 
 /// What is wrong with the Service, suppressed findings included: a suppression changes the exit
 /// status, not the facts (a dark IP whose LBD101 is ignored is still dark).
@@ -14,8 +14,8 @@ pub(crate) fn of(svc: &ServiceReport) -> ServiceStatus {
         return if error && svc.ips.is_empty() {
             ServiceStatus::Pending
         } else if findings.iter().any(|f| {
-            matches!(f.code, "LBD140" | "LBD141" | "LBD142" | "LBD146")
-                || (f.code == "LBD143" && f.severity == Severity::Error)
+            matches!(f.code, Code::LBD140 | Code::LBD141 | Code::LBD142 | Code::LBD146)
+                || (f.code == Code::LBD143 && f.severity == Severity::Error)
         }) {
             ServiceStatus::Dark
         } else if error {
@@ -38,13 +38,13 @@ pub(crate) fn of(svc: &ServiceReport) -> ServiceStatus {
     if m.withdraw_reason.is_some() {
         return ServiceStatus::Withdrawn;
     }
-    if findings.iter().any(|f| f.code == "LBD101" || f.code == "LBD130") {
+    if findings.iter().any(|f| f.code == Code::LBD101 || f.code == Code::LBD130) {
         return ServiceStatus::Dark;
     }
     if findings.iter().any(|f| f.severity == Severity::Error) {
         return ServiceStatus::Error;
     }
-    if findings.iter().any(|f| f.code == "LBD105") {
+    if findings.iter().any(|f| f.code == Code::LBD105) {
         return ServiceStatus::Mismatch;
     }
     if allocation == Some(AllocationStatus::Mismatch) {

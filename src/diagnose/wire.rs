@@ -11,7 +11,7 @@ use super::{diagnose_in, world::World, DiagnoseError, Options, Scope};
 use crate::net::probe::Reply;
 use crate::net::Mac;
 pub use crate::report::wire::{Answer, IpContext, IpContextSet, IpHolder};
-use crate::report::{Finding, Severity};
+use crate::report::{Code, Finding, ObjectRef};
 use crate::snapshot::Snapshot;
 
 /// Each IP's pools and holders, from the same engines `explain` runs (one run for all IPs).
@@ -128,7 +128,7 @@ pub struct Judgement {
 /// Compares the answers on the wire with what the cluster expects.
 pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpContext>, macs: &MacMap) -> Judgement {
     let layer2 = ctx.and_then(|c| c.services.iter().find(|s| s.protocol == "layer2"));
-    let service_ref = |s: &IpHolder| format!("service/{}/{}", s.namespace, s.name);
+    let service_ref = |s: &IpHolder| ObjectRef::slashed("service", Some(s.namespace.clone()), &s.name);
     let mut answers: Vec<Answer> = replies
         .iter()
         .map(|r| match macs.node(r.mac) {
@@ -159,16 +159,18 @@ pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpCont
     };
     if answers.len() >= 2 {
         let list: Vec<String> = answers.iter().map(who).collect();
-        findings.push(Finding {
-            code: "LBD240",
-            severity: Severity::Error,
-            message: format!("{} MACs answer for {ip} on {interface}: {}", answers.len(), list.join(", ")),
-            hint: "two hosts claim the IP (split brain): clients flip between them. Find the hosts with the \
+        findings.push(Finding::new(
+            Code::LBD240,
+            format!("{} MACs answer for {ip} on {interface}: {}", answers.len(), list.join(", ")),
+            "two hosts claim the IP (split brain): clients flip between them. Find the hosts with the \
                    MACs above and stop the one the election does not pick (a stale speaker, a manual \
-                   announce, a duplicate static address)"
-                .into(),
-            objects: answers.iter().map(|a| format!("mac/{}", a.mac)).chain(layer2.map(service_ref)).collect(),
-        });
+                   announce, a duplicate static address)",
+            answers
+                .iter()
+                .map(|a| ObjectRef::slashed("mac", None, a.mac.to_string()))
+                .chain(layer2.map(service_ref))
+                .collect(),
+        ));
     }
     if answers.is_empty() {
         let (message, objects) = match (ctx, layer2) {
@@ -193,34 +195,30 @@ pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpCont
             ),
             (None, None) => (format!("nobody answers ARP/NDP for {ip} on {interface}"), vec![]),
         };
-        findings.push(Finding {
-            code: "LBD241",
-            severity: Severity::Error,
+        findings.push(Finding::new(
+            Code::LBD241,
             message,
-            hint: "check that the interface is on the IP's layer-2 segment, then `kubectl lbdoctor explain svc` \
-                   for why no speaker answers"
-                .into(),
+            "check that the interface is on the IP's layer-2 segment, then `kubectl lbdoctor explain svc` \
+                   for why no speaker answers",
             objects,
-        });
+        ));
     }
     let matches_election = match (&answers[..], layer2.and_then(|h| h.expected_announcer.as_deref())) {
         ([only], Some(expected)) => only.node.as_deref().map(|n| n == expected),
         _ => None,
     };
     if let (Some(false), Some(holder), [only]) = (matches_election, layer2, &answers[..]) {
-        findings.push(Finding {
-            code: "LBD242",
-            severity: Severity::Warning,
-            message: format!(
+        findings.push(Finding::new(
+            Code::LBD242,
+            format!(
                 "{} answers for {ip}, but the election picks {}",
                 who(only),
                 holder.expected_announcer.as_deref().unwrap_or("nobody")
             ),
-            hint: "the node that answers is not the elected one: its speaker holds a stale view (memberlist, \
-                   endpoints) or something else announces; see `kubectl lbdoctor explain svc`"
-                .into(),
-            objects: vec![service_ref(holder), format!("node/{}", only.node.as_deref().unwrap_or_default())],
-        });
+            "the node that answers is not the elected one: its speaker holds a stale view (memberlist, \
+                   endpoints) or something else announces; see `kubectl lbdoctor explain svc`",
+            vec![service_ref(holder), ObjectRef::slashed("node", None, only.node.as_deref().unwrap_or_default())],
+        ));
     }
     Judgement { answers, matches_election, findings }
 }
@@ -229,34 +227,35 @@ pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpCont
 pub fn announce_warnings(ip: IpAddr, ctx: &IpContext, this_node: Option<&str>) -> Vec<Finding> {
     let mut findings = Vec::new();
     if ctx.pools.as_ref().is_some_and(Vec::is_empty) {
-        findings.push(Finding {
-            code: "LBD243",
-            severity: Severity::Warning,
-            message: format!("{ip} is in no MetalLB or Cilium pool"),
-            hint: "no Service can be given this IP: check the address for a typo before answering for it".into(),
-            objects: vec![],
-        });
+        findings.push(Finding::new(
+            Code::LBD243,
+            format!("{ip} is in no MetalLB or Cilium pool"),
+            "no Service can be given this IP: check the address for a typo before answering for it",
+            vec![],
+        ));
     }
     for holder in ctx.services.iter().filter(|h| h.protocol == "layer2") {
         let Some(expected) = &holder.expected_announcer else { continue };
         if this_node == Some(expected.as_str()) {
             continue;
         }
-        findings.push(Finding {
-            code: "LBD244",
-            severity: Severity::Warning,
-            message: format!(
+        findings.push(Finding::new(
+            Code::LBD244,
+            format!(
                 "{ip} belongs to {}/{}, whose elected announcer is {expected}, not {}",
                 holder.namespace,
                 holder.name,
                 this_node.map_or("this host (not a node of the cluster)".to_string(), |n| format!("this node ({n})"))
             ),
-            hint: format!(
+            format!(
                 "if {expected}'s speaker still answers, two MACs will claim the IP; announce from {expected}, or \
                  make sure its speaker is down"
             ),
-            objects: vec![format!("service/{}/{}", holder.namespace, holder.name), format!("node/{expected}")],
-        });
+            vec![
+                ObjectRef::slashed("service", Some(holder.namespace.clone()), &holder.name),
+                ObjectRef::slashed("node", None, expected),
+            ],
+        ));
     }
     findings
 }
@@ -308,15 +307,15 @@ mod tests {
     #[test]
     fn two_macs_are_a_split_brain_whatever_the_cluster_says() {
         let j = judge(ip(), "eth0", &[reply(A), reply(B)], Some(&context(Some("node-a"), None)), &MacMap::default());
-        assert_eq!(j.findings.iter().map(|f| f.code).collect::<Vec<_>>(), ["LBD240"]);
+        assert_eq!(j.findings.iter().map(|f| f.code).collect::<Vec<_>>(), [Code::LBD240]);
         assert_eq!(j.matches_election, None);
-        assert!(j.findings[0].objects.contains(&"service/default/web".to_string()));
+        assert!(j.findings[0].objects.iter().any(|o| o.to_string() == "service/default/web"));
     }
 
     #[test]
     fn nobody_answers_names_the_expected_node() {
         let j = judge(ip(), "eth0", &[], Some(&context(Some("node-c"), None)), &MacMap::default());
-        assert_eq!(j.findings[0].code, "LBD241");
+        assert_eq!(j.findings[0].code, Code::LBD241);
         assert!(j.findings[0].message.ends_with("default/web expects node-c"), "{}", j.findings[0].message);
         let j = judge(ip(), "eth0", &[], None, &MacMap::default());
         assert_eq!(j.findings[0].message, "nobody answers ARP/NDP for 192.0.2.10 on eth0");
@@ -331,7 +330,7 @@ mod tests {
         let j = judge(ip(), "eth0", &[reply(A)], Some(&context(Some("node-c"), Some("node-a"))), &MacMap::default());
         assert_eq!(j.answers[0].node_source.as_deref(), Some("serviceL2Status"));
         assert_eq!(j.matches_election, Some(false));
-        assert_eq!(j.findings[0].code, "LBD242");
+        assert_eq!(j.findings[0].code, Code::LBD242);
         assert!(j.findings[0].message.contains("(node-a, per serviceL2Status)"), "{}", j.findings[0].message);
 
         // Nothing names the MAC: unknown, and no finding.
@@ -344,12 +343,12 @@ mod tests {
         let mut ctx = context(Some("node-c"), None);
         assert!(announce_warnings(ip(), &ctx, Some("node-c")).is_empty(), "this node is the elected one");
         let w = announce_warnings(ip(), &ctx, Some("node-b"));
-        assert_eq!((w.len(), w[0].code), (1, "LBD244"));
+        assert_eq!((w.len(), w[0].code), (1, Code::LBD244));
         assert!(w[0].message.contains("not this node (node-b)"));
         ctx.services[0].expected_announcer = None;
         assert!(announce_warnings(ip(), &ctx, None).is_empty(), "nobody announces: the reason to announce");
         let empty = IpContext { pools: Some(vec![]), services: vec![] };
-        assert_eq!(announce_warnings(ip(), &empty, None)[0].code, "LBD243");
+        assert_eq!(announce_warnings(ip(), &empty, None)[0].code, Code::LBD243);
         let unknown = IpContext { pools: None, services: vec![] };
         assert!(announce_warnings(ip(), &unknown, None).is_empty(), "unknown pools raise nothing");
     }

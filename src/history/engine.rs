@@ -517,13 +517,12 @@ fn findings(flapping: &[Flapping], churn: &BTreeMap<String, NodeChurn>) -> Vec<F
                 .iter()
                 .filter_map(|d| Some(format!("{} of {}", d.owner_changes.filter(|c| *c > 0)?, d.ip)))
                 .collect();
-            let mut objects = vec![format!("Node {}", f.node)];
-            objects.extend(c.pod.iter().map(|p| format!("Pod {p}")));
-            objects.extend(f.ips.iter().flat_map(|d| d.services.iter().map(|s| format!("Service {s}"))));
-            Finding {
-                code: "LBD108",
-                severity: Severity::Warning,
-                message: format!(
+            let mut objects = vec![ObjectRef::cluster("Node", &f.node)];
+            objects.extend(c.pod.iter().map(|p| ObjectRef::unqualified("Pod", p)));
+            objects.extend(f.ips.iter().flat_map(|d| d.services.iter().map(|s| ObjectRef::from_key("Service", s))));
+            Finding::new(
+                Code::LBD108,
+                format!(
                     "{}'s speaker {}; it ranks first for {} and takes {} back from {} every time it rejoins{}",
                     f.node,
                     match f.restarts {
@@ -539,12 +538,10 @@ fn findings(flapping: &[Flapping], churn: &BTreeMap<String, NodeChurn>) -> Vec<F
                         format!(" (owner changes the logs show, at least: {})", changes.join(", "))
                     }
                 ),
-                hint:
-                    "find why the speaker restarts (kubectl logs --previous, its lastState), and keep the node out of \
-                       the L2Advertisement's nodeSelectors until it is stable (the patch below)"
-                        .into(),
+                "find why the speaker restarts (kubectl logs --previous, its lastState), and keep the node out of \
+                       the L2Advertisement's nodeSelectors until it is stable (the patch below)",
                 objects,
-            }
+            )
         })
         .collect()
 }

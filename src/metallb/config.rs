@@ -12,6 +12,7 @@ use super::bgp::config::{self as bgp_config, BgpAd, BgpConfigError, Peer, PoolFa
 use super::parse::{compile_service_selectors, select_names, validate_duplicates, validate_selector_duplicates};
 use crate::k8s::cidr::{overlaps, parse_pool_address};
 use crate::k8s::selector::{go_selector_v, Labels, Selector};
+use crate::report::ObjectRef;
 use crate::snapshot::crd::{BfdProfile, BgpAdvertisement, BgpPeer, Community, IpAddressPool, L2Advertisement};
 use crate::snapshot::BgpType;
 
@@ -103,11 +104,10 @@ pub struct L2Ad {
 pub struct ConfigError {
     pub message: String,
     /// The object MetalLB's message is about, then any other object involved.
-    pub objects: Vec<String>,
+    pub objects: Vec<ObjectRef>,
 }
 
 pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
-    let ns_of = |ns: &str, name: &str| format!("{ns}/{name}");
     let mut pools_sorted = input.pools.clone();
     pools_sorted.sort_by(|a, b| a.name().cmp(b.name()));
 
@@ -135,7 +135,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     let mut pools: Vec<Pool> = Vec::new();
     let mut all_cidrs: Vec<(IpNet, String)> = Vec::new();
     for cr in &pools_sorted {
-        let object = format!("IPAddressPool {}", ns_of(cr.namespace(), cr.name()));
+        let object = ObjectRef::new("IPAddressPool", cr.namespace(), cr.name());
         let pool = pool_from_cr(cr, input.namespaces).map_err(|e| ConfigError {
             message: format!("parsing address pool {}: {e}", cr.name()),
             objects: vec![object.clone()],
@@ -156,7 +156,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
                         existing.to_string()
                     ),
                     objects: {
-                        let other = format!("IPAddressPool {}", ns_of(cr.namespace(), other));
+                        let other = ObjectRef::new("IPAddressPool", cr.namespace(), other);
                         if other == object {
                             vec![object]
                         } else {
@@ -174,7 +174,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     ads_sorted.sort_by(|a, b| a.name().cmp(b.name()));
     let mut l2_advertisements = Vec::new();
     for cr in &ads_sorted {
-        let object = format!("L2Advertisement {}", ns_of(cr.namespace(), cr.name()));
+        let object = ObjectRef::new("L2Advertisement", cr.namespace(), cr.name());
         let mut ad = l2_ad_from_cr(cr, input.nodes, head)
             .map_err(|message| ConfigError { message, objects: vec![object.clone()] })?;
         let targets = attached_pools(&cr.spec.ip_address_pools, &cr.spec.ip_address_pool_selectors, &pools_sorted)
@@ -195,7 +195,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
         input.nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
     let mut bgp_advertisements: Vec<BgpAd> = Vec::new();
     for cr in &bgp_sorted {
-        let object = format!("BGPAdvertisement {}", ns_of(cr.namespace(), cr.name()));
+        let object = ObjectRef::new("BGPAdvertisement", cr.namespace(), cr.name());
         let fail = |message: String| ConfigError { message, objects: vec![object.clone()] };
         let mut ad = bgp_config::bgp_ad_from_cr(cr, &aliases, &node_labels).map_err(fail)?;
         // Named pools in the CR's order, then selected ones; a pool both named and selected
@@ -222,7 +222,7 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
             bgp_config::validate_ad_for_pool(&ad, &pool.addresses, &existing, PoolFamilies::of(&pool.cidrs)).map_err(
                 |message| ConfigError {
                     message,
-                    objects: vec![object.clone(), format!("IPAddressPool {}", ns_of(cr.namespace(), target))],
+                    objects: vec![object.clone(), ObjectRef::new("IPAddressPool", cr.namespace(), target)],
                 },
             )?;
             pool.bgp.push(index);
@@ -234,7 +234,10 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     for pool in &pools {
         let ads: Vec<&BgpAd> = pool.bgp.iter().map(|&i| &bgp_advertisements[i]).collect();
         bgp_config::check_bfd_echo(&pool.name, PoolFamilies::of(&pool.cidrs).v6, &ads, &peers, &input.bfd_profiles)
-            .map_err(|message| ConfigError { message, objects: vec![format!("IPAddressPool {}", pool.name)] })?;
+            .map_err(|message| ConfigError {
+                message,
+                objects: vec![ObjectRef::unqualified("IPAddressPool", &pool.name)],
+            })?;
     }
 
     Ok(Config { pools, l2_advertisements, bgp_advertisements, peers })
@@ -386,7 +389,7 @@ pub fn is_duplicate(existing: &L2Ad, candidate: &L2Ad, head: bool) -> bool {
 fn validate_communities(crs: &[&Community]) -> Result<(), ConfigError> {
     let mut seen = BTreeSet::new();
     for cr in crs {
-        let object = format!("Community {}/{}", cr.namespace(), cr.name());
+        let object = ObjectRef::new("Community", cr.namespace(), cr.name());
         for alias in &cr.spec.communities {
             if !seen.insert(alias.name.clone()) {
                 return Err(ConfigError {
@@ -470,7 +473,13 @@ mod tests {
         let err = parse_with(&[pool("a", &["192.0.2.0/28"]), pool("b", &["192.0.2.8-192.0.2.20"])], &[], &[], false)
             .unwrap_err();
         assert_eq!(err.message, r#"CIDR "192.0.2.8/29" in pool "b" overlaps with already defined CIDR "192.0.2.0/28""#);
-        assert_eq!(err.objects, ["IPAddressPool metallb-system/b", "IPAddressPool metallb-system/a"]);
+        assert_eq!(
+            err.objects,
+            [
+                ObjectRef::new("IPAddressPool", "metallb-system", "b"),
+                ObjectRef::new("IPAddressPool", "metallb-system", "a")
+            ]
+        );
     }
 
     #[test]

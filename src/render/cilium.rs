@@ -7,7 +7,7 @@ use comfy_table::{Cell, Color};
 use super::style::{compact_nodes, mark, new_table, print_table, Paint};
 use crate::report::cilium::{l2, lbipam};
 use crate::report::servicelb;
-use crate::report::{NodeIpam, Ownership, ServiceReport};
+use crate::report::{Code, NodeIpam, Ownership, ServiceReport};
 
 fn json_str<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
@@ -26,7 +26,7 @@ pub(super) fn ownership(out: &mut dyn Write, o: &Ownership, paint: Paint) -> std
     let who = match claimants.len() {
         0 => "no implementation claims it".to_string(),
         1 => format!("{} (its rules claim the Service)", claimants[0]),
-        _ => paint.bad(&format!("claimed by {} (LBD120)", claimants.join(" and "))),
+        _ => paint.bad(&format!("claimed by {} ({})", claimants.join(" and "), Code::LBD120)),
     };
     let writers: Vec<String> = o
         .status_writers

@@ -7,7 +7,7 @@ use std::io::Write;
 use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatus, TestSuite};
 
 use super::CiOptions;
-use crate::report::{Finding, Report, Suppressed};
+use crate::report::{Finding, ObjectRef, Report, Suppressed};
 
 pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::Result<()> {
     let mut junit = JunitReport::new("kubectl-lbdoctor check");
@@ -23,7 +23,7 @@ pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::
 
     let mut services = TestSuite::new("services");
     for s in &report.services {
-        let object = format!("Service {}/{}", s.namespace, s.name);
+        let object = ObjectRef::new("Service", &s.namespace, &s.name).to_string();
         let found = cases(&object, &s.findings, &s.suppressed, ci);
         if found.is_empty() {
             let mut case = TestCase::new("no findings", TestCaseStatus::success());
@@ -74,18 +74,21 @@ fn cases(classname: &str, findings: &[Finding], suppressed: &[Suppressed], ci: &
 /// Cluster findings are grouped by the object they name first, Services by the Service.
 fn case_classname(classname: &str, f: &Finding) -> String {
     match (classname, f.objects.first()) {
-        ("cluster", Some(object)) => object.clone(),
+        ("cluster", Some(object)) => object.to_string(),
         _ => classname.to_string(),
     }
 }
 
 fn name(f: &Finding) -> String {
-    match crate::findings::rule(f.code) {
-        Some(rule) => format!("{}: {}", f.code, rule.title),
-        None => f.code.to_string(),
-    }
+    format!("{}: {}", f.code, f.code.title())
 }
 
 fn body(f: &Finding) -> String {
-    format!("{}\nhint: {}\nobjects: {}\ndocs: docs/findings/{}.md", f.message, f.hint, f.objects.join(", "), f.code)
+    format!(
+        "{}\nhint: {}\nobjects: {}\ndocs: docs/findings/{}.md",
+        f.message,
+        f.hint,
+        ObjectRef::join(&f.objects, ", "),
+        f.code
+    )
 }

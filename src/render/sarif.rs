@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::CiOptions;
 use crate::findings::CATALOGUE;
-use crate::report::{Finding, Report, Severity, Suppressed};
+use crate::report::{Finding, ObjectRef, Report, Severity, Suppressed};
 
 pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::Result<()> {
     let rules: Vec<Value> = CATALOGUE
@@ -15,11 +15,11 @@ pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::
         .map(|r| {
             json!({
                 "id": r.code,
-                "shortDescription": {"text": r.title},
+                "shortDescription": {"text": r.code.title()},
                 "fullDescription": {"text": r.meaning},
                 "help": {"text": r.meaning, "markdown": r.page},
                 "helpUri": format!("{}/blob/main/docs/findings/{}.md", env!("CARGO_PKG_REPOSITORY"), r.code),
-                "defaultConfiguration": {"level": level_text(r.severity)},
+                "defaultConfiguration": {"level": level(r.code.severity())},
             })
         })
         .collect();
@@ -51,13 +51,14 @@ fn result(f: &Finding, suppressed: Option<&Suppressed>, ci: &CiOptions) -> Value
         .objects
         .iter()
         .map(|o| {
-            let (kind, name) = o.split_once(' ').unwrap_or(("", o));
+            let o = o.to_string();
+            let (kind, name) = o.split_once(' ').unwrap_or(("", &o));
             json!({"fullyQualifiedName": o, "name": name, "kind": kind})
         })
         .collect();
     let mut location = json!({"logicalLocations": logical});
     // The first named object read from a file: code scanning annotates that line.
-    let from_file = |o: &String| ci.origins.get(o).filter(|origin| !origin.file.starts_with('<'));
+    let from_file = |o: &ObjectRef| ci.origins.get(&o.to_string()).filter(|origin| !origin.file.starts_with('<'));
     if let Some(origin) = f.objects.iter().find_map(from_file) {
         let mut physical = json!({"artifactLocation": {"uri": file_uri(&origin.file)}});
         if let Some(line) = origin.line {
@@ -71,7 +72,7 @@ fn result(f: &Finding, suppressed: Option<&Suppressed>, ci: &CiOptions) -> Value
         "message": {"text": format!("{} Hint: {}", f.message, f.hint)},
         "locations": [location],
         // Stable across runs, so code scanning tracks one problem rather than a new one each time.
-        "partialFingerprints": {"lbdoctorFinding/v1": format!("{}:{}", f.code, f.objects.join(","))},
+        "partialFingerprints": {"lbdoctorFinding/v1": format!("{}:{}", f.code, ObjectRef::join(&f.objects, ","))},
     });
     if let Some(i) = rule_index {
         r["ruleIndex"] = json!(i);
@@ -100,15 +101,11 @@ fn file_uri(file: &str) -> String {
     }
 }
 
+/// A rule's default level is its code's usual severity (the first of `warning, error` in the index).
 fn level(s: Severity) -> &'static str {
-    level_text(s.as_str())
-}
-
-/// The index writes a code whose severity varies as `warning, error`: the first is the usual one.
-fn level_text(severity: &str) -> &'static str {
-    match severity.split(',').next().unwrap_or_default().trim() {
-        "error" => "error",
-        "warning" => "warning",
-        _ => "note",
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
     }
 }

@@ -6,7 +6,7 @@ use comfy_table::{Cell, Color};
 use serde_json::Value;
 
 use super::style::{finding_row, new_table, print_table, Paint};
-use crate::report::{Change, NodeMoves, Simulation, SpofNode};
+use crate::report::{Change, NodeMoves, ObjectRef, Simulation, SpofNode};
 
 pub fn simulation(out: &mut dyn Write, sim: &Simulation, wide: bool, paint: Paint) -> std::io::Result<()> {
     writeln!(out, "{}", paint.bold("Edits:"))?;
@@ -144,7 +144,7 @@ pub(super) fn summary_lines(sim: &Simulation) -> Vec<String> {
 }
 
 fn node_line(sim: &Simulation, m: &NodeMoves) -> String {
-    let object = format!("Node {}", m.node);
+    let object = ObjectRef::cluster("Node", &m.node);
     let verb = match sim.edits.iter().find(|e| e.object == object).map(|e| e.edit) {
         Some("down") => format!("draining {}", m.node),
         Some("delete") => format!("deleting {}", m.node),

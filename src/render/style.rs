@@ -85,7 +85,12 @@ pub(crate) fn finding_row(f: &Finding, code: String) -> Vec<Cell> {
         Severity::Warning => Cell::new("warning").fg(Color::Yellow),
         Severity::Info => Cell::new("info").fg(Color::Cyan),
     };
-    vec![sev, Cell::new(code), Cell::new(f.objects.first().cloned().unwrap_or_default()), Cell::new(&f.message)]
+    vec![
+        sev,
+        Cell::new(code),
+        Cell::new(f.objects.first().map(ToString::to_string).unwrap_or_default()),
+        Cell::new(&f.message),
+    ]
 }
 
 pub(crate) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> std::io::Result<()> {
@@ -94,7 +99,7 @@ pub(crate) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> s
     }
     writeln!(out)?;
     for f in list {
-        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code), f.message)?;
+        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code.as_str()), f.message)?;
         writeln!(out, "    hint: {}", f.hint)?;
     }
     writeln!(out)

@@ -7,8 +7,8 @@ use comfy_table::{Cell, Color};
 
 use super::style::{compact_nodes, finding_row, findings, mark, new_table, print_table, Paint};
 use crate::report::{
-    AllocationStatus, Bgp, BgpReason, Exclusion, FamilyUsage, Finding, L2Node, L2Reason, Layer2, PoolsReport, Report,
-    ServiceReport, ServiceStatus, Severity,
+    AllocationStatus, Bgp, BgpReason, Code, Exclusion, FamilyUsage, Finding, L2Node, L2Reason, Layer2, ObjectRef,
+    PoolsReport, Report, ServiceReport, ServiceStatus, Severity,
 };
 
 fn has(n: &L2Node, x: Exclusion) -> bool {
@@ -253,7 +253,7 @@ fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint)
                 .collect();
             let agrees = actual.len() == expected.len()
                 && actual.iter().zip(&expected).all(|(a, (n, p))| &a.node == n && &a.peers == p);
-            let tail = if agrees { paint.good("agrees") } else { paint.bad("differs (LBD132)") };
+            let tail = if agrees { paint.good("agrees") } else { paint.bad(&format!("differs ({})", Code::LBD132)) };
             writeln!(out, "Observed (serviceBGPStatus): {said}, {tail}")?;
         }
     }
@@ -349,8 +349,11 @@ fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Res
         Some(e) => actual.len() == 1 && &actual[0] == e,
         None => actual.is_empty(),
     };
-    let tail =
-        if agrees { paint.good("agrees with the election") } else { paint.bad("differs from the election (LBD105)") };
+    let tail = if agrees {
+        paint.good("agrees with the election")
+    } else {
+        paint.bad(&format!("differs from the election ({})", Code::LBD105))
+    };
     writeln!(out, "Observed ({source}): {said}, {tail}")
 }
 
@@ -360,8 +363,8 @@ fn cluster_findings(out: &mut dyn Write, report: &Report, paint: Paint) -> std::
     }
     writeln!(out, "{}", paint.bold("Cluster findings:"))?;
     for f in &report.findings {
-        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code), f.message)?;
-        writeln!(out, "    objects: {}", f.objects.join(", "))?;
+        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code.as_str()), f.message)?;
+        writeln!(out, "    objects: {}", ObjectRef::join(&f.objects, ", "))?;
         writeln!(out, "    hint: {}", f.hint)?;
     }
     Ok(())
@@ -449,7 +452,7 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
         if !sorted.is_empty() {
             writeln!(out)?;
             let mut ft = new_table(paint, &["SEVERITY", "CODE", "OBJECT", "MESSAGE"]);
-            sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.severity.cmp(&a.1.severity)).then(a.1.code.cmp(b.1.code)));
+            sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.severity.cmp(&a.1.severity)).then(a.1.code.cmp(&b.1.code)));
             for (suppressed, f) in &sorted {
                 let code = if *suppressed { format!("({})", f.code) } else { f.code.to_string() };
                 ft.add_row(finding_row(f, code));
@@ -524,7 +527,7 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, wide: bool
             };
             let mut ads: Vec<String> = p.l2_advertisements.iter().map(|a| format!("l2:{a}")).collect();
             ads.extend(p.bgp_advertisements.iter().map(|a| format!("bgp:{a}")));
-            let codes: Vec<&str> = p.findings.iter().map(|f| f.code).collect();
+            let codes: Vec<&str> = p.findings.iter().map(|f| f.code.as_str()).collect();
             t.add_row(vec![
                 Cell::new(&p.name),
                 Cell::new(p.addresses.join(" ")),

@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 pub mod cilium;
+pub mod code;
 pub mod history;
 pub mod metallb;
+pub mod object;
 pub mod pools;
 pub mod service;
 pub mod servicelb;
@@ -15,8 +17,10 @@ pub mod version;
 pub mod wire;
 
 pub use cilium::{CiliumService, NodeIpam, NodeIpamNode};
+pub use code::Code;
 pub use history::*;
 pub use metallb::*;
+pub use object::ObjectRef;
 pub use pools::*;
 pub use service::*;
 pub use simulate::*;
@@ -133,11 +137,24 @@ impl Severity {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
     pub hint: String,
-    pub objects: Vec<String>,
+    pub objects: Vec<ObjectRef>,
+}
+
+impl Finding {
+    /// A finding with its code's severity (docs/findings/README.md).
+    pub fn new(code: Code, message: impl Into<String>, hint: impl Into<String>, objects: Vec<ObjectRef>) -> Finding {
+        Finding { code, severity: code.severity(), message: message.into(), hint: hint.into(), objects }
+    }
+
+    /// For the few codes whose severity varies per finding (their page says when).
+    pub fn with_severity(mut self, severity: Severity) -> Finding {
+        self.severity = severity;
+        self
+    }
 }
 
 /// A finding taken out of `findings` (and the exit status) by a suppression, kept for the record.

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Finding, Implementation, Source};
+use super::{Finding, Implementation, ObjectRef, Source};
 
 /// `simulate`: what moves when the snapshot is edited (`kind: Simulation`).
 #[derive(Debug, Clone, Serialize)]
@@ -100,6 +100,6 @@ pub struct Applied {
     /// `down`, `delete`, `speakerDown`, `label`, `unlabel`, `apply`.
     pub edit: &'static str,
     /// `Node worker-a`, `L2Advertisement metallb-system/l2`.
-    pub object: String,
+    pub object: ObjectRef,
     pub detail: String,
 }

@@ -8,6 +8,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::metallb::install::is_speaker_labelled;
 pub use crate::report::simulate::Applied;
+use crate::report::ObjectRef;
 use crate::snapshot::Snapshot;
 
 /// One change the user asked for.
@@ -90,7 +91,7 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                     Some(old) => format!("{key}={value} (was {key}={old})"),
                     None => format!("{key}={value} (new)"),
                 };
-                done.push(Applied { edit: "label", object: format!("Node {node}"), detail });
+                done.push(Applied { edit: "label", object: ObjectRef::cluster("Node", node), detail });
             }
             Edit::Unlabel { node, key } => {
                 let i = node_index(&after, node, "--unlabel")?;
@@ -101,7 +102,7 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                 };
                 done.push(Applied {
                     edit: "unlabel",
-                    object: format!("Node {node}"),
+                    object: ObjectRef::cluster("Node", node),
                     detail: format!("{key} (was {key}={old})"),
                 });
             }
@@ -111,7 +112,7 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                 set_node_ready_unknown(&mut after.nodes[i]);
                 done.push(Applied {
                     edit: "down",
-                    object: format!("Node {node}"),
+                    object: ObjectRef::cluster("Node", node),
                     detail: format!("{stopped}; the Node object stays (Ready Unknown), as Kubernetes keeps it"),
                 });
             }
@@ -121,7 +122,7 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                 after.nodes.remove(i);
                 done.push(Applied {
                     edit: "delete",
-                    object: format!("Node {node}"),
+                    object: ObjectRef::cluster("Node", node),
                     detail: format!("{stopped}; the Node object is deleted"),
                 });
             }
@@ -141,7 +142,7 @@ pub fn apply(snap: &Snapshot, edits: &[Edit]) -> Result<(Snapshot, Vec<Applied>)
                     1 => "its speaker Pod stops".to_string(),
                     n => format!("its {n} speaker Pods stop"),
                 };
-                done.push(Applied { edit: "speakerDown", object: format!("Node {node}"), detail });
+                done.push(Applied { edit: "speakerDown", object: ObjectRef::cluster("Node", node), detail });
             }
         }
     }
@@ -214,8 +215,9 @@ fn apply_objects(into: &mut Snapshot, file: &str, from: &Snapshot) -> Result<Vec
         return Err(refuse(format!("{kind} is read by no engine, so applying it changes nothing")));
     }
     let mut done = Vec::new();
-    let mut put = |kind: &str, key: (String, String), replaced: bool| {
-        let object = if key.0.is_empty() { format!("{kind} {}", key.1) } else { format!("{kind} {}/{}", key.0, key.1) };
+    let mut put = |kind: &'static str, key: (String, String), replaced: bool| {
+        let object =
+            if key.0.is_empty() { ObjectRef::cluster(kind, key.1) } else { ObjectRef::new(kind, key.0, key.1) };
         done.push(Applied {
             edit: "apply",
             object,

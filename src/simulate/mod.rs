@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use crate::diagnose::{self, DiagnoseError, Options, Scope};
-use crate::report::{Change, Report, Simulation, SpofNode, API_VERSION};
+use crate::report::{Change, Code, Report, Simulation, SpofNode, API_VERSION};
 use crate::snapshot::Snapshot;
 use edit::{Edit, EditError};
 
@@ -24,7 +24,7 @@ pub enum SimulateError {
 /// Findings that compare the engines with what the cluster recorded (status, ServiceL2Status,
 /// ServiceBGPStatus, conditions): the records are the state before, so after an edit these
 /// findings only restate the change.
-pub const RECORD_CODES: &[&str] = &["LBD105", "LBD121", "LBD127", "LBD132", "LBD151"];
+pub const RECORD_CODES: &[Code] = &[Code::LBD105, Code::LBD121, Code::LBD127, Code::LBD132, Code::LBD151];
 
 /// Runs every engine on the snapshot before and after the edits. What the cluster observed
 /// (ServiceL2Status, nodeAssigned Events) describes the state before only, so both runs leave it

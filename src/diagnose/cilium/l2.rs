@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::Service;
 
 use super::super::implementations::Implementations;
 use crate::cilium::l2::{self, EtpGate, Exclusion as L2Exclusion};
-use crate::report::{Finding, Implementation, NodeIpam, Severity};
+use crate::report::{Code, Finding, Implementation, NodeIpam, ObjectRef, Severity};
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -18,7 +18,7 @@ pub(super) fn report(
     svc: &Service,
     namespace: &str,
     name: &str,
-    object: &str,
+    object: &ObjectRef,
     expects_l2: bool,
     detail: bool,
     findings: &mut Vec<Finding>,
@@ -39,7 +39,7 @@ pub(super) fn report(
     let selecting: Vec<&str> = v.policies.iter().filter(|p| p.selects).map(|p| p.policy.as_str()).collect();
     let lease = v.lease.as_ref().expect("lease state is set when not skipped");
     let lease_object =
-        format!("Lease {}/{}", lease.namespace, lease.name.as_deref().unwrap_or(&lease.names[preferred_name(imps)]));
+        ObjectRef::new("Lease", &lease.namespace, lease.name.as_deref().unwrap_or(&lease.names[preferred_name(imps)]));
     let leases_known = lease.leases_captured;
     if let Some(holder) = lease.holder.as_ref().filter(|_| lease.fresh != Some(false)) {
         let not_eligible = lease.holder_eligible == Some(false);
@@ -67,29 +67,27 @@ pub(super) fn report(
             } else {
                 format!("A node that stops competing releases its Lease (ReleaseOnCancel) once its agent sees the change; if the Lease stays held, check the agent on {holder} for `Error processing` lines; {takers}")
             };
-            findings.push(Finding {
-                code: "LBD141",
-                severity: Severity::Error,
-                message: format!("the L2 Lease is held by {holder}, which should not hold it: {why}. At best {holder}'s datapath still answers ARP/NDP; no other node takes over {until}"),
+            findings.push(Finding::new(
+                Code::LBD141,
+                format!("the L2 Lease is held by {holder}, which should not hold it: {why}. At best {holder}'s datapath still answers ARP/NDP; no other node takes over {until}"),
                 hint,
-                objects: vec![object.to_string(), lease_object.clone()],
-            });
+                vec![object.clone(), lease_object.clone()],
+            ));
         }
     }
     if selecting.is_empty() {
         if expects_l2 {
             let why: Vec<String> =
                 v.policies.iter().map(|p| format!("{}: {}", p.policy, p.why_not.unwrap_or(""))).collect();
-            findings.push(Finding {
-                code: "LBD140",
-                severity: Severity::Error,
-                message: format!(
+            findings.push(Finding::new(
+                Code::LBD140,
+                format!(
                     "no CiliumL2AnnouncementPolicy selects it ({}), so nobody answers ARP/NDP for its addresses",
                     if why.is_empty() { "there are none".to_string() } else { why.join("; ") }
                 ),
-                hint: "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)".into(),
-                objects: vec![object.to_string()],
-            });
+                "Create or fix a CiliumL2AnnouncementPolicy: its serviceSelector must match the Service's labels (or io.kubernetes.service.namespace/name) and it must set loadBalancerIPs: true (externalIPs: true for spec.externalIPs)",
+                vec![object.clone()],
+            ));
         }
         return v;
     }
@@ -99,13 +97,12 @@ pub(super) fn report(
         } else {
             format!("policies {} select", selecting.join(", "))
         };
-        findings.push(Finding {
-            code: "LBD142",
-            severity: Severity::Error,
-            message: format!("{policies} it but no node can compete for its L2 Lease ({})", exclusion_summary(&v)),
-            hint: "Make a policy's nodeSelector match CiliumNode labels of nodes with a Ready agent (and, under externalTrafficPolicy Local, a ready endpoint); the exclude-from-external-load-balancers label plays no part in Cilium L2".into(),
-            objects: vec![object.to_string()],
-        });
+        findings.push(Finding::new(
+            Code::LBD142,
+            format!("{policies} it but no node can compete for its L2 Lease ({})", exclusion_summary(&v)),
+            "Make a policy's nodeSelector match CiliumNode labels of nodes with a Ready agent (and, under externalTrafficPolicy Local, a ready endpoint); the exclude-from-external-load-balancers label plays no part in Cilium L2",
+            vec![object.clone()],
+        ));
     } else if leases_known && (lease.holder.is_none() || lease.fresh == Some(false)) {
         let state = match (&lease.name, &lease.holder) {
             (None, _) => format!("no Lease {} or {} exists in {}", lease.names[0], lease.names[1], lease.namespace),
@@ -117,17 +114,16 @@ pub(super) fn report(
                 lease.lease_duration_seconds.unwrap_or(0)
             ),
         };
-        findings.push(Finding {
-            code: "LBD142",
-            severity: Severity::Error,
-            message: format!(
+        findings.push(Finding::new(
+            Code::LBD142,
+            format!(
                 "{} may announce it ({}) but {state}: nobody is known to answer ARP/NDP",
                 plural(v.eligible.len(), "node", "nodes"),
                 v.eligible.join(", ")
             ),
-            hint: "Agents create or renew the Lease within the retry period; if none does, check the agents' logs for `Error processing` lines, the client rate limit (k8sClientRateLimit) and that the snapshot was taken while the Service existed".into(),
-            objects: vec![object.to_string(), lease_object.clone()],
-        });
+            "Agents create or renew the Lease within the retry period; if none does, check the agents' logs for `Error processing` lines, the client rate limit (k8sClientRateLimit) and that the snapshot was taken while the Service existed",
+            vec![object.clone(), lease_object.clone()],
+        ));
     }
     if let Some(me) = v.announcer.as_deref() {
         let key = format!("{namespace}/{name}");
@@ -144,31 +140,29 @@ pub(super) fn report(
             }
             let listed: Vec<String> =
                 others.iter().map(|(svc, holder)| format!("{svc} (its Lease held by {holder})")).collect();
-            findings.push(Finding {
-                code: "LBD148",
-                severity: Severity::Warning,
-                message: format!(
+            findings.push(Finding::new(
+                Code::LBD148,
+                format!(
                     "{ip} is shared with {}, while this Service's L2 Lease is held by {me}: each holder answers ARP/NDP for {ip}, so clients see several MACs",
                     listed.join(", ")
                 ),
-                hint: "Sharing Services each have their own Lease (Cilium issue #48419): keep them on one node by narrowing the policies' nodeSelector to one node per shared address, or give each Service its own address".into(),
-                objects: std::iter::once(object.to_string()).chain(others.iter().map(|(svc, _)| format!("Service {svc}"))).collect(),
-            });
+                "Sharing Services each have their own Lease (Cilium issue #48419): keep them on one node by narrowing the policies' nodeSelector to one node per shared address, or give each Service its own address",
+                std::iter::once(object.clone()).chain(others.iter().map(|(svc, _)| ObjectRef::from_key("Service", svc))).collect(),
+            ));
         }
     }
     if let (Some(true), Some(holder)) = (lease.renew_overdue, lease.holder.as_ref()) {
-        findings.push(Finding {
-            code: "LBD147",
-            severity: Severity::Warning,
-            message: format!(
+        findings.push(Finding::new(
+            Code::LBD147,
+            format!(
                 "{holder} last renewed the L2 Lease at {}; at capture time that is longer ago than the renew deadline ({}s), so it has stopped leading (and announcing), while no other node can take over before the Lease expires at {}",
                 lease.renew_time.as_deref().unwrap_or("?"),
                 imps.cilium.lease.renew_deadline,
                 lease.expires_at.as_deref().unwrap_or("?")
             ),
-            hint: format!("Check {holder}'s agent for API errors or throttling (k8sClientRateLimit must allow about #services / renewDeadline QPS); a clock difference between the capture machine and the cluster can also cause this"),
-            objects: vec![object.to_string(), lease_object.clone()],
-        });
+            format!("Check {holder}'s agent for API errors or throttling (k8sClientRateLimit must allow about #services / renewDeadline QPS); a clock difference between the capture machine and the cluster can also cause this"),
+            vec![object.clone(), lease_object.clone()],
+        ));
     }
     if v.etp_gate != EtpGate::NotLocal {
         // Before v1.20.2 nothing stops a node without a local backend from holding the Lease.
@@ -196,40 +190,37 @@ pub(super) fn report(
             ),
             _ => "externalTrafficPolicy Local and Cilium's version is unknown: before v1.20.2 the L2 leader may have no local pod (traffic dropped); from v1.20.2 only nodes with a local backend compete".to_string(),
         };
-        findings.push(Finding {
-            code: "LBD143",
-            severity: if stranded { Severity::Error } else { Severity::Warning },
+        findings.push(Finding::new(
+            Code::LBD143,
             message,
-            hint: "Prefer externalTrafficPolicy Cluster with Cilium L2 announcements, or run a backend on every node a policy selects; Cilium Ingress/Gateway Services are never announced under Local from v1.20.2".into(),
-            objects: vec![object.to_string()],
-        });
+            "Prefer externalTrafficPolicy Cluster with Cilium L2 announcements, or run a backend on every node a policy selects; Cilium Ingress/Gateway Services are never announced under Local from v1.20.2",
+            vec![object.clone()],
+        ).with_severity(if stranded { Severity::Error } else { Severity::Warning }));
     }
     if !lease.collides_with.is_empty()
         && lease.name.as_deref() != Some(lease.names[0].as_str())
         && imps.cilium.version.as_deref().and_then(l2::dotted_lease_names) != Some(true)
     {
-        findings.push(Finding {
-            code: "LBD144",
-            severity: Severity::Warning,
-            message: format!(
+        findings.push(Finding::new(
+            Code::LBD144,
+            format!(
                 "its L2 Lease {} has the same name as that of {} (Cilium up to v1.20 joins namespace and name with '-'), so one Lease elects one leader for both",
                 lease.names[1],
                 lease.collides_with.join(", ")
             ),
-            hint: "Rename one of the Services, or upgrade Cilium to a release that names Leases cilium-l2announce-<ns>.<name>".into(),
-            objects: vec![object.to_string()],
-        });
+            "Rename one of the Services, or upgrade Cilium to a release that names Leases cilium-l2announce-<ns>.<name>",
+            vec![object.clone()],
+        ));
     }
     if let Some(holder) = v.announcer.as_ref() {
         {
             if l2::announcer_interfaces(&imps.l2, &v, holder).is_some_and(|i| i.is_empty()) {
-                findings.push(Finding {
-                    code: "LBD146",
-                    severity: Severity::Error,
-                    message: format!("{holder} holds the L2 Lease, but the selecting policies' interfaces match none of the agent's devices ({}): the leader announces nothing", imps.cilium.devices.as_deref().unwrap_or_default().join(", ")),
-                    hint: "Interface patterns are unanchored regular expressions matched against cilium-config `devices`; fix spec.interfaces or the devices list".into(),
-                    objects: vec![object.to_string()],
-                });
+                findings.push(Finding::new(
+                    Code::LBD146,
+                    format!("{holder} holds the L2 Lease, but the selecting policies' interfaces match none of the agent's devices ({}): the leader announces nothing", imps.cilium.devices.as_deref().unwrap_or_default().join(", ")),
+                    "Interface patterns are unanchored regular expressions matched against cilium-config `devices`; fix spec.interfaces or the devices list",
+                    vec![object.clone()],
+                ));
             }
         }
     }
@@ -279,7 +270,7 @@ pub(super) fn foreign_addresses(
     has_lbipam: bool,
     nodeipam: Option<&NodeIpam>,
     claimants: &[Implementation],
-    object: &str,
+    object: &ObjectRef,
     findings: &mut Vec<Finding>,
 ) {
     let selecting: Vec<&str> =
@@ -299,10 +290,9 @@ pub(super) fn foreign_addresses(
     if !foreign.is_empty() {
         let one = foreign.len() == 1;
         let holder = l2.and_then(|v| v.announcer.as_deref());
-        findings.push(Finding {
-            code: "LBD145",
-            severity: Severity::Warning,
-            message: format!(
+        findings.push(Finding::new(
+            Code::LBD145,
+            format!(
                 "{} {} {} from {}, and Cilium L2 policy {} selects the Service too: the Lease holder{} answers ARP/NDP for {} as well, so two nodes may answer with different MACs",
                 if one { "address" } else { "addresses" },
                 foreign.join(", "),
@@ -312,19 +302,18 @@ pub(super) fn foreign_addresses(
                 holder.map(|h| format!(" ({h})")).unwrap_or_default(),
                 if one { "it" } else { "them" }
             ),
-            hint: "Give Cilium L2 policies a serviceSelector that leaves out Services another implementation announces (e.g. match a label only your Cilium Services carry)".into(),
-            objects: vec![object.to_string()],
-        });
+            "Give Cilium L2 policies a serviceSelector that leaves out Services another implementation announces (e.g. match a label only your Cilium Services carry)",
+            vec![object.clone()],
+        ));
     }
     if let Some(n) = nodeipam {
         if !selecting.is_empty() && !n.expected_ingress.is_empty() {
-            findings.push(Finding {
-                code: "LBD145",
-                severity: Severity::Warning,
-                message: format!("its addresses are node addresses from Node IPAM ({}), and L2 policy {} selects it too: the L2 leader would answer ARP/NDP for other nodes' own addresses", n.expected_ingress.join(", "), selecting.join(", ")),
-                hint: "Exclude Node IPAM Services from L2 policies (serviceSelector), or give the Service class io.cilium/node, which L2 never announces".into(),
-                objects: vec![object.to_string()],
-            });
+            findings.push(Finding::new(
+                Code::LBD145,
+                format!("its addresses are node addresses from Node IPAM ({}), and L2 policy {} selects it too: the L2 leader would answer ARP/NDP for other nodes' own addresses", n.expected_ingress.join(", "), selecting.join(", ")),
+                "Exclude Node IPAM Services from L2 policies (serviceSelector), or give the Service class io.cilium/node, which L2 never announces",
+                vec![object.clone()],
+            ));
         }
     }
 }

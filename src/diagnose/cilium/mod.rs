@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::Service;
 
 use super::implementations::Implementations;
 use crate::cilium::lbipam::CLASS_L2;
-use crate::report::{CiliumService, Finding, Implementation};
+use crate::report::{CiliumService, Finding, Implementation, ObjectRef};
 use crate::snapshot::Snapshot;
 
 pub(crate) struct Parts {
@@ -32,7 +32,7 @@ pub(crate) fn service(
     detail: bool,
 ) -> Parts {
     let mut findings = Vec::new();
-    let object = format!("Service {namespace}/{name}");
+    let object = ObjectRef::new("Service", namespace, name);
     let c = &imps.cilium;
     let cilium = c.installed.then(|| {
         let nodeipam =

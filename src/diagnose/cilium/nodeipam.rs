@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::Service;
 use super::super::implementations::Implementations;
 use crate::cilium::nodeipam::{self, Outcome};
 use crate::metallb::service::ingress_ips;
-use crate::report::{Finding, NodeIpam, NodeIpamNode, Severity};
+use crate::report::{Code, Finding, NodeIpam, NodeIpamNode, ObjectRef};
 use crate::snapshot::Snapshot;
 
 pub(super) fn report(
@@ -14,7 +14,7 @@ pub(super) fn report(
     svc: &Service,
     namespace: &str,
     name: &str,
-    object: &str,
+    object: &ObjectRef,
     findings: &mut Vec<Finding>,
 ) -> Option<NodeIpam> {
     let input = nodeipam::Input {
@@ -27,13 +27,12 @@ pub(super) fn report(
     match nodeipam::reconcile(&input) {
         Outcome::NotHandled(_) => None,
         Outcome::SelectorError { selector, error } => {
-            findings.push(Finding {
-                code: "LBD123",
-                severity: Severity::Error,
-                message: format!("the {} annotation {selector:?} is not a valid label selector ({error}); Node IPAM's reconcile fails and keeps the old status [{}]", nodeipam::MATCH_NODE_LABELS, actual.join(", ")),
-                hint: "Fix the annotation: a kubectl -l style selector such as `role=edge,zone in (a,b)`; check it with `kubectl get nodes -l '<selector>'`".into(),
-                objects: vec![object.to_string()],
-            });
+            findings.push(Finding::new(
+                Code::LBD123,
+                format!("the {} annotation {selector:?} is not a valid label selector ({error}); Node IPAM's reconcile fails and keeps the old status [{}]", nodeipam::MATCH_NODE_LABELS, actual.join(", ")),
+                "Fix the annotation: a kubectl -l style selector such as `role=edge,zone in (a,b)`; check it with `kubectl get nodes -l '<selector>'`",
+                vec![object.clone()],
+            ));
             Some(NodeIpam {
                 expected_ingress: actual.clone(),
                 actual_ingress: actual,
@@ -47,16 +46,12 @@ pub(super) fn report(
         }
         Outcome::Written(c) => {
             if c.ingress.is_empty() {
-                findings.push(Finding {
-                    code: "LBD122",
-                    severity: Severity::Error,
-                    message: format!(
-                        "Node IPAM writes an empty ingress list, so the Service is pending: {}",
-                        empty_cause(&c)
-                    ),
-                    hint: empty_hint(&c),
-                    objects: vec![object.to_string()],
-                });
+                findings.push(Finding::new(
+                    Code::LBD122,
+                    format!("Node IPAM writes an empty ingress list, so the Service is pending: {}", empty_cause(&c)),
+                    empty_hint(&c),
+                    vec![object.clone()],
+                ));
             } else if c.ingress != actual {
                 let preferred: Vec<&str> = c
                     .nodes
@@ -76,23 +71,21 @@ pub(super) fn report(
                         if preferred.len() == 1 { "contributes" } else { "contribute" }
                     )
                 };
-                findings.push(Finding {
-                    code: "LBD121",
-                    severity: Severity::Warning,
-                    message: format!("status.loadBalancer.ingress is [{}], Node IPAM would write [{}]{cause}", actual.join(", "), c.ingress.join(", ")),
-                    hint: "Node IPAM rewrites the status on its next reconcile of this Service; if it stays different, check that cilium-operator runs with enable-node-ipam and whether another controller also writes this Service's status (LBD120)".into(),
-                    objects: vec![object.to_string()],
-                });
+                findings.push(Finding::new(
+                    Code::LBD121,
+                    format!("status.loadBalancer.ingress is [{}], Node IPAM would write [{}]{cause}", actual.join(", "), c.ingress.join(", ")),
+                    format!("Node IPAM rewrites the status on its next reconcile of this Service; if it stays different, check that cilium-operator runs with enable-node-ipam and whether another controller also writes this Service's status ({})", Code::LBD120),
+                    vec![object.clone()],
+                ));
             }
             if !c.families_lost_to_external.is_empty() {
                 let lost: Vec<&str> = c.families_lost_to_external.iter().map(|f| f.as_str()).collect();
-                findings.push(Finding {
-                    code: "LBD124",
-                    severity: Severity::Warning,
-                    message: format!("{} requested, but no {} address: a node has an ExternalIP, so Node IPAM uses ExternalIPs only (one choice for both families) and drops every InternalIP", families_text(c.wants), lost.join("/")),
-                    hint: "Give every candidate node an ExternalIP of each family, remove the stray ExternalIP, or restrict the Service to the nodes you want with io.cilium.nodeipam/match-node-labels".into(),
-                    objects: vec![object.to_string()],
-                });
+                findings.push(Finding::new(
+                    Code::LBD124,
+                    format!("{} requested, but no {} address: a node has an ExternalIP, so Node IPAM uses ExternalIPs only (one choice for both families) and drops every InternalIP", families_text(c.wants), lost.join("/")),
+                    "Give every candidate node an ExternalIP of each family, remove the stray ExternalIP, or restrict the Service to the nodes you want with io.cilium.nodeipam/match-node-labels",
+                    vec![object.clone()],
+                ));
             }
             let ingress = c.ingress.clone();
             Some(NodeIpam {

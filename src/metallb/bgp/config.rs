@@ -14,6 +14,7 @@ use crate::k8s::selector::{Labels, Selector};
 use crate::metallb::parse::{
     compile_service_selectors, select_names, validate_duplicates, validate_selector_duplicates,
 };
+use crate::report::ObjectRef;
 use crate::snapshot::crd::{
     BfdProfile, BgpAdvertisement, BgpPeer, Community as CommunityCr, IpAddressPool, SecretReference,
 };
@@ -138,10 +139,10 @@ pub fn compatible_local_pref(a: &BgpAd, b: &BgpAd, families: PoolFamilies) -> bo
 #[derive(Debug, Clone, PartialEq)]
 pub struct BgpConfigError {
     pub message: String,
-    pub object: String,
+    pub object: ObjectRef,
 }
 
-fn err(object: String, message: String) -> BgpConfigError {
+fn err(object: ObjectRef, message: String) -> BgpConfigError {
     BgpConfigError { message, object }
 }
 
@@ -161,8 +162,8 @@ pub fn validate_backend(
     }
 }
 
-fn peer_object(p: &BgpPeer) -> String {
-    format!("BGPPeer {}/{}", p.namespace(), p.name())
+fn peer_object(p: &BgpPeer) -> ObjectRef {
+    ObjectRef::new("BGPPeer", p.namespace(), p.name())
 }
 
 fn validate_native(
@@ -189,7 +190,7 @@ fn validate_native(
         }
     }
     if let Some(b) = bfd_profiles.first() {
-        return Err(err(format!("BFDProfile {}/{}", b.namespace(), b.name()), "bfd profiles section set".into()));
+        return Err(err(ObjectRef::new("BFDProfile", b.namespace(), b.name()), "bfd profiles section set".into()));
     }
     // Pools under any BGPAdvertisement: all of them when one advertisement names and selects none.
     if !ads.is_empty() {
@@ -199,7 +200,7 @@ fn validate_native(
             for sel in &a.spec.ip_address_pool_selectors {
                 let compiled = Selector::compile(sel).map_err(|_| {
                     err(
-                        format!("BGPAdvertisement {}/{}", a.namespace(), a.name()),
+                        ObjectRef::new("BGPAdvertisement", a.namespace(), a.name()),
                         format!("invalid label selector {}", crate::k8s::selector::go_selector_v(sel)),
                     )
                 })?;
@@ -212,7 +213,7 @@ fn validate_native(
             if !(all || named || selectors.iter().any(|s| s.matches(pool.labels()))) {
                 continue;
             }
-            let object = format!("IPAddressPool {}/{name}", pool.namespace());
+            let object = ObjectRef::new("IPAddressPool", pool.namespace(), name);
             for entry in &pool.spec.addresses {
                 let nets = crate::k8s::cidr::parse_pool_address(entry)
                     .map_err(|e| err(object.clone(), format!("invalid CIDR {entry:?} in pool {name:?}: {e}")))?;
@@ -229,7 +230,7 @@ fn validate_native(
         for text in &a.spec.communities {
             if let Ok(Community::Large(..)) = Community::parse(text) {
                 return Err(err(
-                    format!("BGPAdvertisement {}/{}", a.namespace(), a.name()),
+                    ObjectRef::new("BGPAdvertisement", a.namespace(), a.name()),
                     format!(
                         "native BGP mode only supports legacy communities, BGP advertisement {:?} has non legacy community {text:?}",
                         a.name()
@@ -242,7 +243,7 @@ fn validate_native(
         for alias in &c.spec.communities {
             if let Ok(Community::Large(..)) = Community::parse(&alias.value) {
                 return Err(err(
-                    format!("Community {}/{}", c.namespace(), c.name()),
+                    ObjectRef::new("Community", c.namespace(), c.name()),
                     format!(
                         "native BGP mode only supports legacy communities, BGP community CR {:?} has non legacy community {{{:?} {:?}}}",
                         c.name(),
@@ -301,7 +302,7 @@ fn validate_frr(peers: &[&BgpPeer]) -> Result<(), BgpConfigError> {
 pub fn check_bfd_profiles(profiles: &[&BfdProfile]) -> Result<(), BgpConfigError> {
     let mut seen = BTreeSet::new();
     for (i, p) in profiles.iter().enumerate() {
-        let object = format!("BFDProfile {}/{}", p.namespace(), p.name());
+        let object = ObjectRef::new("BFDProfile", p.namespace(), p.name());
         if p.name().is_empty() {
             return Err(err(object, format!("parsing bfd profile #{}: missing bfd profile name", i + 1)));
         }

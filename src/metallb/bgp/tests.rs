@@ -193,7 +193,7 @@ fn peer_errors_in_metallbs_order_and_words() {
     for (spec, want) in cases {
         let err = Objects::new(&[]).peer("p", spec).parse(BgpType::Frr).unwrap_err();
         assert_eq!(err.message, want);
-        assert_eq!(err.objects, ["BGPPeer metallb-system/p"]);
+        assert_eq!(err.objects, [crate::report::ObjectRef::new("BGPPeer", "metallb-system", "p")]);
     }
     let cfg = Objects::new(&[]).peer("p", peer_spec()).parse(BgpType::Native).unwrap();
     assert_eq!((cfg.peers[0].port, cfg.peers[0].is_ibgp()), (179, Some(false)));
