@@ -11,8 +11,11 @@ use crate::report::Report;
 use crate::snapshot::live::{self, KubeEnv, LiveError, LiveOptions};
 use crate::snapshot::{self, LoadError};
 
+mod check;
+pub use check::DEFAULT_CONFIG;
 mod complete;
 pub use complete::{complete, write_completion};
+mod explain;
 mod history;
 mod whatif;
 mod wire;
@@ -121,96 +124,15 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
             };
             wire::announce(g, &mut env, args, out)
         }
-        Command::Explain { resource, name } if is_pool_resource(resource) => {
-            let (snap, opts, _) = load(g, &mut env, false)?;
-            let report = diagnose::diagnose_pools(&snap, &opts, name.as_deref())?;
-            std::mem::forget(snap);
-            render::render_pools(out, &report, output, name.is_some(), color)?;
-            // Like `explain svc`: only the findings about the pools explained count.
-            Ok(g.fail_on
-                .threshold()
-                .is_some_and(|t| report.pools.iter().flat_map(|p| &p.findings).any(|f| f.severity >= t)))
-        }
         Command::Explain { resource, name } => {
-            if !is_service_resource(resource) {
-                return Err(AppError::Usage(format!(
-                    "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
-                )));
-            }
-            if name.is_some() && g.all_namespaces {
-                return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
-            }
-            let view = if name.is_some() { View::Service } else { View::Services };
-            let (snap, mut opts, default_ns) = load(g, &mut env, detail(output, view))?;
-            let namespace = g.namespace.clone().unwrap_or(default_ns);
-            opts.scope = match (name, g.all_namespaces) {
-                (Some(n), _) => Scope::Service { namespace, name: n.clone() },
-                (None, true) => Scope::All,
-                (None, false) => Scope::Namespace(namespace),
-            };
-            let report = build_report(snap, &opts)?;
-            render::render(out, &report, output, view, color)?;
-            Ok(fails(&report, g, true))
+            explain::explain(g, &mut env, resource, name.as_ref(), out, output, color)
         }
         Command::Check { ignore, config, no_config, spof } => {
-            // A bad suppression file is a usage error before any cluster is read.
-            let rules = suppressions(ignore, config.as_deref(), *no_config, &env)?;
-            let (mut snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
-            opts.scope = every_namespace_unless_n(g);
-            let mut origins = std::mem::take(&mut snap.origins);
-            let mut report = diagnose::diagnose(&snap, &opts)?;
-            if *spof {
-                // Every node is checked against every Service, whatever -n narrows the table to.
-                let nodes = match opts.scope {
-                    Scope::All => crate::simulate::spof(&snap, &report, &opts)?,
-                    _ => {
-                        let all = diagnose::Options { scope: Scope::All, detail: false, ..opts.clone() };
-                        crate::simulate::spof(&snap, &diagnose::diagnose(&snap, &all)?, &opts)?
-                    }
-                };
-                report.spof = Some(nodes);
-            }
-            // As build_report: the process exit frees a large snapshot faster.
-            std::mem::forget(snap);
-            crate::suppress::apply(&mut report, &rules);
-            let named: std::collections::HashSet<&String> = report
-                .all_findings()
-                .chain(report.all_suppressed().map(|s| &s.finding))
-                .flat_map(|f| &f.objects)
-                .collect();
-            origins.retain(|object, _| named.contains(object));
-            let ci = render::CiOptions { threshold: g.fail_on.threshold(), origins };
-            render::render_check(out, &report, output, color, &ci)?;
-            Ok(fails(&report, g, false))
+            let args = check::CheckArgs { ignore, config: config.as_deref(), no_config: *no_config, spof: *spof };
+            check::check(g, &mut env, args, out, output, color)
         }
     }
 }
-
-/// `--ignore` codes, then `--config FILE` or `./.lbdoctor.yaml` (when present and not `--no-config`).
-fn suppressions(
-    ignore: &[String],
-    config: Option<&std::path::Path>,
-    no_config: bool,
-    env: &Env,
-) -> Result<Vec<crate::suppress::Rule>, AppError> {
-    let usage = |e: crate::suppress::ConfigError| AppError::Usage(e.to_string());
-    let mut rules = crate::suppress::from_ignore(ignore).map_err(usage)?;
-    let path = match config {
-        Some(path) => Some(path.to_path_buf()),
-        None if no_config => None,
-        None => Some(env.cwd.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
-    };
-    if let Some(path) = path {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| AppError::Usage(format!("{name}: {e} (suppressions for check; --no-config skips it)")))?;
-        rules.extend(crate::suppress::from_config(&name, &text).map_err(usage)?);
-    }
-    Ok(rules)
-}
-
-/// The suppressions file `check` reads from the working directory.
-pub const DEFAULT_CONFIG: &str = ".lbdoctor.yaml";
 
 fn color(g: &GlobalArgs, env: &Env) -> bool {
     match g.color {
@@ -221,12 +143,12 @@ fn color(g: &GlobalArgs, env: &Env) -> bool {
 }
 
 /// Per-node rows are only built where they are printed.
-fn detail(format: Format, view: View) -> bool {
+pub(super) fn detail(format: Format, view: View) -> bool {
     matches!(format, Format::Json | Format::Yaml) || view == View::Service
 }
 
 /// `check` counts every finding; `explain` only those of the Services it explains (DESIGN §3).
-fn fails(report: &Report, g: &GlobalArgs, services_only: bool) -> bool {
+pub(super) fn fails(report: &Report, g: &GlobalArgs, services_only: bool) -> bool {
     let Some(threshold) = g.fail_on.threshold() else {
         return false;
     };
@@ -242,7 +164,7 @@ pub(crate) fn is_service_resource(resource: &str) -> bool {
 }
 
 /// `check` and `simulate`: every namespace, unless `-n` narrows it (and `-A` does not widen it again).
-fn every_namespace_unless_n(g: &GlobalArgs) -> Scope {
+pub(super) fn every_namespace_unless_n(g: &GlobalArgs) -> Scope {
     match (&g.namespace, g.all_namespaces) {
         (Some(ns), false) => Scope::Namespace(ns.clone()),
         _ => Scope::All,
@@ -251,13 +173,6 @@ fn every_namespace_unless_n(g: &GlobalArgs) -> Scope {
 
 pub(crate) fn is_pool_resource(resource: &str) -> bool {
     matches!(resource, "pool" | "pools" | "ipaddresspool" | "ipaddresspools" | "ipaddresspools.metallb.io")
-}
-
-fn build_report(snap: snapshot::Snapshot, opts: &Options) -> Result<Report, AppError> {
-    let r = diagnose::diagnose(&snap, opts)?;
-    // Freeing a large snapshot object by object costs more than the process exit that follows.
-    std::mem::forget(snap);
-    Ok(r)
 }
 
 /// The snapshot, the engine options (scope `All` until the caller narrows it), and the namespace
