@@ -3,30 +3,23 @@
 
 use std::io::Write;
 
-use super::{detail, every_namespace_unless_n, fails, load, AppError, Env};
-use crate::cli::GlobalArgs;
+use super::resolve::Resolved;
+use super::{detail, load, AppError, Env};
 use crate::diagnose::{self, Scope};
-use crate::render::{self, Format, View};
+use crate::render::{self, View};
 
-pub(super) struct CheckArgs<'a> {
-    pub ignore: &'a [String],
-    pub config: Option<&'a std::path::Path>,
+pub struct CheckArgs {
+    pub ignore: Vec<String>,
+    pub config: Option<std::path::PathBuf>,
     pub no_config: bool,
     pub spof: bool,
 }
 
-pub(super) fn check(
-    g: &GlobalArgs,
-    env: &mut Env,
-    args: CheckArgs,
-    out: &mut dyn Write,
-    output: Format,
-    color: bool,
-) -> Result<bool, AppError> {
+pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn Write) -> Result<bool, AppError> {
     // A bad suppression file is a usage error before any cluster is read.
-    let rules = suppressions(args.ignore, args.config, args.no_config, env)?;
-    let (mut snap, mut opts, _) = load(g, env, detail(output, View::Check))?;
-    opts.scope = every_namespace_unless_n(g);
+    let rules = suppressions(&args.ignore, args.config.as_deref(), args.no_config, env)?;
+    let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check))?;
+    opts.scope = r.namespaces.every_unless_n();
     let mut origins = std::mem::take(&mut snap.origins);
     let mut report = diagnose::diagnose(&snap, &opts)?;
     if args.spof {
@@ -46,9 +39,10 @@ pub(super) fn check(
     let named: std::collections::HashSet<&String> =
         report.all_findings().chain(report.all_suppressed().map(|s| &s.finding)).flat_map(|f| &f.objects).collect();
     origins.retain(|object, _| named.contains(object));
-    let ci = render::CiOptions { threshold: g.fail_on.threshold(), origins };
-    render::render_check(out, &report, output, color, &ci)?;
-    Ok(fails(&report, g, false))
+    let ci = render::CiOptions { threshold: r.fail_on, origins };
+    render::render_check(out, &report, r.format, r.color, &ci)?;
+    // Every finding counts, the configuration's too (DESIGN §3).
+    Ok(r.fails(report.all_findings().map(|f| f.severity)))
 }
 
 /// `--ignore` codes, then `--config FILE` or `./.lbdoctor.yaml` (when present and not `--no-config`).

@@ -3,52 +3,41 @@
 
 use std::io::Write;
 
-use super::{detail, fails, is_pool_resource, is_service_resource, load, AppError, Env};
-use crate::cli::GlobalArgs;
+use super::resolve::{Resolved, Resource};
+use super::{detail, load, AppError, Env};
 use crate::diagnose::{self, Options, Scope};
-use crate::render::{self, Format, View};
+use crate::render::{self, View};
 use crate::report::Report;
 use crate::snapshot;
 
 pub(super) fn explain(
-    g: &GlobalArgs,
+    r: &Resolved,
     env: &mut Env,
-    resource: &str,
-    name: Option<&String>,
+    resource: Resource,
+    name: Option<&str>,
     out: &mut dyn Write,
-    output: Format,
-    color: bool,
 ) -> Result<bool, AppError> {
-    if is_pool_resource(resource) {
-        let (snap, opts, _) = load(g, env, false)?;
-        let report = diagnose::diagnose_pools(&snap, &opts, name.map(String::as_str))?;
+    if resource == Resource::Pool {
+        let (snap, opts, _) = load(r, env, false)?;
+        let report = diagnose::diagnose_pools(&snap, &opts, name)?;
         std::mem::forget(snap);
-        render::render_pools(out, &report, output, name.is_some(), color)?;
+        render::render_pools(out, &report, r.format, name.is_some(), r.color)?;
         // Like `explain svc`: only the findings about the pools explained count.
-        return Ok(g
-            .fail_on
-            .threshold()
-            .is_some_and(|t| report.pools.iter().flat_map(|p| &p.findings).any(|f| f.severity >= t)));
+        return Ok(r.fails(report.pools.iter().flat_map(|p| &p.findings).map(|f| f.severity)));
     }
-    if !is_service_resource(resource) {
-        return Err(AppError::Usage(format!(
-            "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
-        )));
-    }
-    if name.is_some() && g.all_namespaces {
-        return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
-    }
+    // resolve() has refused `explain svc NAME -A`.
     let view = if name.is_some() { View::Service } else { View::Services };
-    let (snap, mut opts, default_ns) = load(g, env, detail(output, view))?;
-    let namespace = g.namespace.clone().unwrap_or(default_ns);
-    opts.scope = match (name, g.all_namespaces) {
-        (Some(n), _) => Scope::Service { namespace, name: n.clone() },
+    let (snap, mut opts, default_ns) = load(r, env, detail(r.format, view))?;
+    let namespace = r.namespaces.namespace_or(default_ns);
+    opts.scope = match (name, r.namespaces.all) {
+        (Some(n), _) => Scope::Service { namespace, name: n.to_string() },
         (None, true) => Scope::All,
         (None, false) => Scope::Namespace(namespace),
     };
     let report = build_report(snap, &opts)?;
-    render::render(out, &report, output, view, color)?;
-    Ok(fails(&report, g, true))
+    render::render(out, &report, r.format, view, r.color)?;
+    // Only the findings of the Services explained count, not the configuration's (DESIGN §3).
+    Ok(r.fails(report.services.iter().flat_map(|s| &s.findings).map(|f| f.severity)))
 }
 
 fn build_report(snap: snapshot::Snapshot, opts: &Options) -> Result<Report, AppError> {
