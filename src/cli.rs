@@ -112,13 +112,6 @@ pub fn normalize_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec
         .collect()
 }
 
-impl GlobalArgs {
-    /// Whether the answer comes from a snapshot (files or the built-in demo) rather than a cluster.
-    pub fn offline(&self) -> bool {
-        !self.from.is_empty() || self.demo.is_some()
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,

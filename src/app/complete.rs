@@ -7,8 +7,9 @@ use std::io::Write;
 
 use clap::CommandFactory;
 
+use super::resolve::{self, Resolved, Resource};
 use super::{load, AppError, Env};
-use crate::cli::{Cli, GlobalArgs};
+use crate::cli::Cli;
 use crate::metallb::service::{ingress_ips, service_type};
 
 /// The script `kubectl completion` hands plugin words to (kubectl ≥ 1.26): kubectl runs
@@ -67,8 +68,6 @@ pub fn complete(words: &[String], mut env: Env, out: &mut dyn Write) -> Result<b
     };
     let mut root = Cli::command();
     root.build();
-    // Progress bars would land in the middle of the user's command line.
-    env.stderr_is_terminal = false;
     let (candidates, directive) = candidates(&root, before, partial, env);
     for (value, help) in candidates.iter().filter(|(v, _)| v.starts_with(partial)) {
         match help {
@@ -149,7 +148,7 @@ struct Words<'a> {
     pending_value: Option<&'a clap::Arg>,
     /// A flag with an optional value (`--demo`) right before the word being completed.
     optional_value: Option<&'a clap::Arg>,
-    /// Global flags and their values, to parse into `GlobalArgs` for cluster access.
+    /// Global flags and their values, to resolve for cluster access.
     globals: Vec<String>,
 }
 
@@ -215,12 +214,17 @@ impl<'a> Words<'a> {
         }
     }
 
-    /// The global flags as typed, for loading the snapshot or cluster the user points at.
-    fn global_args(&self) -> Option<GlobalArgs> {
+    /// The global flags as typed, resolved, for loading the snapshot or cluster the user points at.
+    fn resolved(&self, env: &Env) -> Option<Resolved> {
         // The subcommand first: a value-optional flag (`--demo`) then ends the line.
         let argv =
             ["kubectl-lbdoctor".to_string(), "version".to_string()].into_iter().chain(self.globals.iter().cloned());
-        clap::Parser::try_parse_from(argv).ok().map(|cli: Cli| cli.global)
+        let cli: Cli = clap::Parser::try_parse_from(argv).ok()?;
+        // Nothing is rendered, so no command's formats to check `-o` against.
+        let mut r = resolve::globals(cli.global, env, crate::render::Format::Table).ok()?;
+        // Progress bars would land in the middle of the user's command line.
+        r.progress = false;
+        Some(r)
     }
 }
 
@@ -298,8 +302,8 @@ fn flag_values(arg: &clap::Arg, sub: Option<&clap::Command>, words: &Words, env:
 
 /// Node names, with their roles, from the snapshot or cluster.
 fn node_names(words: &Words, env: &mut Env) -> Option<Candidates> {
-    let g = completion_args(words)?;
-    let (snap, _, _) = load(&g, env, false).ok()?;
+    let r = completion_args(words, env)?;
+    let (snap, _, _) = load(&r, env, false).ok()?;
     let mut names: Candidates = snap
         .nodes
         .iter()
@@ -320,9 +324,10 @@ fn node_names(words: &Words, env: &mut Env) -> Option<Candidates> {
 
 /// Service (namespace from `-n` or the context's) or pool names, from the snapshot or cluster.
 fn snapshot_names(resource: &str, words: &Words, env: &mut Env) -> Option<Candidates> {
-    let g = completion_args(words)?;
-    let (snap, _, default_ns) = load(&g, env, false).ok()?;
-    if super::is_pool_resource(resource) {
+    let r = completion_args(words, env)?;
+    let (snap, _, default_ns) = load(&r, env, false).ok()?;
+    let resource = Resource::parse(resource);
+    if resource == Some(Resource::Pool) {
         let mut pools: Candidates = snap
             .metallb
             .ip_address_pools
@@ -332,10 +337,10 @@ fn snapshot_names(resource: &str, words: &Words, env: &mut Env) -> Option<Candid
         pools.sort();
         return Some(pools);
     }
-    if !super::is_service_resource(resource) {
+    if resource != Some(Resource::Service) {
         return Some(Vec::new());
     }
-    let namespace = g.namespace.clone().unwrap_or(default_ns);
+    let namespace = r.namespaces.namespace_or(default_ns);
     let mut names: Candidates = snap
         .services
         .iter()
@@ -352,8 +357,8 @@ fn snapshot_names(resource: &str, words: &Words, env: &mut Env) -> Option<Candid
 }
 
 fn namespaces(words: &Words, env: &mut Env) -> Option<Candidates> {
-    let g = completion_args(words)?;
-    let (snap, _, _) = load(&g, env, false).ok()?;
+    let r = completion_args(words, env)?;
+    let (snap, _, _) = load(&r, env, false).ok()?;
     // Namespace objects, and those of Services when Namespaces were not collected.
     let mut names: Vec<String> = snap
         .namespaces
@@ -367,9 +372,10 @@ fn namespaces(words: &Words, env: &mut Env) -> Option<Candidates> {
 }
 
 fn kubeconfig_names(kind: &str, words: &Words, env: &Env) -> Candidates {
-    let Some(g) = words.global_args() else { return Vec::new() };
-    let Ok(opts) = super::live_options(&g, env, false) else { return Vec::new() };
-    let Ok(Some(kc)) = crate::live::connect::find_kubeconfig(&opts) else { return Vec::new() };
+    let Some(r) = words.resolved(env) else { return Vec::new() };
+    let Ok(Some(kc)) = crate::live::connect::find_kubeconfig(&r.kube.live_options(false)) else {
+        return Vec::new();
+    };
     let mut names: Vec<String> = match kind {
         "context" => kc.contexts.into_iter().map(|c| c.name).collect(),
         "cluster" => kc.clusters.into_iter().map(|c| c.name).collect(),
@@ -380,12 +386,12 @@ fn kubeconfig_names(kind: &str, words: &Words, env: &Env) -> Candidates {
 }
 
 /// Completion must answer fast: a live cluster gets a short request timeout.
-fn completion_args(words: &Words) -> Option<GlobalArgs> {
-    let mut g = words.global_args()?;
-    if !g.offline() {
-        g.request_timeout.get_or_insert_with(|| "5s".into());
+fn completion_args(words: &Words, env: &Env) -> Option<Resolved> {
+    let mut r = words.resolved(env)?;
+    if r.live() {
+        r.kube.request_timeout = r.kube.request_timeout.or(std::time::Duration::from_secs(5));
     }
-    Some(g)
+    Some(r)
 }
 
 fn first_line(text: &str) -> &str {

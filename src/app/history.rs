@@ -7,38 +7,23 @@ use std::path::Path;
 use jiff::Timestamp;
 use rayon::prelude::*;
 
+use super::resolve::Resolved;
 use super::{load, AppError, Env};
-use crate::cli::GlobalArgs;
 use crate::diagnose::{self, Scope};
 use crate::history::engine::{self, SpeakerLog};
 use crate::history::logs;
-use crate::render::{self, Format};
+use crate::render;
 
-pub(super) struct HistoryArgs<'a> {
-    pub resource: Option<&'a str>,
-    pub name: Option<&'a str>,
-    pub since: Option<&'a str>,
-    pub logs: Option<&'a Path>,
+pub struct HistoryArgs {
+    /// `svc NAME`: the Service to narrow the history to.
+    pub service: Option<String>,
+    /// `--since`: the window before the snapshot was taken (live: before now).
+    pub since: Option<jiff::SignedDuration>,
+    pub logs: Option<std::path::PathBuf>,
 }
 
-pub(super) fn history(
-    g: &GlobalArgs,
-    env: &mut Env,
-    args: HistoryArgs,
-    out: &mut dyn Write,
-    color: bool,
-) -> Result<bool, AppError> {
-    let service_name = match (args.resource, args.name) {
-        (None, _) => None,
-        (Some(r), Some(name)) if super::is_service_resource(r) => Some(name),
-        (Some(r), None) if super::is_service_resource(r) => {
-            return Err(AppError::Usage("history svc NAME: name the Service, or use --all".into()))
-        }
-        (Some(other), _) => {
-            return Err(AppError::Usage(format!("history: unknown resource type {other:?}; supported: svc NAME")))
-        }
-    };
-    if let Some(dir) = args.logs {
+pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut dyn Write) -> Result<bool, AppError> {
+    if let Some(dir) = &args.logs {
         if !dir.is_dir() {
             return Err(AppError::Usage(format!(
                 "--logs {}: not a directory (one file per speaker Pod, e.g. `kubectl logs -n metallb-system POD -c speaker > DIR/POD.log`)",
@@ -46,38 +31,37 @@ pub(super) fn history(
             )));
         }
     }
-    let window = args.since.map(parse_window).transpose()?;
-    let (snap, mut opts, default_ns) = load(g, env, true)?;
+    let (snap, mut opts, default_ns) = load(r, env, true)?;
     opts.scope = Scope::All;
     let report = diagnose::diagnose(&snap, &opts)?;
-    let service = match service_name {
+    let service = match &args.service {
         None => None,
         Some(name) => {
-            let ns = g.namespace.clone().unwrap_or(default_ns);
-            if !report.services.iter().any(|s| s.namespace == ns && s.name == name) {
+            let ns = r.namespaces.namespace_or(default_ns);
+            if !report.services.iter().any(|s| s.namespace == ns && s.name == *name) {
                 // explain's error, with its hints (another namespace, not a LoadBalancer).
-                let one = Scope::Service { namespace: ns.clone(), name: name.into() };
+                let one = Scope::Service { namespace: ns.clone(), name: name.clone() };
                 diagnose::diagnose(&snap, &diagnose::Options { scope: one, detail: false, ..opts.clone() })?;
             }
             Some(format!("{ns}/{name}"))
         }
     };
     // The window ends when the snapshot was taken (live: now).
-    let since = match window {
+    let since = match args.since {
         None => None,
-        Some(seconds) => {
+        Some(window) => {
             let end = if snap.live { Some(env.now.clone()) } else { snap.info.captured_at.clone() };
             let end: Timestamp = end.and_then(|t| t.parse().ok()).ok_or_else(|| {
                 AppError::Usage(
                     "--since needs the time the snapshot was taken, and its SnapshotInfo has no capturedAt".into(),
                 )
             })?;
-            Some(end - jiff::SignedDuration::from_secs_f64(seconds))
+            Some(end - window)
         }
     };
-    let (speaker_logs, unknown) = match args.logs {
+    let (speaker_logs, unknown) = match &args.logs {
         Some(dir) => (scan_dir(dir, since)?, None),
-        None if snap.live => live_logs(g, env, &snap, since)?,
+        None if snap.live => live_logs(r, &snap, since)?,
         None => (
             Vec::new(),
             Some("no speaker logs: pass --logs DIR, one `kubectl logs -n NAMESPACE POD -c speaker > DIR/POD.log` file per speaker Pod".into()),
@@ -93,14 +77,8 @@ pub(super) fn history(
     };
     let history = engine::history(&inputs);
     std::mem::forget(snap);
-    render::render_history(out, &history, g.output.unwrap_or(Format::Table), color)?;
-    Ok(g.fail_on.threshold().is_some_and(|t| history.findings.iter().any(|f| f.severity >= t)))
-}
-
-fn parse_window(text: &str) -> Result<f64, AppError> {
-    crate::k8s::go_duration_seconds(text)
-        .filter(|s| *s > 0.0)
-        .ok_or_else(|| AppError::Usage(format!("--since {text:?}: expected a duration such as 48h, 90m or 1h30m")))
+    render::render_history(out, &history, r.format, r.color)?;
+    Ok(r.fails(history.findings.iter().map(|f| f.severity)))
 }
 
 /// Every regular file of the directory, scanned in parallel (one file per speaker).
@@ -129,12 +107,11 @@ fn scan_dir(dir: &Path, since: Option<Timestamp>) -> Result<Vec<SpeakerLog>, App
 }
 
 fn live_logs(
-    g: &GlobalArgs,
-    env: &Env,
+    r: &Resolved,
     snap: &crate::snapshot::Snapshot,
     since: Option<Timestamp>,
 ) -> Result<(Vec<SpeakerLog>, Option<String>), AppError> {
-    let opts = super::live_options(g, env, false)?;
+    let opts = r.kube.live_options(false);
     let pods: Vec<(String, String)> = snap
         .pods
         .iter()

@@ -3,17 +3,20 @@
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-use crate::cli::{Cli, ColorChoice, Command, GlobalArgs};
+use crate::cli::Cli;
 use crate::diagnose::{self, DiagnoseError, Options, Scope};
-use crate::live::{self, KubeEnv, LiveError, LiveOptions};
-use crate::metallb::install::Overrides;
+use crate::live::{self, KubeEnv, LiveError};
 use crate::render::{self, Format, View};
-use crate::report::Report;
 use crate::snapshot::{self, LoadError};
 
+mod check;
+pub use check::DEFAULT_CONFIG;
 mod complete;
 pub use complete::{complete, write_completion};
+mod explain;
 mod history;
+mod resolve;
+use resolve::{Resolved, Source, Verb};
 mod whatif;
 mod wire;
 
@@ -49,7 +52,8 @@ impl AppError {
     }
 }
 
-/// The environment the binary resolves once, so nothing below reads it.
+/// The environment the binary reads once; `resolve` turns it and the flags into the options the
+/// verbs read, so nothing below reads the environment.
 pub struct Env<'a> {
     pub stdin: &'a mut dyn Read,
     pub stdout_is_terminal: bool,
@@ -65,214 +69,50 @@ pub struct Env<'a> {
 
 /// Runs the command; `Ok(true)` means findings reached `--fail-on`.
 pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError> {
-    let g = &cli.global;
-    if let Some(format) = g.output {
-        format.written_by(cli.command.name()).map_err(AppError::Usage)?;
-    }
-    let output = g.output.unwrap_or(Format::Table);
-    let color = color(g, &env);
-    match &cli.command {
-        Command::Version => {
+    let (r, verb) = resolve::resolve(cli, &env)?;
+    let env = &mut env;
+    match verb {
+        Verb::Version => {
             let info = crate::version::current();
-            match output {
-                Format::Json | Format::Yaml => render::document(out, &info, output)?,
+            match r.format {
+                Format::Json | Format::Yaml => render::document(out, &info, r.format)?,
                 _ => write!(out, "{info}")?,
             }
             Ok(false)
         }
-        Command::Snapshot => snapshot(g, &mut env, out),
-        Command::Simulate(args) => whatif::simulate(g, &mut env, args, out, color),
-        Command::History { resource, name, all, since, logs } => {
-            if *all && name.is_some() {
-                return Err(AppError::Usage("history: svc NAME or --all, not both".into()));
-            }
-            let args = history::HistoryArgs {
-                resource: resource.as_deref(),
-                name: name.as_deref(),
-                since: since.as_deref(),
-                logs: logs.as_deref(),
-            };
-            history::history(g, &mut env, args, out, color)
-        }
-        Command::Completion { shell } => {
-            write_completion(*shell, out)?;
+        Verb::Snapshot => snapshot(&r, env, out),
+        Verb::Simulate(args) => whatif::simulate(&r, env, &args, out),
+        Verb::History(args) => history::history(&r, env, args, out),
+        Verb::Completion(shell) => {
+            write_completion(shell, out)?;
             Ok(false)
         }
-        Command::Arping { ip, interface, count, timeout, mac_map } => {
-            let args = wire::ArpingArgs {
-                ip: *ip,
-                interface: interface.as_deref(),
-                count: *count,
-                timeout,
-                mac_map: mac_map.as_deref(),
-            };
-            wire::arping(g, &mut env, args, out)
-        }
-        Command::Announce { ips, interface, duration, until_interrupted, force, dry_run, node, ndp_source } => {
-            let args = wire::AnnounceArgs {
-                ips,
-                interface,
-                duration: duration.as_deref(),
-                until_interrupted: *until_interrupted,
-                force: *force,
-                dry_run: *dry_run,
-                node: node.as_deref(),
-                ndp_source: *ndp_source,
-            };
-            wire::announce(g, &mut env, args, out)
-        }
-        Command::Explain { resource, name } if is_pool_resource(resource) => {
-            let (snap, opts, _) = load(g, &mut env, false)?;
-            let report = diagnose::diagnose_pools(&snap, &opts, name.as_deref())?;
-            std::mem::forget(snap);
-            render::render_pools(out, &report, output, name.is_some(), color)?;
-            // Like `explain svc`: only the findings about the pools explained count.
-            Ok(g.fail_on
-                .threshold()
-                .is_some_and(|t| report.pools.iter().flat_map(|p| &p.findings).any(|f| f.severity >= t)))
-        }
-        Command::Explain { resource, name } => {
-            if !is_service_resource(resource) {
-                return Err(AppError::Usage(format!(
-                    "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
-                )));
-            }
-            if name.is_some() && g.all_namespaces {
-                return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
-            }
-            let view = if name.is_some() { View::Service } else { View::Services };
-            let (snap, mut opts, default_ns) = load(g, &mut env, detail(output, view))?;
-            let namespace = g.namespace.clone().unwrap_or(default_ns);
-            opts.scope = match (name, g.all_namespaces) {
-                (Some(n), _) => Scope::Service { namespace, name: n.clone() },
-                (None, true) => Scope::All,
-                (None, false) => Scope::Namespace(namespace),
-            };
-            let report = build_report(snap, &opts)?;
-            render::render(out, &report, output, view, color)?;
-            Ok(fails(&report, g, true))
-        }
-        Command::Check { ignore, config, no_config, spof } => {
-            // A bad suppression file is a usage error before any cluster is read.
-            let rules = suppressions(ignore, config.as_deref(), *no_config, &env)?;
-            let (mut snap, mut opts, _) = load(g, &mut env, detail(output, View::Check))?;
-            opts.scope = every_namespace_unless_n(g);
-            let mut origins = std::mem::take(&mut snap.origins);
-            let mut report = diagnose::diagnose(&snap, &opts)?;
-            if *spof {
-                // Every node is checked against every Service, whatever -n narrows the table to.
-                let nodes = match opts.scope {
-                    Scope::All => crate::simulate::spof(&snap, &report, &opts)?,
-                    _ => {
-                        let all = diagnose::Options { scope: Scope::All, detail: false, ..opts.clone() };
-                        crate::simulate::spof(&snap, &diagnose::diagnose(&snap, &all)?, &opts)?
-                    }
-                };
-                report.spof = Some(nodes);
-            }
-            // As build_report: the process exit frees a large snapshot faster.
-            std::mem::forget(snap);
-            crate::suppress::apply(&mut report, &rules);
-            let named: std::collections::HashSet<String> = report
-                .all_findings()
-                .chain(report.all_suppressed().map(|s| &s.finding))
-                .flat_map(|f| f.objects.iter().map(ToString::to_string))
-                .collect();
-            origins.retain(|object, _| named.contains(object));
-            let ci = render::CiOptions { threshold: g.fail_on.threshold(), origins };
-            render::render_check(out, &report, output, color, &ci)?;
-            Ok(fails(&report, g, false))
-        }
-    }
-}
-
-/// `--ignore` codes, then `--config FILE` or `./.lbdoctor.yaml` (when present and not `--no-config`).
-fn suppressions(
-    ignore: &[String],
-    config: Option<&std::path::Path>,
-    no_config: bool,
-    env: &Env,
-) -> Result<Vec<crate::suppress::Rule>, AppError> {
-    let usage = |e: crate::suppress::ConfigError| AppError::Usage(e.to_string());
-    let mut rules = crate::suppress::from_ignore(ignore).map_err(usage)?;
-    let path = match config {
-        Some(path) => Some(path.to_path_buf()),
-        None if no_config => None,
-        None => Some(env.cwd.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
-    };
-    if let Some(path) = path {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| AppError::Usage(format!("{name}: {e} (suppressions for check; --no-config skips it)")))?;
-        rules.extend(crate::suppress::from_config(&name, &text).map_err(usage)?);
-    }
-    Ok(rules)
-}
-
-/// The suppressions file `check` reads from the working directory.
-pub const DEFAULT_CONFIG: &str = ".lbdoctor.yaml";
-
-fn color(g: &GlobalArgs, env: &Env) -> bool {
-    match g.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+        Verb::Arping(args) => wire::arping(&r, env, args, out),
+        Verb::Announce(args) => wire::announce(&r, env, args, out),
+        Verb::Explain { resource, name } => explain::explain(&r, env, resource, name.as_deref(), out),
+        Verb::Check(args) => check::check(&r, env, args, out),
     }
 }
 
 /// Per-node rows are only built where they are printed.
-fn detail(format: Format, view: View) -> bool {
+pub(super) fn detail(format: Format, view: View) -> bool {
     matches!(format, Format::Json | Format::Yaml) || view == View::Service
-}
-
-/// `check` counts every finding; `explain` only those of the Services it explains (DESIGN §3).
-fn fails(report: &Report, g: &GlobalArgs, services_only: bool) -> bool {
-    let Some(threshold) = g.fail_on.threshold() else {
-        return false;
-    };
-    if services_only {
-        report.services.iter().flat_map(|s| &s.findings).any(|f| f.severity >= threshold)
-    } else {
-        report.all_findings().any(|f| f.severity >= threshold)
-    }
-}
-
-pub(crate) fn is_service_resource(resource: &str) -> bool {
-    matches!(resource, "svc" | "service" | "services")
-}
-
-/// `check` and `simulate`: every namespace, unless `-n` narrows it (and `-A` does not widen it again).
-fn every_namespace_unless_n(g: &GlobalArgs) -> Scope {
-    match (&g.namespace, g.all_namespaces) {
-        (Some(ns), false) => Scope::Namespace(ns.clone()),
-        _ => Scope::All,
-    }
-}
-
-pub(crate) fn is_pool_resource(resource: &str) -> bool {
-    matches!(resource, "pool" | "pools" | "ipaddresspool" | "ipaddresspools" | "ipaddresspools.metallb.io")
-}
-
-fn build_report(snap: snapshot::Snapshot, opts: &Options) -> Result<Report, AppError> {
-    let r = diagnose::diagnose(&snap, opts)?;
-    // Freeing a large snapshot object by object costs more than the process exit that follows.
-    std::mem::forget(snap);
-    Ok(r)
 }
 
 /// The snapshot, the engine options (scope `All` until the caller narrows it), and the namespace
 /// `-n` defaults to: the context's, live or as recorded in the snapshot.
-fn load(g: &GlobalArgs, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot, Options, String), AppError> {
-    let (snap, default_ns) = if !g.offline() {
-        let c = collect(g, env, false)?;
-        (c.snapshot, c.default_namespace)
-    } else {
-        let snap = match g.demo {
-            Some(demo) => demo.load()?,
-            None => snapshot::load_paths(&g.from, env.stdin)?,
-        };
+fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot, Options, String), AppError> {
+    let recorded = |snap: snapshot::Snapshot| {
         let ns = snap.info.namespace.clone().unwrap_or_else(|| "default".into());
         (snap, ns)
+    };
+    let (snap, default_ns) = match &r.source {
+        Source::Live => {
+            let c = collect(r, env, false)?;
+            (c.snapshot, c.default_namespace)
+        }
+        Source::Files(paths) => recorded(snapshot::load_paths(paths, env.stdin)?),
+        Source::Demo(demo) => recorded(demo.load()?),
     };
     if let Some(message) = unreadable_message(&snap) {
         return Err(AppError::Unavailable(message));
@@ -281,20 +121,10 @@ fn load(g: &GlobalArgs, env: &mut Env, detail: bool) -> Result<(snapshot::Snapsh
     if !snap.live && snap.origins.is_empty() && snap.ignored_kinds.is_empty() {
         return Err(AppError::Usage(format!(
             "{}: no Kubernetes objects in the snapshot (a failed capture?); `kubectl lbdoctor snapshot > FILE` writes one",
-            g.from.join(", ")
+            r.source.files().join(", ")
         )));
     }
-    let opts = Options {
-        scope: Scope::All,
-        detail,
-        overrides: Overrides {
-            ignore_exclude_lb: g.ignore_exclude_lb,
-            lb_class: g.lb_class.clone(),
-            memberlist: g.memberlist,
-            bgp_type: g.bgp_type,
-            version: g.metallb_version,
-        },
-    };
+    let opts = Options { scope: Scope::All, detail, overrides: r.overrides.clone() };
     Ok((snap, opts, default_ns))
 }
 
@@ -321,24 +151,9 @@ fn unreadable_message(snap: &snapshot::Snapshot) -> Option<String> {
     Some(text)
 }
 
-pub(crate) fn live_options(g: &GlobalArgs, env: &Env, keep_objects: bool) -> Result<LiveOptions, AppError> {
-    Ok(LiveOptions {
-        kubeconfig: g.kubeconfig.as_ref().map(Into::into),
-        context: g.context.clone(),
-        cluster: g.cluster.clone(),
-        user: g.user.clone(),
-        request_timeout: request_timeout(g.request_timeout.as_deref())?,
-        env: env.kube.clone(),
-        keep_objects,
-        // kubectl's 0 means "no paging".
-        page_size: (g.chunk_size > 0).then_some(g.chunk_size),
-        ..LiveOptions::default()
-    })
-}
-
-fn collect(g: &GlobalArgs, env: &Env, keep_objects: bool) -> Result<live::Collected, AppError> {
-    let opts = live_options(g, env, keep_objects)?;
-    if env.stderr_is_terminal {
+fn collect(r: &Resolved, env: &Env, keep_objects: bool) -> Result<live::Collected, AppError> {
+    let opts = r.kube.live_options(keep_objects);
+    if r.progress {
         let bars = Arc::new(live::progress::Bars::new());
         let result = live::collect(&opts, bars.clone(), env.now.clone());
         bars.clear();
@@ -348,45 +163,30 @@ fn collect(g: &GlobalArgs, env: &Env, keep_objects: bool) -> Result<live::Collec
     }
 }
 
-/// kubectl's `--request-timeout`: `0` is none, a bare number is seconds, else a duration (`30s`, `1m`).
-fn request_timeout(text: Option<&str>) -> Result<Option<std::time::Duration>, AppError> {
-    let Some(text) = text else {
-        return Ok(None);
-    };
-    let seconds = match text.parse::<u64>() {
-        Ok(n) => n as f64,
-        Err(_) => crate::k8s::go_duration_seconds(text).filter(|s| *s >= 0.0).ok_or_else(|| {
-            AppError::Usage(format!(
-                "--request-timeout {text:?}: expected a duration such as 30s, 1m or 0 (no timeout)"
-            ))
-        })?,
-    };
-    Ok((seconds > 0.0).then(|| std::time::Duration::from_secs_f64(seconds)))
-}
-
 /// `snapshot`: what the engines read from the live cluster, as a `kind: List` with the
 /// SnapshotInfo first; `--from` on it gives the same answers as the cluster did.
-fn snapshot(g: &GlobalArgs, env: &mut Env, out: &mut dyn Write) -> Result<bool, AppError> {
-    if !g.from.is_empty() {
-        return Err(AppError::Usage(
-            "snapshot reads a live cluster; files given with --from are a snapshot already".into(),
-        ));
+fn snapshot(r: &Resolved, env: &mut Env, out: &mut dyn Write) -> Result<bool, AppError> {
+    match r.source {
+        Source::Live => {}
+        Source::Files(_) => {
+            return Err(AppError::Usage(
+                "snapshot reads a live cluster; files given with --from are a snapshot already".into(),
+            ))
+        }
+        Source::Demo(demo) => {
+            let items = snapshot::file::yaml_documents(demo.name(), demo.text())?;
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+            render::document(out, &list, r.format)?;
+            return Ok(false);
+        }
     }
-    // run() has refused every other format.
-    let format = g.output.unwrap_or(Format::Json);
-    if let Some(demo) = g.demo {
-        let items = snapshot::file::yaml_documents(demo.name(), demo.text())?;
-        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
-        render::document(out, &list, format)?;
-        return Ok(false);
-    }
-    let mut collected = collect(g, env, true)?;
+    let mut collected = collect(r, env, true)?;
     let detected = diagnose::describe_installation(&collected.snapshot);
     if let Some(spec) = collected.objects.first_mut().and_then(|info| info.get_mut("spec")) {
         spec["detected"] = detected;
     }
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": collected.objects});
-    render::document(out, &list, format)?;
+    render::document(out, &list, r.format)?;
     if let Some(message) = unreadable_message(&collected.snapshot) {
         out.flush()?;
         return Err(AppError::Unavailable(format!("the snapshot was written, but {message}")));

@@ -2,9 +2,10 @@
 
 use std::io::Write;
 
+use super::resolve::Resolved;
 use super::{load, AppError, Env};
-use crate::cli::{GlobalArgs, SimulateArgs};
-use crate::render::{self, Format};
+use crate::cli::SimulateArgs;
+use crate::render;
 use crate::simulate::edit::{self, Edit};
 use crate::simulate::{self, SimulateError};
 
@@ -17,18 +18,13 @@ impl From<SimulateError> for AppError {
     }
 }
 
+/// `args` has at least one edit (resolve() checks).
 pub(super) fn simulate(
-    g: &GlobalArgs,
+    r: &Resolved,
     env: &mut Env,
     args: &SimulateArgs,
     out: &mut dyn Write,
-    color: bool,
 ) -> Result<bool, AppError> {
-    if args.is_empty() {
-        return Err(AppError::Usage(
-            "simulate needs at least one edit: --down NODE, --delete NODE, --speaker-down NODE, --label NODE KEY=VALUE, --unlabel NODE KEY or --apply FILE".into(),
-        ));
-    }
     // Edits are checked before any cluster is read: a typo should not cost a LIST of everything.
     let mut edits = Vec::new();
     for file in &args.apply {
@@ -46,11 +42,10 @@ pub(super) fn simulate(
     edits.extend(args.delete.iter().cloned().map(Edit::Delete));
     edits.extend(args.speaker_down.iter().cloned().map(Edit::SpeakerDown));
 
-    let (snap, mut opts, _) = load(g, env, true)?;
-    opts.scope = super::every_namespace_unless_n(g);
+    let (snap, mut opts, _) = load(r, env, true)?;
+    opts.scope = r.namespaces.every_unless_n();
     let sim = simulate::simulate(&snap, &edits, &opts)?;
     std::mem::forget(snap);
-    let output = g.output.unwrap_or(Format::Table);
-    render::render_simulation(out, &sim, output, color)?;
-    Ok(g.fail_on.threshold().is_some_and(|t| sim.findings.iter().any(|f| f.severity >= t)))
+    render::render_simulation(out, &sim, r.format, r.color)?;
+    Ok(r.fails(sim.findings.iter().map(|f| f.severity)))
 }

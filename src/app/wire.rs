@@ -7,8 +7,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::resolve::Resolved;
 use super::{load, AppError, Env};
-use crate::cli::GlobalArgs;
 use crate::diagnose::wire::{self, IpContext, IpContextSet, MacMap};
 use crate::net::iface;
 use crate::net::link::Link;
@@ -16,14 +16,14 @@ use crate::net::probe::Probe;
 use crate::net::responder::{gratuitous_schedule, Responder};
 use crate::net::session::{self, Event};
 use crate::net::NetError;
-use crate::render::{self, Format};
+use crate::render;
 use crate::report::{AnnouncePlan, ArpingReport, Finding, PlannedIp};
 
 /// `announce` asks who answers for this long before it answers itself (DESIGN §3).
 const ANNOUNCE_PROBE: Duration = Duration::from_secs(1);
 const ANNOUNCE_PROBE_REQUESTS: u32 = 3;
 /// Cluster context must not hold up an emergency: live requests get this long unless told otherwise.
-const CONTEXT_REQUEST_TIMEOUT: &str = "5s";
+const CONTEXT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl From<NetError> for AppError {
     fn from(e: NetError) -> AppError {
@@ -37,17 +37,17 @@ impl From<NetError> for AppError {
     }
 }
 
-pub struct ArpingArgs<'a> {
+pub struct ArpingArgs {
     pub ip: IpAddr,
-    pub interface: Option<&'a str>,
+    pub interface: Option<String>,
     pub count: u32,
-    pub timeout: &'a str,
-    pub mac_map: Option<&'a std::path::Path>,
+    /// `--timeout`: how long to listen.
+    pub timeout: Duration,
+    pub mac_map: Option<std::path::PathBuf>,
 }
 
-pub fn arping(g: &GlobalArgs, env: &mut Env, a: ArpingArgs, out: &mut dyn Write) -> Result<bool, AppError> {
-    let window = duration_flag("--timeout", a.timeout)?;
-    let macs = match a.mac_map {
+pub fn arping(r: &Resolved, env: &mut Env, a: ArpingArgs, out: &mut dyn Write) -> Result<bool, AppError> {
+    let macs = match &a.mac_map {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| AppError::Usage(format!("--mac-map {}: {e}", path.display())))?;
@@ -56,7 +56,7 @@ pub fn arping(g: &GlobalArgs, env: &mut Env, a: ArpingArgs, out: &mut dyn Write)
         None => MacMap::default(),
     };
     let all = iface::list();
-    let interface = match a.interface {
+    let interface = match &a.interface {
         Some(name) => iface::find(&all, name)?,
         None => iface::for_ip(&all, a.ip)?,
     };
@@ -75,13 +75,13 @@ pub fn arping(g: &GlobalArgs, env: &mut Env, a: ArpingArgs, out: &mut dyn Write)
     }
     // Permission first: no point reading a cluster for a probe that cannot be sent.
     let mut link = Link::open(interface, "arping")?;
-    let (context, unknown_because) = match cluster_contexts(g, env, &[a.ip])? {
+    let (context, unknown_because) = match cluster_contexts(r, env, &[a.ip])? {
         Ok((mut contexts, _)) => (contexts.pop(), None),
         Err(why) => (None, Some(why)),
     };
     let stop = interrupt_flag()?;
     let probe = Probe { target: a.ip, mac, source };
-    let run = session::probe(&mut link, &[probe], a.count, window, &stop)?.remove(0);
+    let run = session::probe(&mut link, &[probe], a.count, a.timeout, &stop)?.remove(0);
     let judgement = wire::judge(a.ip, &interface.name, &run.replies, context.as_ref(), &macs);
     let report = ArpingReport {
         api_version: "lbdoctor/v1alpha1",
@@ -98,38 +98,31 @@ pub fn arping(g: &GlobalArgs, env: &mut Env, a: ArpingArgs, out: &mut dyn Write)
         cluster_unknown_because: unknown_because,
         findings: judgement.findings,
     };
-    render::wire::arping(out, &report, g.output.unwrap_or(Format::Table), super::color(g, env))?;
-    Ok(fails(g, &report.findings))
+    render::wire::arping(out, &report, r.format, r.color)?;
+    Ok(r.fails(report.findings.iter().map(|f| f.severity)))
 }
 
-pub struct AnnounceArgs<'a> {
-    pub ips: &'a [IpAddr],
-    pub interface: &'a str,
-    pub duration: Option<&'a str>,
-    pub until_interrupted: bool,
+pub struct AnnounceArgs {
+    pub ips: Vec<IpAddr>,
+    pub interface: String,
+    /// `--duration`; `None` with `--until-interrupted`.
+    pub duration: Option<Duration>,
     pub force: bool,
     pub dry_run: bool,
-    pub node: Option<&'a str>,
+    pub node: Option<String>,
     pub ndp_source: crate::net::responder::NdpSource,
 }
 
-pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Write) -> Result<bool, AppError> {
-    let duration = match (a.duration, a.until_interrupted) {
-        (Some(text), _) => Some(duration_flag("--duration", text)?),
-        (None, true) => None,
-        (None, false) => return Err(AppError::Usage(
-            "announce needs --duration (e.g. --duration 10m), or --until-interrupted to answer until SIGINT/SIGTERM"
-                .into(),
-        )),
-    };
+pub fn announce(r: &Resolved, env: &mut Env, a: AnnounceArgs, out: &mut dyn Write) -> Result<bool, AppError> {
+    let duration = a.duration;
     let mut ips: Vec<IpAddr> = Vec::new();
-    for ip in a.ips {
+    for ip in &a.ips {
         if !ips.contains(ip) {
             ips.push(*ip);
         }
     }
     let all = iface::list();
-    let interface = iface::find(&all, a.interface)?;
+    let interface = iface::find(&all, &a.interface)?;
     for family_v6 in [false, true] {
         if ips.iter().any(|ip| ip.is_ipv6() == family_v6) {
             interface.check_responder(family_v6)?;
@@ -141,15 +134,15 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
 
     // Permission first (a dry run sends nothing and needs none).
     let link = if a.dry_run { None } else { Some(Link::open(interface, "announce")?) };
-    let (contexts, unknown_because, findings) = match cluster_contexts(g, env, &ips)? {
+    let (contexts, unknown_because, findings) = match cluster_contexts(r, env, &ips)? {
         Ok((contexts, nodes)) => {
-            if let Some(node) = a.node.filter(|n| !nodes.iter().any(|known| known == n)) {
+            if let Some(node) = a.node.as_deref().filter(|n| !nodes.iter().any(|known| known == n)) {
                 return Err(AppError::Usage(format!(
                     "--node {node:?} is not a node of the cluster (nodes: {})",
                     if nodes.is_empty() { "none".to_string() } else { nodes.join(", ") }
                 )));
             }
-            let this_node = a.node.map(str::to_string).or_else(hostname).filter(|n| nodes.contains(n));
+            let this_node = a.node.clone().or_else(hostname).filter(|n| nodes.contains(n));
             let findings: Vec<Finding> = ips
                 .iter()
                 .zip(&contexts)
@@ -177,8 +170,8 @@ pub fn announce(g: &GlobalArgs, env: &mut Env, a: AnnounceArgs, out: &mut dyn Wr
             cluster_unknown_because: unknown_because,
             findings,
         };
-        render::wire::plan(out, &plan, g.output.unwrap_or(Format::Table), super::color(g, env))?;
-        return Ok(fails(g, &plan.findings));
+        render::wire::plan(out, &plan, r.format, r.color)?;
+        return Ok(r.fails(plan.findings.iter().map(|f| f.severity)));
     };
 
     let mut log = std::io::stderr().lock();
@@ -276,19 +269,19 @@ fn planned(ip: &IpAddr) -> PlannedIp {
 /// With `--from`, unreadable files are errors: the user asked for them.
 #[allow(clippy::type_complexity)]
 fn cluster_contexts(
-    g: &GlobalArgs,
+    r: &Resolved,
     env: &mut Env,
     ips: &[IpAddr],
 ) -> Result<Result<(Vec<IpContext>, Vec<String>), String>, AppError> {
-    let loaded = if !g.offline() {
-        let mut g = g.clone();
-        g.request_timeout.get_or_insert_with(|| CONTEXT_REQUEST_TIMEOUT.into());
-        match load(&g, env, false) {
+    let loaded = if r.live() {
+        let mut r = r.clone();
+        r.kube.request_timeout = r.kube.request_timeout.or(CONTEXT_REQUEST_TIMEOUT);
+        match load(&r, env, false) {
             Ok(loaded) => loaded,
             Err(e) => return Ok(Err(first_line(&e.to_string()))),
         }
     } else {
-        load(g, env, false)?
+        load(r, env, false)?
     };
     let (snap, opts, _) = loaded;
     let nodes = snap.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect();
@@ -297,16 +290,6 @@ fn cluster_contexts(
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_string()
-}
-
-fn fails(g: &GlobalArgs, findings: &[Finding]) -> bool {
-    g.fail_on.threshold().is_some_and(|t| findings.iter().any(|f| f.severity >= t))
-}
-
-fn duration_flag(flag: &str, text: &str) -> Result<Duration, AppError> {
-    crate::k8s::go_duration_seconds(text).filter(|s| *s > 0.0 && s.is_finite()).map(Duration::from_secs_f64).ok_or_else(
-        || AppError::Usage(format!("{flag} {text:?}: expected a positive duration such as 500ms, 30s or 10m")),
-    )
 }
 
 /// SIGINT and SIGTERM raise the flag; a second one ends the process at once.

@@ -1,0 +1,75 @@
+//! `check`: every Service and the MetalLB configuration, with the suppressions of `.lbdoctor.yaml`
+//! and `--ignore`, and optionally the single points of failure (`--spof`).
+
+use std::io::Write;
+
+use super::resolve::Resolved;
+use super::{detail, load, AppError, Env};
+use crate::diagnose::{self, Scope};
+use crate::render::{self, View};
+
+pub struct CheckArgs {
+    pub ignore: Vec<String>,
+    pub config: Option<std::path::PathBuf>,
+    pub no_config: bool,
+    pub spof: bool,
+}
+
+pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn Write) -> Result<bool, AppError> {
+    // A bad suppression file is a usage error before any cluster is read.
+    let rules = suppressions(&args.ignore, args.config.as_deref(), args.no_config, env)?;
+    let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check))?;
+    opts.scope = r.namespaces.every_unless_n();
+    let mut origins = std::mem::take(&mut snap.origins);
+    let mut report = diagnose::diagnose(&snap, &opts)?;
+    if args.spof {
+        // Every node is checked against every Service, whatever -n narrows the table to.
+        let nodes = match opts.scope {
+            Scope::All => crate::simulate::spof(&snap, &report, &opts)?,
+            _ => {
+                let all = diagnose::Options { scope: Scope::All, detail: false, ..opts.clone() };
+                crate::simulate::spof(&snap, &diagnose::diagnose(&snap, &all)?, &opts)?
+            }
+        };
+        report.spof = Some(nodes);
+    }
+    // As explain's build_report: the process exit frees a large snapshot faster.
+    std::mem::forget(snap);
+    crate::suppress::apply(&mut report, &rules);
+    let named: std::collections::HashSet<String> = report
+        .all_findings()
+        .chain(report.all_suppressed().map(|s| &s.finding))
+        .flat_map(|f| f.objects.iter().map(ToString::to_string))
+        .collect();
+    origins.retain(|object, _| named.contains(object));
+    let ci = render::CiOptions { threshold: r.fail_on, origins };
+    render::render_check(out, &report, r.format, r.color, &ci)?;
+    // Every finding counts, the configuration's too (DESIGN §3).
+    Ok(r.fails(report.all_findings().map(|f| f.severity)))
+}
+
+/// `--ignore` codes, then `--config FILE` or `./.lbdoctor.yaml` (when present and not `--no-config`).
+fn suppressions(
+    ignore: &[String],
+    config: Option<&std::path::Path>,
+    no_config: bool,
+    env: &Env,
+) -> Result<Vec<crate::suppress::Rule>, AppError> {
+    let usage = |e: crate::suppress::ConfigError| AppError::Usage(e.to_string());
+    let mut rules = crate::suppress::from_ignore(ignore).map_err(usage)?;
+    let path = match config {
+        Some(path) => Some(path.to_path_buf()),
+        None if no_config => None,
+        None => Some(env.cwd.join(DEFAULT_CONFIG)).filter(|p| p.is_file()),
+    };
+    if let Some(path) = path {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| AppError::Usage(format!("{name}: {e} (suppressions for check; --no-config skips it)")))?;
+        rules.extend(crate::suppress::from_config(&name, &text).map_err(usage)?);
+    }
+    Ok(rules)
+}
+
+/// The suppressions file `check` reads from the working directory.
+pub const DEFAULT_CONFIG: &str = ".lbdoctor.yaml";

@@ -1,0 +1,48 @@
+//! `explain svc` and `explain pools`: one Service (every node, every filter), a line per Service,
+//! or MetalLB's pools.
+
+use std::io::Write;
+
+use super::resolve::{Resolved, Resource};
+use super::{detail, load, AppError, Env};
+use crate::diagnose::{self, Options, Scope};
+use crate::render::{self, View};
+use crate::report::Report;
+use crate::snapshot;
+
+pub(super) fn explain(
+    r: &Resolved,
+    env: &mut Env,
+    resource: Resource,
+    name: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<bool, AppError> {
+    if resource == Resource::Pool {
+        let (snap, opts, _) = load(r, env, false)?;
+        let report = diagnose::diagnose_pools(&snap, &opts, name)?;
+        std::mem::forget(snap);
+        render::render_pools(out, &report, r.format, name.is_some(), r.color)?;
+        // Like `explain svc`: only the findings about the pools explained count.
+        return Ok(r.fails(report.pools.iter().flat_map(|p| &p.findings).map(|f| f.severity)));
+    }
+    // resolve() has refused `explain svc NAME -A`.
+    let view = if name.is_some() { View::Service } else { View::Services };
+    let (snap, mut opts, default_ns) = load(r, env, detail(r.format, view))?;
+    let namespace = r.namespaces.namespace_or(default_ns);
+    opts.scope = match (name, r.namespaces.all) {
+        (Some(n), _) => Scope::Service { namespace, name: n.to_string() },
+        (None, true) => Scope::All,
+        (None, false) => Scope::Namespace(namespace),
+    };
+    let report = build_report(snap, &opts)?;
+    render::render(out, &report, r.format, view, r.color)?;
+    // Only the findings of the Services explained count, not the configuration's (DESIGN §3).
+    Ok(r.fails(report.services.iter().flat_map(|s| &s.findings).map(|f| f.severity)))
+}
+
+fn build_report(snap: snapshot::Snapshot, opts: &Options) -> Result<Report, AppError> {
+    let r = diagnose::diagnose(&snap, opts)?;
+    // Freeing a large snapshot object by object costs more than the process exit that follows.
+    std::mem::forget(snap);
+    Ok(r)
+}

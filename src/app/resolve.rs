@@ -1,0 +1,463 @@
+//! What the user typed and the environment, resolved once (as ripgrep's `HiArgs`): `Cli` + `Env`
+//! become a [`Resolved`] every verb reads, and a [`Verb`] with the subcommand's own arguments
+//! already typed. Defaults, the colour decision, the source, durations and resource words are
+//! settled here, so no verb reads `GlobalArgs` or the environment, and none re-parses a flag.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::check::CheckArgs;
+use super::history::HistoryArgs;
+use super::wire::{AnnounceArgs, ArpingArgs};
+use super::{AppError, Env};
+use crate::cli::{Cli, ColorChoice, Command, CompletionShell, GlobalArgs, SimulateArgs};
+use crate::demo::Demo;
+use crate::diagnose::Scope;
+use crate::live::{KubeEnv, LiveOptions};
+use crate::metallb::install::Overrides;
+use crate::render::Format;
+use crate::report::Severity;
+
+/// The global options, resolved: what every verb reads instead of the flags.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// `-o`, else the command's default (JSON for `snapshot`, a table otherwise); always one the
+    /// command writes.
+    pub format: Format,
+    /// `--color always|never`, or with `auto` a terminal on stdout and no `NO_COLOR`.
+    pub color: bool,
+    /// Progress on stderr while lists run: only when stderr is a terminal.
+    pub progress: bool,
+    /// `--fail-on`: findings at or above it fail the run; `None` with `never`.
+    pub fail_on: Option<Severity>,
+    /// Where the objects come from.
+    pub source: Source,
+    /// `-n` and `-A`.
+    pub namespaces: Namespaces,
+    /// The engine switches (`--ignore-exclude-lb`, `--lb-class`, `--memberlist`, …).
+    pub overrides: Overrides,
+    /// How the cluster is reached (live mode; kubeconfig names for completion either way).
+    pub kube: Kube,
+}
+
+/// Where the objects the engines read come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The cluster the kubeconfig points at.
+    Live,
+    /// `--from`: files, directories or `-` (stdin).
+    Files(Vec<String>),
+    /// `--demo`: a snapshot built into the binary.
+    Demo(Demo),
+}
+
+impl Source {
+    /// The `--from` paths; none for a live or demo source.
+    pub fn files(&self) -> &[String] {
+        match self {
+            Source::Files(paths) => paths,
+            Source::Live | Source::Demo(_) => &[],
+        }
+    }
+}
+
+/// `-n NAMESPACE` and `-A`, with the rules the commands share.
+#[derive(Debug, Clone)]
+pub struct Namespaces {
+    pub namespace: Option<String>,
+    pub all: bool,
+}
+
+impl Namespaces {
+    /// `-n`, else `default`: the context's namespace, live or as recorded in the snapshot.
+    pub fn namespace_or(&self, default: String) -> String {
+        self.namespace.clone().unwrap_or(default)
+    }
+
+    /// `check` and `simulate`: every namespace, unless `-n` narrows it (and `-A` does not widen it again).
+    pub fn every_unless_n(&self) -> Scope {
+        match (&self.namespace, self.all) {
+            (Some(ns), false) => Scope::Namespace(ns.clone()),
+            _ => Scope::All,
+        }
+    }
+}
+
+/// kubectl's connection flags, and what the environment says about kubeconfig.
+#[derive(Debug, Clone)]
+pub struct Kube {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    pub cluster: Option<String>,
+    pub user: Option<String>,
+    pub request_timeout: RequestTimeout,
+    /// `--chunk-size`; `None` for kubectl's `0`, no paging.
+    pub page_size: Option<u32>,
+    /// `$KUBECONFIG` and the home directory.
+    pub env: KubeEnv,
+}
+
+/// `--request-timeout`, parsed. Only a live source reads it, so only then is a bad value an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestTimeout {
+    /// No flag: wait as long as the server takes, as kubectl does.
+    Unset,
+    /// `0`: wait as long as the server takes, whatever a command would default to.
+    Never,
+    After(Duration),
+}
+
+impl RequestTimeout {
+    /// `default` unless the user gave `--request-timeout` (commands that must answer fast).
+    pub fn or(self, default: Duration) -> Self {
+        match self {
+            RequestTimeout::Unset => RequestTimeout::After(default),
+            given => given,
+        }
+    }
+}
+
+impl Kube {
+    pub fn live_options(&self, keep_objects: bool) -> LiveOptions {
+        LiveOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            cluster: self.cluster.clone(),
+            user: self.user.clone(),
+            request_timeout: match self.request_timeout {
+                RequestTimeout::After(d) => Some(d),
+                RequestTimeout::Unset | RequestTimeout::Never => None,
+            },
+            env: self.env.clone(),
+            keep_objects,
+            page_size: self.page_size,
+            ..LiveOptions::default()
+        }
+    }
+}
+
+impl Resolved {
+    /// Whether the source is the live cluster.
+    pub fn live(&self) -> bool {
+        matches!(self.source, Source::Live)
+    }
+
+    /// Whether any of these severities reaches `--fail-on`.
+    pub fn fails(&self, severities: impl IntoIterator<Item = Severity>) -> bool {
+        self.fail_on.is_some_and(|t| severities.into_iter().any(|s| s >= t))
+    }
+}
+
+/// `explain`'s and `history`'s resource word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// `svc`, `service`, `services`.
+    Service,
+    /// `pool`, `pools`, `ipaddresspool`, `ipaddresspools`, `ipaddresspools.metallb.io`.
+    Pool,
+}
+
+impl Resource {
+    pub fn parse(word: &str) -> Option<Resource> {
+        match word {
+            "svc" | "service" | "services" => Some(Resource::Service),
+            "pool" | "pools" | "ipaddresspool" | "ipaddresspools" | "ipaddresspools.metallb.io" => Some(Resource::Pool),
+            _ => None,
+        }
+    }
+}
+
+/// The subcommand, with its arguments checked and typed.
+pub enum Verb {
+    Explain { resource: Resource, name: Option<String> },
+    Check(CheckArgs),
+    Simulate(SimulateArgs),
+    History(HistoryArgs),
+    Snapshot,
+    Arping(ArpingArgs),
+    Announce(AnnounceArgs),
+    Version,
+    Completion(CompletionShell),
+}
+
+/// `Cli` + `Env` → the options and the verb. Usage errors come in the order the commands have
+/// always reported them: the format, the subcommand's arguments, then `--request-timeout`.
+pub fn resolve(cli: Cli, env: &Env) -> Result<(Resolved, Verb), AppError> {
+    let command = cli.command.name();
+    let format = match cli.global.output {
+        Some(format) => format.written_by(command).map_err(AppError::Usage)?,
+        None if command == "snapshot" => Format::Json,
+        None => Format::Table,
+    };
+    let verb = verb(cli.command, &cli.global)?;
+    Ok((globals(cli.global, env, format)?, verb))
+}
+
+/// The global options alone. Completion resolves them without a command to check `format` against.
+pub fn globals(g: GlobalArgs, env: &Env, format: Format) -> Result<Resolved, AppError> {
+    let source = match g.demo {
+        Some(demo) => Source::Demo(demo),
+        None if g.from.is_empty() => Source::Live,
+        None => Source::Files(g.from),
+    };
+    let request_timeout = match (&source, g.request_timeout.as_deref()) {
+        (Source::Live, Some(text)) => request_timeout(text)?,
+        _ => RequestTimeout::Unset,
+    };
+    Ok(Resolved {
+        format,
+        color: match g.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+        },
+        progress: env.stderr_is_terminal,
+        fail_on: g.fail_on.threshold(),
+        source,
+        namespaces: Namespaces { namespace: g.namespace, all: g.all_namespaces },
+        overrides: Overrides {
+            ignore_exclude_lb: g.ignore_exclude_lb,
+            lb_class: g.lb_class,
+            memberlist: g.memberlist,
+            bgp_type: g.bgp_type,
+            version: g.metallb_version,
+        },
+        kube: Kube {
+            kubeconfig: g.kubeconfig.map(Into::into),
+            context: g.context,
+            cluster: g.cluster,
+            user: g.user,
+            request_timeout,
+            // kubectl's 0 means "no paging".
+            page_size: (g.chunk_size > 0).then_some(g.chunk_size),
+            env: env.kube.clone(),
+        },
+    })
+}
+
+fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
+    Ok(match command {
+        Command::Explain { resource, name } => {
+            let resource = Resource::parse(&resource).ok_or_else(|| {
+                AppError::Usage(format!(
+                    "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
+                ))
+            })?;
+            if resource == Resource::Service && name.is_some() && g.all_namespaces {
+                return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
+            }
+            Verb::Explain { resource, name }
+        }
+        Command::Check { ignore, config, no_config, spof } => {
+            Verb::Check(CheckArgs { ignore, config, no_config, spof })
+        }
+        Command::Simulate(args) => {
+            if args.is_empty() {
+                return Err(AppError::Usage(
+                    "simulate needs at least one edit: --down NODE, --delete NODE, --speaker-down NODE, --label NODE KEY=VALUE, --unlabel NODE KEY or --apply FILE".into(),
+                ));
+            }
+            Verb::Simulate(args)
+        }
+        Command::History { resource, name, all, since, logs } => {
+            if all && name.is_some() {
+                return Err(AppError::Usage("history: svc NAME or --all, not both".into()));
+            }
+            // `svc NAME` narrows the history to one Service; no resource word is every Service.
+            let service = match resource {
+                None => None,
+                Some(word) => match (Resource::parse(&word), name) {
+                    (Some(Resource::Service), Some(name)) => Some(name),
+                    (Some(Resource::Service), None) => {
+                        return Err(AppError::Usage("history svc NAME: name the Service, or use --all".into()))
+                    }
+                    _ => {
+                        return Err(AppError::Usage(format!(
+                            "history: unknown resource type {word:?}; supported: svc NAME"
+                        )))
+                    }
+                },
+            };
+            Verb::History(HistoryArgs { service, since: since.as_deref().map(since_window).transpose()?, logs })
+        }
+        Command::Snapshot => Verb::Snapshot,
+        Command::Arping { ip, interface, count, timeout, mac_map } => {
+            Verb::Arping(ArpingArgs { ip, interface, count, timeout: positive("--timeout", &timeout)?, mac_map })
+        }
+        Command::Announce { ips, interface, duration, until_interrupted, force, dry_run, ndp_source, node } => {
+            let duration = match (duration, until_interrupted) {
+                (Some(text), _) => Some(positive("--duration", &text)?),
+                (None, true) => None,
+                (None, false) => return Err(AppError::Usage(
+                    "announce needs --duration (e.g. --duration 10m), or --until-interrupted to answer until SIGINT/SIGTERM"
+                        .into(),
+                )),
+            };
+            Verb::Announce(AnnounceArgs { ips, interface, duration, force, dry_run, node, ndp_source })
+        }
+        Command::Version => Verb::Version,
+        Command::Completion { shell } => Verb::Completion(shell),
+    })
+}
+
+/// kubectl's `--request-timeout`: `0` is none, a bare number is seconds, else a duration (`30s`, `1m`).
+fn request_timeout(text: &str) -> Result<RequestTimeout, AppError> {
+    let seconds = match text.parse::<u64>() {
+        Ok(n) => n as f64,
+        Err(_) => crate::k8s::go_duration_seconds(text).filter(|s| *s >= 0.0).ok_or_else(|| {
+            AppError::Usage(format!(
+                "--request-timeout {text:?}: expected a duration such as 30s, 1m or 0 (no timeout)"
+            ))
+        })?,
+    };
+    Ok(if seconds > 0.0 { RequestTimeout::After(Duration::from_secs_f64(seconds)) } else { RequestTimeout::Never })
+}
+
+/// `history --since`: the window before the snapshot was taken, as the timestamps it is taken off need.
+fn since_window(text: &str) -> Result<jiff::SignedDuration, AppError> {
+    crate::k8s::go_duration_seconds(text)
+        .filter(|s| *s > 0.0)
+        .map(jiff::SignedDuration::from_secs_f64)
+        .ok_or_else(|| AppError::Usage(format!("--since {text:?}: expected a duration such as 48h, 90m or 1h30m")))
+}
+
+/// `arping --timeout`, `announce --duration`.
+fn positive(flag: &str, text: &str) -> Result<Duration, AppError> {
+    crate::k8s::go_duration_seconds(text).filter(|s| *s > 0.0 && s.is_finite()).map(Duration::from_secs_f64).ok_or_else(
+        || AppError::Usage(format!("{flag} {text:?}: expected a positive duration such as 500ms, 30s or 10m")),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn resolved(args: &[&str], stdout_is_terminal: bool, no_color: bool) -> Result<(Resolved, Verb), AppError> {
+        let argv = std::iter::once("kubectl-lbdoctor").chain(args.iter().copied()).map(Into::into);
+        let cli = Cli::try_parse_from(crate::cli::normalize_args(argv)).unwrap();
+        let env = Env {
+            stdin: &mut std::io::empty(),
+            stdout_is_terminal,
+            stderr_is_terminal: false,
+            no_color,
+            kube: KubeEnv::default(),
+            now: String::new(),
+            cwd: PathBuf::new(),
+        };
+        resolve(cli, &env)
+    }
+
+    fn usage(args: &[&str]) -> String {
+        match resolved(args, false, false) {
+            Err(AppError::Usage(text)) => text,
+            Err(e) => panic!("{args:?}: not a usage error: {e}"),
+            Ok(_) => panic!("{args:?}: resolved"),
+        }
+    }
+
+    #[test]
+    fn the_format_defaults_per_command_and_is_checked_once() {
+        assert_eq!(resolved(&["check", "--demo"], false, false).unwrap().0.format, Format::Table);
+        assert_eq!(resolved(&["snapshot", "--demo"], false, false).unwrap().0.format, Format::Json);
+        assert_eq!(resolved(&["snapshot", "-o", "yaml"], false, false).unwrap().0.format, Format::Yaml);
+        assert_eq!(usage(&["snapshot", "-o", "wide"]), "snapshot writes -o json or -o yaml, not wide");
+        assert!(usage(&["explain", "svc", "-o", "sarif"]).starts_with("-o sarif: JUnit and SARIF are for `check`"));
+    }
+
+    #[test]
+    fn colour_follows_the_flag_then_the_terminal_and_no_color() {
+        let color = |args: &[&str], tty, no_color| resolved(args, tty, no_color).unwrap().0.color;
+        assert!(color(&["version"], true, false));
+        assert!(!color(&["version"], true, true));
+        assert!(!color(&["version"], false, false));
+        assert!(color(&["version", "--color", "always"], false, true));
+        assert!(!color(&["version", "--color", "never"], true, false));
+    }
+
+    #[test]
+    fn the_source_is_one_of_live_files_or_demo() {
+        let source = |args: &[&str]| resolved(args, false, false).unwrap().0.source;
+        assert!(matches!(source(&["check"]), Source::Live));
+        assert!(matches!(source(&["check", "--demo"]), Source::Demo(Demo::Healthy)));
+        assert!(matches!(source(&["--demo", "trap", "check"]), Source::Demo(Demo::Trap)));
+        match source(&["check", "--from", "a.yaml", "--from", "b"]) {
+            Source::Files(paths) => assert_eq!(paths, ["a.yaml", "b"]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn request_timeout_is_parsed_for_a_live_source_only() {
+        let timeout = |args: &[&str]| resolved(args, false, false).unwrap().0.kube.request_timeout;
+        assert_eq!(timeout(&["check"]), RequestTimeout::Unset);
+        assert_eq!(timeout(&["check", "--request-timeout", "0"]), RequestTimeout::Never);
+        assert_eq!(timeout(&["check", "--request-timeout", "7"]), RequestTimeout::After(Duration::from_secs(7)));
+        assert_eq!(timeout(&["check", "--request-timeout", "1m"]), RequestTimeout::After(Duration::from_secs(60)));
+        assert_eq!(
+            usage(&["check", "--request-timeout", "soon"]),
+            "--request-timeout \"soon\": expected a duration such as 30s, 1m or 0 (no timeout)"
+        );
+        // Nothing connects: the flag is not read, as before.
+        assert_eq!(timeout(&["check", "--demo", "--request-timeout", "soon"]), RequestTimeout::Unset);
+        // A command's own default yields to the flag, `0` included.
+        assert_eq!(RequestTimeout::Unset.or(Duration::from_secs(5)), RequestTimeout::After(Duration::from_secs(5)));
+        assert_eq!(RequestTimeout::Never.or(Duration::from_secs(5)), RequestTimeout::Never);
+    }
+
+    #[test]
+    fn durations_become_durations_with_the_flag_named_in_errors() {
+        match resolved(&["arping", "192.0.2.1", "--timeout", "500ms"], false, false).unwrap().1 {
+            Verb::Arping(a) => assert_eq!(a.timeout, Duration::from_millis(500)),
+            _ => panic!("not arping"),
+        }
+        match resolved(&["announce", "192.0.2.1", "-I", "eth0", "--until-interrupted"], false, false).unwrap().1 {
+            Verb::Announce(a) => assert_eq!(a.duration, None),
+            _ => panic!("not announce"),
+        }
+        match resolved(&["history", "--since", "1h30m", "--demo"], false, false).unwrap().1 {
+            Verb::History(h) => assert_eq!(h.since, Some(jiff::SignedDuration::from_mins(90))),
+            _ => panic!("not history"),
+        }
+        assert_eq!(
+            usage(&["arping", "192.0.2.1", "--timeout", "0s"]),
+            "--timeout \"0s\": expected a positive duration such as 500ms, 30s or 10m"
+        );
+        assert_eq!(
+            usage(&["announce", "192.0.2.1", "-I", "eth0", "--duration", "soon"]),
+            "--duration \"soon\": expected a positive duration such as 500ms, 30s or 10m"
+        );
+        assert!(usage(&["announce", "192.0.2.1", "-I", "eth0"]).starts_with("announce needs --duration"));
+        assert_eq!(usage(&["history", "--since", "x"]), "--since \"x\": expected a duration such as 48h, 90m or 1h30m");
+    }
+
+    #[test]
+    fn resource_words_are_parsed_once() {
+        for word in ["svc", "service", "services"] {
+            assert_eq!(Resource::parse(word), Some(Resource::Service));
+        }
+        for word in ["pool", "pools", "ipaddresspool", "ipaddresspools", "ipaddresspools.metallb.io"] {
+            assert_eq!(Resource::parse(word), Some(Resource::Pool));
+        }
+        assert_eq!(Resource::parse("Service"), None);
+        assert_eq!(
+            usage(&["explain", "foo"]),
+            "explain: unknown resource type \"foo\"; supported: svc (service, services), pool (pools, ipaddresspool)"
+        );
+        assert_eq!(usage(&["explain", "svc", "web", "-A"]), "explain svc NAME takes -n NAMESPACE, not -A");
+        assert!(resolved(&["explain", "pool", "main", "-A"], false, false).is_ok());
+        assert_eq!(usage(&["history", "pool", "main"]), "history: unknown resource type \"pool\"; supported: svc NAME");
+        assert_eq!(usage(&["history", "svc"]), "history svc NAME: name the Service, or use --all");
+    }
+
+    #[test]
+    fn namespaces_follow_the_rules_the_commands_share() {
+        let ns = |args: &[&str]| resolved(args, false, false).unwrap().0.namespaces;
+        assert!(matches!(ns(&["check"]).every_unless_n(), Scope::All));
+        assert!(matches!(ns(&["check", "-n", "a"]).every_unless_n(), Scope::Namespace(n) if n == "a"));
+        assert!(matches!(ns(&["check", "-n", "a", "-A"]).every_unless_n(), Scope::All));
+        assert_eq!(ns(&["check"]).namespace_or("ctx".into()), "ctx");
+        assert_eq!(ns(&["check", "-n", "a"]).namespace_or("ctx".into()), "a");
+    }
+}
