@@ -49,3 +49,11 @@ fn the_checks_see_a_violation() {
     assert_eq!(foreign_paths("use crate::report::X; use crate::diagnose::Y;", "report"), ["diagnose"]);
     assert!(foreign_paths("use super::Finding;", "report").is_empty());
 }
+
+#[test]
+fn renderers_name_codes_through_the_enum() {
+    for file in rust_files(Path::new("src/render")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains("\"LBD"), "{}: a finding code as a string literal; use report::Code", file.display());
+    }
+}
