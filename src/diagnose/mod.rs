@@ -285,9 +285,14 @@ fn service_report(
         world.setup.installed || imps.cilium.installed || imps.servicelb.installed || imps.kube_vip.installed;
     let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc));
     let implementation = ownership::decide(anything_installed, &ownership);
-    let others = cilium::service(world.snap, imps, e.svc, &e.namespace, &e.name, &ownership.claimants, detail);
-    let ownership_finding =
-        ownership::finding(world, imps, e.svc, &e.namespace, &e.name, &ownership, anything_installed);
+    let others = cilium::service(
+        world.snap,
+        imps,
+        &cilium::Subject::new(e.svc, &e.namespace, &e.name),
+        &ownership.claimants,
+        detail,
+    );
+    let ownership_finding = ownership::finding(world, imps, e, &ownership, anything_installed);
     let config = world.config.as_ref().ok();
     let metallb = e.handled.then(|| MetallbService {
         unknown_because: config.is_none().then(|| {

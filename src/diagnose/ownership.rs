@@ -4,6 +4,7 @@ use k8s_openapi::api::core::v1::Service;
 
 use super::implementations::Implementations;
 use super::world::World;
+use super::Evaluation;
 use crate::cilium::{lbipam, nodeipam};
 use crate::metallb::service::{handles_class, service_type};
 use crate::report::{Code, Finding, Implementation, ObjectRef, Ownership, StatusWriter};
@@ -113,17 +114,16 @@ pub(crate) fn decide(anything_installed: bool, o: &Ownership) -> Implementation 
 pub(crate) fn finding(
     world: &World,
     imps: &Implementations,
-    svc: &Service,
-    namespace: &str,
-    name: &str,
+    e: &Evaluation,
     o: &Ownership,
     anything_installed: bool,
 ) -> Option<Finding> {
+    let svc = e.svc;
     if service_type(svc) != "LoadBalancer" || !anything_installed {
         return None;
     }
     let class = svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref());
-    let object = ObjectRef::new("Service", namespace, name);
+    let object = ObjectRef::new("Service", &e.namespace, &e.name);
     let writers: Vec<String> = o.status_writers.iter().map(|w| w.manager.clone()).collect();
     match o.claimants.len() {
         0 => {

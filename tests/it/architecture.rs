@@ -57,3 +57,12 @@ fn renderers_name_codes_through_the_enum() {
         assert!(!text.contains("\"LBD"), "{}: a finding code as a string literal; use report::Code", file.display());
     }
 }
+
+/// The checks are one function per code over a context struct, not long parameter lists.
+#[test]
+fn diagnose_has_no_long_parameter_lists() {
+    for file in rust_files(Path::new("src/diagnose")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains("too_many_arguments"), "{}: pass a context struct instead", file.display());
+    }
+}

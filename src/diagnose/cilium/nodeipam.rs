@@ -1,22 +1,19 @@
 //! Node IPAM's verdict in the report, and LBD121–LBD124.
 
-use k8s_openapi::api::core::v1::Service;
-
 use super::super::implementations::Implementations;
+use super::Subject;
 use crate::cilium::nodeipam::{self, Outcome};
 use crate::metallb::service::ingress_ips;
-use crate::report::{Code, Finding, NodeIpam, NodeIpamNode, ObjectRef};
+use crate::report::{Code, Finding, NodeIpam, NodeIpamNode};
 use crate::snapshot::Snapshot;
 
 pub(super) fn report(
     snap: &Snapshot,
     imps: &Implementations,
-    svc: &Service,
-    namespace: &str,
-    name: &str,
-    object: &ObjectRef,
+    subject: &Subject,
     findings: &mut Vec<Finding>,
 ) -> Option<NodeIpam> {
+    let Subject { svc, namespace, name, object } = subject;
     let input = nodeipam::Input {
         service: svc,
         nodes: &snap.nodes,
