@@ -40,10 +40,13 @@ fn git_commit(dir: &Path) -> Option<String> {
     }
     let commit = git(&["rev-parse", "HEAD"]).filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))?;
     // Rebuild the stamp when HEAD moves: HEAD itself, the branch it points at, packed refs.
+    // In a linked worktree HEAD lives in its own git dir, but branch refs and packed-refs in the
+    // common one.
     let git_dir = PathBuf::from(git(&["rev-parse", "--absolute-git-dir"])?);
-    let mut watched = vec![git_dir.join("HEAD"), git_dir.join("packed-refs")];
+    let common = dir.join(git(&["rev-parse", "--git-common-dir"])?);
+    let mut watched = vec![git_dir.join("HEAD"), common.join("packed-refs")];
     if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        watched.push(git_dir.join(branch));
+        watched.push(common.join(branch));
     }
     // A path that does not exist would make cargo rerun this script on every build.
     for path in watched.iter().filter(|p| p.exists()) {
