@@ -154,6 +154,15 @@ impl Command {
     }
 }
 
+/// How many per-node rows a Service's report carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NodeRows {
+    /// The winner and the next ranks (5), and per filter a count and the first names.
+    Top,
+    /// Every node, every session.
+    All,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Explain one Service (allocation, every node, every filter) or list them; or MetalLB's pools
@@ -162,6 +171,10 @@ pub enum Command {
         resource: String,
         /// Service or pool name; omit it to list (Services: with -A or -n)
         name: Option<String>,
+        /// Per-node rows: top (the first ranks and a line per filter) or all (every node, as -o wide)
+        /// [default: all for one Service on up to 20 nodes, else top]
+        #[arg(long, value_enum, value_name = "WHICH")]
+        nodes: Option<NodeRows>,
     },
     /// Check every Service and the MetalLB configuration; exit 1 on findings (for CI)
     #[command(after_help = "Examples:\n  \
@@ -186,6 +199,9 @@ error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.
         /// Also list, per node, the IPs that lose their announcer if that node alone goes down
         #[arg(long)]
         spof: bool,
+        /// Per-node rows in -o json/yaml: top (the first ranks and a group per filter) or all
+        #[arg(long, value_enum, default_value = "top", value_name = "WHICH")]
+        nodes: NodeRows,
     },
     /// What moves if nodes go down, labels change or edited objects are applied: every engine run before and after
     #[command(after_help = "Examples:\n  \

@@ -63,8 +63,11 @@ pub fn from_config(name: &str, text: &str) -> Result<Vec<Rule>, ConfigError> {
                 e.location().map(|l| format!("{name}:{}:{}", l.line(), l.column())).unwrap_or_else(|| name.to_string());
             err(at, crate::snapshot::file::yaml_message(&e))
         })?;
-    if let Some(v) = file.api_version.as_deref().filter(|v| *v != crate::report::API_VERSION) {
-        return Err(err(name.into(), format!("apiVersion {v:?}: expected {}", crate::report::API_VERSION)));
+    if let Some(v) = file.api_version.as_deref().filter(|v| !crate::report::READ_API_VERSIONS.contains(v)) {
+        return Err(err(
+            name.into(),
+            format!("apiVersion {v:?}: expected {}", crate::report::READ_API_VERSIONS.join(" or ")),
+        ));
     }
     if let Some(k) = file.kind.as_deref().filter(|k| *k != "Config") {
         return Err(err(name.into(), format!("kind {k:?}: expected Config")));

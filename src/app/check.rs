@@ -13,12 +13,14 @@ pub struct CheckArgs {
     pub config: Option<std::path::PathBuf>,
     pub no_config: bool,
     pub spof: bool,
+    /// `--nodes all`: every per-node row in -o json/yaml.
+    pub all_nodes: bool,
 }
 
 pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn Write) -> Result<bool, AppError> {
     // A bad suppression file is a usage error before any cluster is read.
     let rules = suppressions(&args.ignore, args.config.as_deref(), args.no_config, env)?;
-    let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check))?;
+    let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check, args.all_nodes))?;
     opts.scope = r.namespaces.every_unless_n();
     let mut origins = std::mem::take(&mut snap.origins);
     let mut report = diagnose::diagnose(&snap, &opts)?;
@@ -36,6 +38,8 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     // As explain's build_report: the process exit frees a large snapshot faster.
     std::mem::forget(snap);
     crate::suppress::apply(&mut report, &rules);
+    // Causes and counts follow what the suppressions left.
+    diagnose::conclude(&mut report);
     let named: std::collections::HashSet<String> = report
         .all_findings()
         .chain(report.all_suppressed().map(|s| &s.finding))

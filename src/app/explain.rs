@@ -5,16 +5,21 @@ use std::io::Write;
 
 use super::resolve::{Resolved, Resource};
 use super::{detail, load, AppError, Env};
+use crate::cli::NodeRows;
 use crate::diagnose::{self, Options, Scope};
 use crate::render::{self, View};
 use crate::report::Report;
 use crate::snapshot;
+
+/// Up to this many nodes `explain svc NAME` lists every node unless `--nodes top`.
+const SMALL_CLUSTER: usize = 20;
 
 pub(super) fn explain(
     r: &Resolved,
     env: &mut Env,
     resource: Resource,
     name: Option<&str>,
+    nodes: Option<NodeRows>,
     out: &mut dyn Write,
 ) -> Result<bool, AppError> {
     if resource == Resource::Pool {
@@ -27,7 +32,12 @@ pub(super) fn explain(
     }
     // resolve() has refused `explain svc NAME -A`.
     let view = if name.is_some() { View::Service } else { View::Services };
-    let (snap, mut opts, default_ns) = load(r, env, detail(r.format, view))?;
+    let (snap, mut opts, default_ns) =
+        load(r, env, detail(r.format, view, nodes == Some(NodeRows::All)) && nodes != Some(NodeRows::Top))?;
+    // One Service on a small cluster: every node fits on a screen.
+    if nodes.is_none() && view == View::Service && snap.nodes.len() <= SMALL_CLUSTER {
+        opts.detail = true;
+    }
     let namespace = r.namespaces.namespace_or(default_ns);
     opts.scope = match (name, r.namespaces.all) {
         (Some(n), _) => Scope::Service { namespace, name: n.to_string() },

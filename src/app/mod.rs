@@ -89,14 +89,15 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
         }
         Verb::Arping(args) => wire::arping(&r, env, args, out),
         Verb::Announce(args) => wire::announce(&r, env, args, out),
-        Verb::Explain { resource, name } => explain::explain(&r, env, resource, name.as_deref(), out),
+        Verb::Explain { resource, name, nodes } => explain::explain(&r, env, resource, name.as_deref(), nodes, out),
         Verb::Check(args) => check::check(&r, env, args, out),
     }
 }
 
-/// Per-node rows are only built where they are printed.
-pub(super) fn detail(format: Format, view: View) -> bool {
-    matches!(format, Format::Json | Format::Yaml) || view == View::Service
+/// Every node's row, only where asked for: `--nodes all`, `-o wide` of one Service, and one
+/// Service's `-o json/yaml` (`explain svc NAME`); everywhere else the report stays bounded.
+pub(super) fn detail(format: Format, view: View, all_nodes: bool) -> bool {
+    all_nodes || (view == View::Service && matches!(format, Format::Json | Format::Yaml | Format::Wide))
 }
 
 /// The snapshot, the engine options (scope `All` until the caller narrows it), and the namespace

@@ -10,7 +10,7 @@ use super::check::CheckArgs;
 use super::history::HistoryArgs;
 use super::wire::{AnnounceArgs, ArpingArgs};
 use super::{AppError, Env};
-use crate::cli::{Cli, ColorChoice, Command, CompletionShell, GlobalArgs, SimulateArgs};
+use crate::cli::{Cli, ColorChoice, Command, CompletionShell, GlobalArgs, NodeRows, SimulateArgs};
 use crate::demo::Demo;
 use crate::diagnose::Scope;
 use crate::live::{KubeEnv, LiveOptions};
@@ -169,7 +169,7 @@ impl Resource {
 
 /// The subcommand, with its arguments checked and typed.
 pub enum Verb {
-    Explain { resource: Resource, name: Option<String> },
+    Explain { resource: Resource, name: Option<String>, nodes: Option<NodeRows> },
     Check(CheckArgs),
     Simulate(SimulateArgs),
     History(HistoryArgs),
@@ -237,7 +237,7 @@ pub fn globals(g: GlobalArgs, env: &Env, format: Format) -> Result<Resolved, App
 
 fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
     Ok(match command {
-        Command::Explain { resource, name } => {
+        Command::Explain { resource, name, nodes } => {
             let resource = Resource::parse(&resource).ok_or_else(|| {
                 AppError::Usage(format!(
                     "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
@@ -246,10 +246,10 @@ fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
             if resource == Resource::Service && name.is_some() && g.all_namespaces {
                 return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
             }
-            Verb::Explain { resource, name }
+            Verb::Explain { resource, name, nodes }
         }
-        Command::Check { ignore, config, no_config, spof } => {
-            Verb::Check(CheckArgs { ignore, config, no_config, spof })
+        Command::Check { ignore, config, no_config, spof, nodes } => {
+            Verb::Check(CheckArgs { ignore, config, no_config, spof, all_nodes: nodes == NodeRows::All })
         }
         Command::Simulate(args) => {
             if args.is_empty() {

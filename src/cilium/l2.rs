@@ -194,6 +194,7 @@ pub fn evaluate(input: &Input) -> Verdict {
         policies: Vec::new(),
         etp_gate: if etp_local { etp_gate(setup.version.as_deref()) } else { EtpGate::NotLocal },
         eligible: Arc::from(Vec::new()),
+        eligible_count: 0,
         excluded: ExcludedCounts::default(),
         nodes: Vec::new(),
         lease: None,
@@ -287,6 +288,7 @@ pub fn evaluate(input: &Input) -> Verdict {
         verdict.nodes.sort_by(|a, b| (!a.eligible, &a.node).cmp(&(!b.eligible, &b.node)));
     }
     verdict.eligible = index.node_list(eligible);
+    verdict.eligible_count = verdict.eligible.len();
 
     let mut lease = lease_state(input, &namespace, &name, &verdict);
     lease.holder_excluded_by =

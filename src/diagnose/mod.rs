@@ -4,8 +4,10 @@
 pub(crate) mod access;
 mod allocation;
 mod bgp;
+mod causes;
 mod checks;
 mod cilium;
+mod columns;
 mod implementations;
 mod ownership;
 mod pools;
@@ -161,10 +163,14 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
         .map(|e| service_report(world, &imps, e, &answered, opts.detail))
         .collect();
 
-    let report = Report {
+    let mut report = Report {
         api_version: API_VERSION,
         kind: "Report",
         source: source_with(world, &imps),
+        summary: Summary::default(),
+        causes: Vec::new(),
+        nodes: node_facts(world),
+        node_sets: node_sets(world),
         services,
         findings: {
             let mut f = checks::cluster_findings(world);
@@ -181,7 +187,47 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
     };
     drop(answered);
     drop(evals);
+    causes::conclude(&mut report);
     Ok(report)
+}
+
+pub use causes::conclude;
+
+fn node_facts(world: &World) -> Vec<NodeFacts> {
+    let t = &world.table;
+    (0..t.len())
+        .map(|n| NodeFacts {
+            name: world.node_names[n].clone(),
+            speaker: world.speaker_live(n),
+            network_unavailable: t.network_unavailable.contains(n),
+            exclude_label: world.exclude_values[n].clone(),
+            excluded: !world.setup.ignore_exclude_lb && t.excluded.contains(n),
+            roles: world.node_roles[n].clone(),
+        })
+        .collect()
+}
+
+/// The nodes of every L2Advertisement, BGPAdvertisement and BGPPeer, once.
+fn node_sets(world: &World) -> Vec<NodeSet> {
+    let Ok(config) = world.config.as_ref() else { return Vec::new() };
+    let set = |kind: &'static str, name: &str, nodes: &FixedBitSet| NodeSet {
+        kind,
+        name: name.to_string(),
+        count: nodes.count_ones(..),
+        nodes: nodes.ones().map(|n| world.node_names[n].clone()).collect(),
+    };
+    let mut out: Vec<NodeSet> = config
+        .l2_advertisements
+        .iter()
+        .map(|ad| set("L2Advertisement", &ad.name, &world.table.set_of(&ad.nodes)))
+        .collect();
+    if let Some(index) = world.bgp.as_ref() {
+        out.extend(
+            config.bgp_advertisements.iter().zip(&index.ad_sets).map(|(ad, s)| set("BGPAdvertisement", &ad.name, s)),
+        );
+        out.extend(config.peers.iter().zip(&index.peer_sets).map(|(p, s)| set("BGPPeer", &p.name, s)));
+    }
+    out
 }
 
 /// The unreadable sources of observed announcers, when any.
@@ -312,6 +358,8 @@ fn service_report(
         implementation,
         // Decided from the finished report just below.
         status: ServiceStatus::Ok,
+        announcer: String::new(),
+        observed: String::new(),
         ownership,
         ips: e.ips.clone(),
         allocation,
@@ -332,6 +380,19 @@ fn service_report(
         suppressed: Vec::new(),
     };
     report.status = status::of(&report);
+    (report.announcer, report.observed) = columns::announcer_and_observed(&report);
+    if !detail {
+        // Bounded without --nodes all: node lists that grow with the cluster are cut after the
+        // words above were decided from them.
+        if let Some(l2) = report.cilium.as_mut().and_then(|c| c.l2.as_mut()) {
+            if l2.eligible.len() > NodeGroup::SHOWN {
+                l2.eligible = l2.eligible.iter().take(NodeGroup::SHOWN).cloned().collect();
+            }
+        }
+        if let Some(n) = report.cilium.as_mut().and_then(|c| c.nodeipam.as_mut()) {
+            n.nodes.retain(|r| r.used);
+        }
+    }
     report
 }
 
@@ -345,8 +406,8 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
         advertisements.extend(pool.l2[i].all().map(|a| config.l2_advertisements[a].name.clone()));
     }
     advertisements.sort();
-    let nodes = if detail { node_rows(world, e, el, &ctx) } else { Vec::new() };
-    let verdict = if detail { verdict::sentence(world, pool, l2, &nodes) } else { String::new() };
+    let groups = el.exclusion_groups(&ctx);
+    let shown = if detail { usize::MAX } else { NodeGroup::SHOWN };
     Layer2 {
         ip: el.ip.clone(),
         expected_announcer: el.expected_announcer().map(|n| world.table.name(n).to_string()),
@@ -357,8 +418,27 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
         candidates: el.candidates.count_ones(..),
         available: el.available.count_ones(..),
         emptied_by: el.emptied_by(&ctx),
-        verdict,
-        nodes,
+        verdict: verdict::sentence(world, pool, l2, &groups),
+        ranks: el
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, r)| L2Rank {
+                rank: i + 1,
+                node: world.node_names[r.node].clone(),
+                hash: Hex32(r.digest),
+                score: ctx.head.then_some(r.score),
+            })
+            .collect(),
+        excluded: groups
+            .iter()
+            .map(|(x, set)| NodeGroup {
+                excluded_by: *x,
+                count: set.count_ones(..),
+                nodes: set.ones().take(shown).map(|n| world.node_names[n].clone()).collect(),
+            })
+            .collect(),
+        nodes: detail.then(|| node_rows(world, e, el, &ctx)),
     }
 }
 

@@ -1,14 +1,16 @@
 //! The one-sentence answer for a Service, written from the same values as the decision.
 
-use std::collections::BTreeMap;
+use fixedbitset::FixedBitSet;
 
 use super::world::World;
 use super::L2Outcome;
 use crate::k8s::EXCLUDE_LB_LABEL;
 use crate::metallb::config::Pool;
-use crate::report::{Exclusion, L2Node};
+use crate::report::Exclusion;
 
-pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2Node]) -> String {
+/// `groups`: the non-announcing nodes by the first filter that removes them
+/// (`Election::exclusion_groups`).
+pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, groups: &[(Exclusion, FixedBitSet)]) -> String {
     let el = &l2.election;
     let ip = &el.ip;
     let head = match (el.expected_announcer(), l2.answering(world)) {
@@ -43,29 +45,24 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
         }
     };
 
-    // Group the losers by the first filter that removed them.
-    let mut groups: BTreeMap<Exclusion, Vec<&L2Node>> = BTreeMap::new();
-    for n in nodes {
-        let filters =
-            n.excluded_by.iter().filter(|c| !matches!(**c, Exclusion::NoServingEndpoint | Exclusion::SharedIpRefused));
-        if let Some(first) = filters.into_iter().next() {
-            groups.entry(*first).or_default().push(n);
-        }
-    }
     let mut parts = vec![head];
     use Exclusion::*;
+    let score = |n: usize| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0);
+    let winner = el.expected_announcer();
     for code in [NoSpeaker, NetworkUnavailable, ExcludeLabel, NotSelected, NoLocalEndpoint, LostElection] {
-        let Some(group) = groups.get(&code) else {
+        let Some((_, group)) = groups.iter().find(|(x, _)| *x == code) else {
             continue;
         };
-        let count = group.len();
-        let subject = describe(group);
+        let count = group.count_ones(..);
+        // The losers in election order, as the per-node rows list them.
+        let ranked: Vec<usize> = el.order.iter().skip(1).map(|r| r.node).collect();
+        let subject = describe(world, group, (code == LostElection).then_some(ranked.as_slice()));
         let verb = if count == 1 { "is" } else { "are" };
         let text = match code {
             NoSpeaker => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
             NetworkUnavailable => format!("{subject} {verb} out: NetworkUnavailable=True"),
             ExcludeLabel => {
-                let empty = group.iter().all(|n| n.exclude_label_value.as_deref() == Some(""));
+                let empty = group.ones().all(|n| world.exclude_values[n].as_deref() == Some(""));
                 let how = if empty { "present with an empty value" } else { "the key alone counts" };
                 format!("{subject} {verb} excluded by {EXCLUDE_LB_LABEL} ({how})")
             }
@@ -76,7 +73,7 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
                 "{subject} {} no serving endpoint (externalTrafficPolicy Local)",
                 if count == 1 { "hosts" } else { "host" }
             ),
-            _ if group.iter().copied().chain(nodes.first()).any(|n| n.score.is_some_and(|s| s > 0)) => {
+            _ if group.ones().chain(winner).any(|n| score(n) > 0) => {
                 format!("{subject} lost the election (preference score first, then hash)")
             }
             _ => format!("{subject} lost the hash election"),
@@ -87,15 +84,21 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, nodes: &[L2No
 }
 
 /// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)" or "5 nodes (a, b, c, …)".
-fn describe(group: &[&L2Node]) -> String {
-    if group.len() == 1 {
-        return group[0].node.to_string();
+fn describe(world: &World, group: &FixedBitSet, order: Option<&[usize]>) -> String {
+    let count = group.count_ones(..);
+    let first = order.and_then(|o| o.first().copied()).or(group.ones().next()).unwrap_or_default();
+    if count == 1 {
+        return world.table.name(first).to_string();
     }
-    let role = group[0].roles.first().filter(|r| group.iter().all(|n| n.roles.contains(r)));
-    let names: Vec<&str> = group.iter().take(4).map(|n| &*n.node).collect();
-    let more = if group.len() > 4 { ", …" } else { "" };
+    let roles = &world.node_roles[first];
+    let role = roles.first().filter(|r| group.ones().all(|n| world.node_roles[n].contains(r)));
+    let names: Vec<&str> = match order {
+        Some(o) => o.iter().take(4).map(|&n| world.table.name(n)).collect(),
+        None => group.ones().take(4).map(|n| world.table.name(n)).collect(),
+    };
+    let more = if count > 4 { ", …" } else { "" };
     match role {
-        Some(r) => format!("{} {r} nodes ({}{more})", group.len(), names.join(", ")),
-        None => format!("{} nodes ({}{more})", group.len(), names.join(", ")),
+        Some(r) => format!("{count} {r} nodes ({}{more})", names.join(", ")),
+        None => format!("{count} nodes ({}{more})", names.join(", ")),
     }
 }

@@ -54,7 +54,7 @@ pub fn history(i: &Inputs) -> History {
                 expected_announcer: l2.expected_announcer.clone(),
                 order: {
                     let mut ranked: Vec<(usize, String)> =
-                        l2.nodes.iter().filter_map(|n| Some((n.rank?, n.node.to_string()))).collect();
+                        l2.nodes.iter().flatten().filter_map(|n| Some((n.rank?, n.node.to_string()))).collect();
                     ranked.sort();
                     ranked.into_iter().map(|(_, n)| n).collect()
                 },

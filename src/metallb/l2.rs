@@ -161,7 +161,7 @@ pub struct Election {
     pub local_endpoints: Option<FixedBitSet>,
     pub available: FixedBitSet,
     /// `available` sorted by (score desc, digest asc) (step 9). Without `L2Context::full_order`
-    /// only its first element is kept: finding the winner needs every digest but no sort.
+    /// only its first [`RANKS_KEPT`] are kept: the winner needs every digest but no full sort.
     pub order: Vec<Ranked>,
     /// Go's text of the hashed IP.
     pub ip: String,
@@ -237,6 +237,26 @@ pub fn first_candidate(
     ranked(table, candidates, ip, score).into_iter().min_by(election_order)
 }
 
+/// The first `k` nodes of the election order, without sorting the rest.
+pub fn top_candidates(
+    table: &NodeTable,
+    candidates: impl Iterator<Item = NodeId>,
+    ip: &str,
+    score: impl Fn(NodeId) -> i64,
+    k: usize,
+) -> Vec<Ranked> {
+    let mut all = ranked(table, candidates, ip, score);
+    if all.len() > k && k > 0 {
+        all.select_nth_unstable_by(k - 1, election_order);
+        all.truncate(k);
+    }
+    all.sort_unstable_by(election_order);
+    all
+}
+
+/// How many of the election order a report keeps without `L2Context::full_order`.
+pub const RANKS_KEPT: usize = 5;
+
 /// Runs the election once for a Service whose pool has the advertisements `pool_ads`.
 pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Election {
     let n = ctx.nodes.len();
@@ -285,7 +305,7 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     } else if ctx.full_order {
         sort_candidates(ctx.nodes, available.ones(), &ip, score)
     } else {
-        first_candidate(ctx.nodes, available.ones(), &ip, score).into_iter().collect()
+        top_candidates(ctx.nodes, available.ones(), &ip, score, RANKS_KEPT)
     };
 
     Election {
@@ -368,6 +388,49 @@ impl Election {
         }
         if rank.is_some_and(|r| r > 1) {
             out.push(Exclusion::LostElection);
+        }
+        out
+    }
+
+    /// Every node that does not announce, grouped by the first filter that removes it (the order
+    /// of [`Election::exclusions`], without the Service-wide steps 1 and 3): the same partition
+    /// the per-node rows give, from the sets alone.
+    pub fn exclusion_groups(&self, ctx: &L2Context) -> Vec<(Exclusion, FixedBitSet)> {
+        let n = ctx.nodes.len();
+        let mut rest = FixedBitSet::with_capacity(n);
+        rest.insert_range(..);
+        let mut out = Vec::new();
+        let mut take = |x: Exclusion, removed: FixedBitSet, rest: &mut FixedBitSet| {
+            rest.difference_with(&removed);
+            if !removed.is_clear() {
+                out.push((x, removed));
+            }
+        };
+        let outside = |rest: &FixedBitSet, keep: &FixedBitSet| {
+            let mut s = rest.clone();
+            s.difference_with(keep);
+            s
+        };
+        let inside = |rest: &FixedBitSet, set: &FixedBitSet| {
+            let mut s = rest.clone();
+            s.intersect_with(set);
+            s
+        };
+        if matches!(ctx.liveness, Liveness::Memberlist(_)) {
+            take(Exclusion::NoSpeaker, outside(&rest, &self.eligible), &mut rest);
+        }
+        take(Exclusion::NetworkUnavailable, inside(&rest, &ctx.nodes.network_unavailable), &mut rest);
+        if !ctx.ignore_exclude_lb {
+            take(Exclusion::ExcludeLabel, inside(&rest, &ctx.nodes.excluded), &mut rest);
+        }
+        take(Exclusion::NotSelected, outside(&rest, &self.advertised), &mut rest);
+        if let Some(local) = &self.local_endpoints {
+            take(Exclusion::NoLocalEndpoint, outside(&rest, local), &mut rest);
+        }
+        if let Some(winner) = self.expected_announcer() {
+            let mut lost = inside(&rest, &self.available);
+            lost.set(winner, false);
+            take(Exclusion::LostElection, lost, &mut rest);
         }
         out
     }

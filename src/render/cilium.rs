@@ -4,7 +4,7 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::style::{compact_nodes, mark, new_table, print_table, Paint};
+use super::style::{mark, new_table, print_table, Paint};
 use crate::report::cilium::{l2, lbipam};
 use crate::report::servicelb;
 use crate::report::{Code, NodeIpam, Ownership, ServiceReport};
@@ -290,40 +290,4 @@ fn service_lb(out: &mut dyn Write, v: &servicelb::Verdict, paint: Paint) -> std:
         ]);
     }
     print_table(out, &t)
-}
-
-/// The compact table's ANNOUNCER and OBSERVED for Services no MetalLB election covers.
-pub(super) fn compact(svc: &ServiceReport, wide: bool) -> Option<(String, String)> {
-    use crate::report::Implementation;
-    let nodes = |n: Vec<&str>| compact_nodes(&n, wide);
-    let servicelb = || {
-        svc.servicelb.as_ref().map(|v| {
-            let used: Vec<&str> = v.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
-            (format!("svclb:{}", nodes(used)), "-".to_string())
-        })
-    };
-    if svc.implementation == Implementation::K3sServicelb {
-        return servicelb();
-    }
-    // A Service no L2 policy selects is not announced by L2: show what else covers it.
-    let l2 = svc.cilium.as_ref().and_then(|c| c.l2.as_ref());
-    if let Some(l2) = l2.filter(|v| v.skipped.is_none() && v.policies.iter().any(|p| p.selects)) {
-        let holder = match &l2.lease {
-            Some(lease) if !lease.leases_captured => "?".into(),
-            Some(lease) if lease.fresh == Some(true) => lease.holder.clone().unwrap_or_else(|| "<none>".into()),
-            Some(lease) if lease.fresh.is_none() && lease.holder.is_some() => {
-                format!("{}?", lease.holder.as_deref().unwrap_or(""))
-            }
-            _ => "<none>".into(),
-        };
-        return Some((format!("l2-lease:{}", nodes(l2.eligible.iter().map(|n| &**n).collect())), holder));
-    }
-    if let Some(n) = svc.cilium.as_ref().and_then(|c| c.nodeipam.as_ref()) {
-        if n.selector_error.is_some() {
-            return Some(("nodeipam:(selector error)".into(), "-".into()));
-        }
-        let used: Vec<&str> = n.nodes.iter().filter(|r| r.used).map(|r| r.node.as_str()).collect();
-        return Some((format!("nodeipam:{}", nodes(used)), "-".into()));
-    }
-    servicelb()
 }

@@ -64,18 +64,12 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Table | Format::Wide => {
-            let paint = style::Paint { color };
+            let paint = style::Paint { color, width: None };
             let wide = format == Format::Wide;
             match view {
                 View::Service => table::service(out, report, wide, paint),
                 View::Services => table::services(out, report, wide, paint, false),
-                View::Check => {
-                    table::services(out, report, wide, paint, true)?;
-                    match &report.spof {
-                        Some(nodes) => simulate::spof(out, nodes, paint),
-                        None => Ok(()),
-                    }
-                }
+                View::Check => table::services(out, report, wide, paint, true),
             }
         }
     }
@@ -104,7 +98,7 @@ pub fn render_history(
     color: bool,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => history::history(out, h, style::Paint { color }),
+        Format::Table | Format::Wide => history::history(out, h, style::Paint { color, width: None }),
         _ => document(out, h, format),
     }
 }
@@ -117,7 +111,9 @@ pub fn render_simulation(
     color: bool,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => simulate::simulation(out, sim, format == Format::Wide, style::Paint { color }),
+        Format::Table | Format::Wide => {
+            simulate::simulation(out, sim, format == Format::Wide, style::Paint { color, width: None })
+        }
         _ => document(out, sim, format),
     }
 }
@@ -133,7 +129,7 @@ pub fn render_pools(
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Table | Format::Wide => {
-            table::pools(out, report, single, format == Format::Wide, style::Paint { color })
+            table::pools(out, report, single, format == Format::Wide, style::Paint { color, width: None })
         }
     }
 }

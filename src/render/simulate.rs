@@ -5,8 +5,8 @@ use std::io::Write;
 use comfy_table::{Cell, Color};
 use serde_json::Value;
 
-use super::style::{finding_row, new_table, print_table, Paint};
-use crate::report::{Change, NodeMoves, ObjectRef, Simulation, SpofNode};
+use super::style::{finding_row, name_list, new_table, print_table, Paint};
+use crate::report::{Change, NodeMoves, ObjectRef, Report, ServiceStatus, Simulation, SpofNode};
 
 pub fn simulation(out: &mut dyn Write, sim: &Simulation, wide: bool, paint: Paint) -> std::io::Result<()> {
     writeln!(out, "{}", paint.bold("Edits:"))?;
@@ -176,14 +176,32 @@ fn node_line(sim: &Simulation, m: &NodeMoves) -> String {
 }
 
 /// `check --spof`, after the check table.
-pub fn spof(out: &mut dyn Write, nodes: &[SpofNode], paint: Paint) -> std::io::Result<()> {
+pub fn spof(out: &mut dyn Write, report: &Report, nodes: &[SpofNode], paint: Paint) -> std::io::Result<()> {
     writeln!(
         out,
         "\n{}",
         paint.bold("Single points of failure (one node down alone, its speaker and endpoints with it):")
     )?;
+    // IPs nobody answers for now cannot be lost: say so before "none".
+    let mut dark: Vec<&str> = report
+        .services
+        .iter()
+        .filter(|s| s.status == ServiceStatus::Dark)
+        .flat_map(|s| s.ips.iter().map(String::as_str))
+        .collect();
+    dark.sort_unstable();
+    dark.dedup();
+    let already = match dark.len() {
+        0 => String::new(),
+        1 => "1 IP is dark already; of the rest, ".to_string(),
+        n => format!("{n} IPs are dark already; of the rest, "),
+    };
     if nodes.is_empty() {
-        return writeln!(out, "  none: every announced IP has another node to take over.");
+        let rest = if already.is_empty() { "every announced IP" } else { "every announced one" };
+        return writeln!(out, "  none: {already}{rest} has another node to take over.");
+    }
+    if !already.is_empty() {
+        writeln!(out, "  {already}these lose their announcer with one node:")?;
     }
     let mut t = new_table(paint, &["NODE", "IPS LOST", "SERVICES", "CAUSE"]);
     for n in nodes {
@@ -195,7 +213,7 @@ pub fn spof(out: &mut dyn Write, nodes: &[SpofNode], paint: Paint) -> std::io::R
         t.add_row(vec![
             Cell::new(&n.node),
             Cell::new(n.ips).fg(Color::Red),
-            Cell::new(services.join(",")),
+            Cell::new(name_list(&services, services.len(), 5)),
             Cell::new(if causes.is_empty() { "-".into() } else { causes.join(",") }),
         ]);
     }

@@ -11,6 +11,8 @@ use crate::report::{Finding, Severity};
 #[derive(Debug, Clone, Copy)]
 pub struct Paint {
     pub color: bool,
+    /// The width tables and lines must fit; `None` = unlimited (`-o wide`, a pipe).
+    pub width: Option<usize>,
 }
 
 impl Paint {
@@ -105,11 +107,23 @@ pub(crate) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> s
     writeln!(out)
 }
 
-/// Up to three node names, else a count (all of them with -o wide).
-pub(crate) fn compact_nodes<S: AsRef<str>>(nodes: &[S], wide: bool) -> String {
-    match nodes.len() {
-        0 => "<none>".into(),
-        n if n > 3 && !wide => format!("{n} nodes"),
-        _ => nodes.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(","),
+/// `text` cut to `max` characters, ending in `…` when cut.
+pub(crate) fn fit(text: &str, max: Option<usize>) -> String {
+    match max {
+        Some(max) if text.chars().count() > max => {
+            let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+            out.push('…');
+            out
+        }
+        _ => text.to_string(),
     }
+}
+
+/// Names joined with ", " up to `shown`, then `… (+N)`.
+pub(crate) fn name_list<S: AsRef<str>>(names: &[S], total: usize, shown: usize) -> String {
+    let mut text = names.iter().take(shown).map(AsRef::as_ref).collect::<Vec<_>>().join(", ");
+    if total > shown.min(names.len()) {
+        text.push_str(&format!(", … (+{})", total - shown.min(names.len())));
+    }
+    text
 }

@@ -5,10 +5,10 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::style::{compact_nodes, finding_row, findings, mark, new_table, print_table, Paint};
+use super::style::{findings, fit, mark, name_list, new_table, print_table, Paint};
 use crate::report::{
-    AllocationStatus, Bgp, BgpReason, Code, Exclusion, FamilyUsage, Finding, L2Node, L2Reason, Layer2, ObjectRef,
-    PoolsReport, Report, ServiceReport, ServiceStatus, Severity,
+    AllocationStatus, Bgp, BgpNode, BgpReason, Code, Exclusion, FamilyUsage, L2Node, L2Reason, Layer2, ObjectRef,
+    PoolsReport, Report, ServiceReport, ServiceStatus,
 };
 
 fn has(n: &L2Node, x: Exclusion) -> bool {
@@ -42,7 +42,7 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
     }
     match (&l2.expected_announcer, n.rank) {
         (Some(w), Some(_))
-            if n.score.is_some_and(|s| s > 0) || l2.nodes.first().and_then(|f| f.score).is_some_and(|s| s > 0) =>
+            if n.score.is_some_and(|s| s > 0) || l2.ranks.first().and_then(|f| f.score).is_some_and(|s| s > 0) =>
         {
             format!("lost the election to {w} (preference score, then hash)")
         }
@@ -80,58 +80,13 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
                 m.pool.as_deref().unwrap_or("-"),
                 if l2.advertisements.is_empty() { "none matching".to_string() } else { l2.advertisements.join(", ") }
             )?;
-            writeln!(out)?;
-            let mut head = vec!["RANK", "NODE", "SPEAKER", "NETWORK", "EXCLUDE-LB", "SELECTED"];
-            let local = svc.external_traffic_policy.as_deref() == Some("Local");
-            if local {
-                head.push("LOCAL-EP");
-            }
-            head.extend(["HASH", "REASON", "VERDICT"]);
-            if wide {
-                head.extend(["ENDPOINTS", "ROLES"]);
-            }
-            let mut t = new_table(paint, &head);
-            for n in &l2.nodes {
-                let mut row = vec![
-                    Cell::new(n.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into())),
-                    Cell::new(&n.node),
-                    match n.speaker {
-                        Some(live) => mark(live),
-                        None => Cell::new("?"),
-                    },
-                    mark(!has(n, Exclusion::NetworkUnavailable)),
-                    if has(n, Exclusion::ExcludeLabel) || n.exclude_label_value.is_some() {
-                        let v = n.exclude_label_value.as_deref().unwrap_or("");
-                        let excluded = has(n, Exclusion::ExcludeLabel);
-                        let text = format!("{} (={v:?})", if excluded { "✗" } else { "✓" });
-                        Cell::new(text).fg(if excluded { Color::Red } else { Color::Green })
-                    } else {
-                        mark(true)
-                    },
-                    mark(!has(n, Exclusion::NotSelected)),
-                ];
-                if local {
-                    row.push(mark(!has(n, Exclusion::NoLocalEndpoint)));
-                }
-                let hash = n.hash.map(|h| if wide { h.to_string() } else { h.to_string()[..12].to_string() });
-                row.push(Cell::new(hash.unwrap_or_else(|| "-".into())));
-                row.push(Cell::new(match n.reason {
-                    Some(r) => format!("{:?}", r.as_str()),
-                    None => "(no speaker)".into(),
-                }));
-                let verdict = node_verdict(n, l2);
-                let cell = Cell::new(&verdict);
-                row.push(if n.reason == Some(L2Reason::Announce) { cell.fg(Color::Green) } else { cell });
-                if wide {
-                    row.push(Cell::new(n.endpoints));
-                    row.push(Cell::new(if n.roles.is_empty() { "-".into() } else { n.roles.join(",") }));
-                }
-                t.add_row(row);
-            }
-            print_table(out, &t)?;
-            writeln!(out)?;
-            observed_line(out, l2, paint)?;
             writeln!(out, "{}", paint.bold(&l2.verdict))?;
+            observed_line(out, report, l2, paint)?;
+            writeln!(out)?;
+            match &l2.nodes {
+                Some(nodes) => node_table(out, svc, l2, nodes, wide, paint)?,
+                None => election_summary(out, report, l2, paint)?,
+            }
         }
         if let Some(bgp) = &m.bgp {
             if m.layer2.is_some() {
@@ -145,6 +100,126 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
     cluster_findings(out, report, paint)
 }
 
+/// Every node of one Service's election (`--nodes all`, `-o wide`).
+fn node_table(
+    out: &mut dyn Write,
+    svc: &ServiceReport,
+    l2: &Layer2,
+    nodes: &[L2Node],
+    wide: bool,
+    paint: Paint,
+) -> std::io::Result<()> {
+    let mut head = vec!["RANK", "NODE", "SPEAKER", "NETWORK", "EXCLUDE-LB", "SELECTED"];
+    let local = svc.external_traffic_policy.as_deref() == Some("Local");
+    if local {
+        head.push("LOCAL-EP");
+    }
+    head.extend(["HASH", "REASON", "VERDICT"]);
+    if wide {
+        head.extend(["ENDPOINTS", "ROLES"]);
+    }
+    let mut t = new_table(paint, &head);
+    for n in nodes {
+        let mut row = vec![
+            Cell::new(n.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into())),
+            Cell::new(&n.node),
+            match n.speaker {
+                Some(live) => mark(live),
+                None => Cell::new("?"),
+            },
+            mark(!has(n, Exclusion::NetworkUnavailable)),
+            if has(n, Exclusion::ExcludeLabel) || n.exclude_label_value.is_some() {
+                let v = n.exclude_label_value.as_deref().unwrap_or("");
+                let excluded = has(n, Exclusion::ExcludeLabel);
+                let text = format!("{} (={v:?})", if excluded { "✗" } else { "✓" });
+                Cell::new(text).fg(if excluded { Color::Red } else { Color::Green })
+            } else {
+                mark(true)
+            },
+            mark(!has(n, Exclusion::NotSelected)),
+        ];
+        if local {
+            row.push(mark(!has(n, Exclusion::NoLocalEndpoint)));
+        }
+        let hash = n.hash.map(|h| if wide { h.to_string() } else { h.to_string()[..12].to_string() });
+        row.push(Cell::new(hash.unwrap_or_else(|| "-".into())));
+        row.push(Cell::new(match n.reason {
+            Some(r) => format!("{:?}", r.as_str()),
+            None => "(no speaker)".into(),
+        }));
+        let verdict = node_verdict(n, l2);
+        let cell = Cell::new(&verdict);
+        row.push(if n.reason == Some(L2Reason::Announce) { cell.fg(Color::Green) } else { cell });
+        if wide {
+            row.push(Cell::new(n.endpoints));
+            row.push(Cell::new(if n.roles.is_empty() { "-".into() } else { n.roles.join(",") }));
+        }
+        t.add_row(row);
+    }
+    print_table(out, &t)
+}
+
+/// The head of the election order and one line per filter: what a Service's election comes to
+/// without a row per node.
+fn election_summary(out: &mut dyn Write, report: &Report, l2: &Layer2, paint: Paint) -> std::io::Result<()> {
+    let speaker = |node: &str| report.nodes.iter().find(|n| &*n.name == node).and_then(|n| n.speaker);
+    if !l2.ranks.is_empty() {
+        let scored = l2.ranks.iter().any(|r| r.score.is_some_and(|s| s > 0));
+        let mut head = vec!["RANK", "NODE", "SPEAKER", "HASH"];
+        if scored {
+            head.push("SCORE");
+        }
+        head.push("VERDICT");
+        let mut t = new_table(paint, &head);
+        let winner = l2.ranks[0].node.clone();
+        for r in &l2.ranks {
+            let live = speaker(&r.node);
+            let mut row = vec![
+                Cell::new(r.rank),
+                Cell::new(&r.node),
+                live.map_or_else(|| Cell::new("?"), mark),
+                Cell::new(&r.hash.to_string()[..12]),
+            ];
+            if scored {
+                row.push(Cell::new(r.score.unwrap_or(0)));
+            }
+            row.push(match (r.rank, live) {
+                (1, Some(false)) => Cell::new("elected, but runs no live speaker: nobody answers").fg(Color::Red),
+                (1, _) => Cell::new("announces").fg(Color::Green),
+                _ => Cell::new(format!("lost the election to {winner}")),
+            });
+            t.add_row(row);
+        }
+        print_table(out, &t)?;
+    }
+    for g in &l2.excluded {
+        if g.excluded_by == Exclusion::LostElection && !l2.ranks.is_empty() {
+            let unshown = g.count.saturating_sub(l2.ranks.len() - 1);
+            if unshown > 0 {
+                writeln!(out, "  … {unshown} more {} lost the election", if unshown == 1 { "node" } else { "nodes" })?;
+            }
+            continue;
+        }
+        let why = match g.excluded_by {
+            Exclusion::NoSpeaker => "no live speaker",
+            Exclusion::NetworkUnavailable => "NetworkUnavailable=True",
+            Exclusion::ExcludeLabel => "excluded by the exclude-from-external-load-balancers label",
+            Exclusion::NotSelected => "not selected by the Service's L2Advertisements",
+            Exclusion::NoLocalEndpoint => "no local serving endpoint (externalTrafficPolicy Local)",
+            Exclusion::NoServingEndpoint => "no serving endpoint",
+            Exclusion::SharedIpRefused => "shared IP refused",
+            Exclusion::LostElection => "lost the election",
+        };
+        let noun = if g.count == 1 { "node" } else { "nodes" };
+        let line = format!("  {} {noun}: {why} ({})", g.count, name_list(&g.nodes, g.count, 3));
+        writeln!(out, "{}", fit(&line, paint.width))?;
+    }
+    if l2.excluded.iter().any(|g| g.count > 3) || l2.ranks.len() > 1 {
+        writeln!(out, "  (--nodes all or -o wide lists every node)")?;
+    }
+    Ok(())
+}
+
 /// BGP: rows are nodes, columns are the peers, cells the routes each session receives.
 fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint) -> std::io::Result<()> {
     writeln!(
@@ -154,9 +229,47 @@ fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint)
         if bgp.advertisements.is_empty() { "none matching".to_string() } else { bgp.advertisements.join(", ") }
     )?;
     writeln!(out)?;
+    match bgp.nodes.as_deref() {
+        Some(nodes) => bgp_node_table(out, nodes, paint)?,
+        None => {
+            let line = format!(
+                "  announcing: {}   peers receiving routes: {}",
+                if bgp.announcing_count == 0 {
+                    "no node".to_string()
+                } else {
+                    format!("{} ({})", bgp.announcing_count, name_list(&bgp.announcing, bgp.announcing_count, 5))
+                },
+                if bgp.peers.is_empty() { "none".to_string() } else { bgp.peers.join(", ") }
+            );
+            writeln!(out, "{}", fit(&line, paint.width))?;
+            writeln!(out, "  (--nodes all or -o wide lists every node and session)")?;
+            writeln!(out)?;
+        }
+    }
+    match (&bgp.actual, bgp.actual_agrees) {
+        (Some(actual), agrees) => {
+            let said = if actual.is_empty() {
+                "nobody".to_string()
+            } else {
+                actual.iter().map(|a| format!("{} → {}", a.node, a.peers.join(","))).collect::<Vec<_>>().join("; ")
+            };
+            let tail = if agrees == Some(true) {
+                paint.good("agrees")
+            } else {
+                paint.bad(&format!("differs ({})", Code::LBD132))
+            };
+            writeln!(out, "{}", fit(&format!("Observed (serviceBGPStatus): {said}, {tail}"), paint.width))?;
+        }
+        (None, _) => writeln!(out, "Observed: unknown (no ServiceBGPStatus in the snapshot)")?,
+    }
+    writeln!(out, "{}", paint.bold(&bgp.verdict))
+}
+
+/// Every node's BGP sessions and routes (`--nodes all`, `-o wide`).
+fn bgp_node_table(out: &mut dyn Write, nodes: &[BgpNode], paint: Paint) -> std::io::Result<()> {
     // Every peer some node runs a session with, in name order, with its type.
     let mut peers: BTreeMap<&str, Option<bool>> = BTreeMap::new();
-    for n in &bgp.nodes {
+    for n in nodes {
         for s in &n.sessions {
             peers.insert(&s.peer, s.ibgp);
         }
@@ -169,7 +282,7 @@ fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint)
     }));
     let head_refs: Vec<&str> = head.iter().map(String::as_str).collect();
     let mut t = new_table(paint, &head_refs);
-    for n in &bgp.nodes {
+    for n in nodes {
         let reason = match n.reason {
             Some(r) => {
                 let mut text = format!("{:?}", r.as_str());
@@ -222,42 +335,14 @@ fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint)
     }
     print_table(out, &t)?;
     writeln!(out)?;
-    let unused_pref = bgp
-        .nodes
+    let unused_pref = nodes
         .iter()
         .flat_map(|n| &n.sessions)
         .any(|s| s.ibgp != Some(true) && s.routes.iter().any(|r| r.local_pref.is_some()));
     if unused_pref {
         writeln!(out, "LOCAL_PREF is handed to every session but only iBGP peers receive it on the wire.")?;
     }
-    match &bgp.actual {
-        None => writeln!(out, "Observed: unknown (no ServiceBGPStatus in the snapshot)")?,
-        Some(actual) => {
-            let said = if actual.is_empty() {
-                "nobody".to_string()
-            } else {
-                actual.iter().map(|a| format!("{} → {}", a.node, a.peers.join(","))).collect::<Vec<_>>().join("; ")
-            };
-            let expected: Vec<(String, Vec<String>)> = bgp
-                .nodes
-                .iter()
-                .filter(|n| n.announces)
-                .map(|n| {
-                    let mut p: Vec<String> =
-                        n.sessions.iter().filter(|s| !s.routes.is_empty()).map(|s| s.peer.clone()).collect();
-                    p.sort();
-                    p.dedup();
-                    (n.node.to_string(), p)
-                })
-                .filter(|(_, p)| !p.is_empty())
-                .collect();
-            let agrees = actual.len() == expected.len()
-                && actual.iter().zip(&expected).all(|(a, (n, p))| &a.node == n && &a.peers == p);
-            let tail = if agrees { paint.good("agrees") } else { paint.bad(&format!("differs ({})", Code::LBD132)) };
-            writeln!(out, "Observed (serviceBGPStatus): {said}, {tail}")?;
-        }
-    }
-    writeln!(out, "{}", paint.bold(&bgp.verdict))
+    Ok(())
 }
 
 /// The controller's side: what MetalLB assigns, or why it cannot.
@@ -331,7 +416,7 @@ fn header(out: &mut dyn Write, report: &Report, svc: &ServiceReport, paint: Pain
     Ok(())
 }
 
-fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Result<()> {
+fn observed_line(out: &mut dyn Write, report: &Report, l2: &Layer2, paint: Paint) -> std::io::Result<()> {
     let Some(actual) = &l2.actual_announcers else {
         return match &l2.actual_unknown_because {
             Some(why) => writeln!(out, "Observed: unknown (could not read {why})"),
@@ -344,7 +429,7 @@ fn observed_line(out: &mut dyn Write, l2: &Layer2, paint: Paint) -> std::io::Res
     let answering = l2
         .expected_announcer
         .as_ref()
-        .filter(|e| l2.nodes.iter().find(|n| *n.node == ***e).is_none_or(|n| n.speaker != Some(false)));
+        .filter(|e| report.nodes.iter().find(|n| *n.name == ***e).is_none_or(|n| n.speaker != Some(false)));
     let agrees = match answering {
         Some(e) => actual.len() == 1 && &actual[0] == e,
         None => actual.is_empty(),
@@ -374,7 +459,48 @@ fn cilium_devices(report: &Report) -> Option<&[String]> {
     report.source.cilium.as_ref().and_then(|c| c.devices.as_deref())
 }
 
+/// `check`'s first section: each root cause once, with the Services it darkens and its fix.
+fn causes(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result<()> {
+    if report.causes.is_empty() && report.suppressed.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{}", paint.bold("CAUSES"))?;
+    for c in &report.causes {
+        let head = format!("{:<8} {}   {}: ", c.severity.as_str(), c.code, c.object);
+        let budget = paint.width.map(|w| w.saturating_sub(head.chars().count()));
+        let sev = paint.severity(c.severity);
+        let head = head.replacen(c.severity.as_str(), &sev, 1);
+        writeln!(out, "{head}{}", fit(&c.message, budget))?;
+        let fix = format!("fix: {}", c.fix);
+        let line = match c.services.len() {
+            0 => format!("{:9}{fix}", ""),
+            n => {
+                let noun = if n == 1 { "Service" } else { "Services" };
+                let room = paint.width.map(|w| w.saturating_sub(9 + fix.chars().count() + noun.len() + 12));
+                // As many names as fit before the fix.
+                let mut shown = n.min(5);
+                while shown > 1 && room.is_some_and(|r| name_list(&c.services, n, shown).chars().count() > r) {
+                    shown -= 1;
+                }
+                format!("{:9}{n} {noun}: {}   {fix}", "", name_list(&c.services, n, shown))
+            }
+        };
+        writeln!(out, "{}", fit(&line, paint.width))?;
+    }
+    // Suppressed cluster findings have no Service row to show their code in parentheses.
+    for s in &report.suppressed {
+        let f = &s.finding;
+        let object = f.objects.first().map(ToString::to_string).unwrap_or_default();
+        let line = format!("{:<8} ({})   {object}: suppressed: {}", f.severity.as_str(), f.code, s.suppression.reason);
+        writeln!(out, "{}", fit(&line, paint.width))?;
+    }
+    writeln!(out)
+}
+
 pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {
+    if check {
+        causes(out, report, paint)?;
+    }
     let mut head = vec!["NAMESPACE", "NAME", "IP", "ANNOUNCER", "OBSERVED", "STATUS", "FINDINGS"];
     if wide {
         head.extend(["POOL", "POLICY", "CANDIDATES", "ADVERTISEMENTS", "REASON"]);
@@ -383,30 +509,6 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
     for svc in &report.services {
         let m = svc.metallb.as_ref();
         let l2 = m.and_then(|m| m.layer2.as_ref());
-        let bgp = m.and_then(|m| m.bgp.as_ref());
-        let mut announcer = l2.map(|l| l.expected_announcer.clone().unwrap_or_else(|| "<none>".into()));
-        let mut observed = l2
-            .and_then(|l| l.actual_announcers.as_ref())
-            .map(|a| if a.is_empty() { "<none>".into() } else { a.join(",") })
-            .or(l2.map(|_| "?".into()));
-        if let Some(b) = bgp {
-            let add = |slot: &mut Option<String>, text: String| {
-                *slot = Some(match slot.take() {
-                    Some(l2) => format!("{l2} bgp:{text}"),
-                    None => format!("bgp:{text}"),
-                });
-            };
-            add(&mut announcer, compact_nodes(&b.announcing, wide));
-            let seen = b.actual.as_ref().map(|a| a.iter().map(|x| x.node.clone()).collect::<Vec<_>>());
-            add(&mut observed, seen.map(|s| compact_nodes(&s, wide)).unwrap_or_else(|| "?".into()));
-        }
-        if let (None, Some((a, o))) = (&announcer, super::cilium::compact(svc, wide)) {
-            announcer = Some(a);
-            observed = Some(o);
-        }
-        let announcer = announcer.unwrap_or_else(|| "-".into());
-        let observed = observed.unwrap_or_else(|| "?".into());
-        let st_cell = status_cell(svc.status);
         let codes: Vec<String> = svc
             .findings
             .iter()
@@ -417,9 +519,9 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
             Cell::new(&svc.namespace),
             Cell::new(&svc.name),
             Cell::new(if svc.ips.is_empty() { "<pending>".into() } else { svc.ips.join(",") }),
-            Cell::new(announcer),
-            Cell::new(observed),
-            st_cell,
+            Cell::new(&svc.announcer),
+            Cell::new(&svc.observed),
+            status_cell(svc.status),
             Cell::new(if codes.is_empty() { "-".into() } else { codes.join(",") }),
         ];
         if wide {
@@ -442,41 +544,48 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
     } else {
         print_table(out, &t)?;
     }
-    if check {
-        // Suppressed cluster findings have no Service row to show their code in parentheses.
-        let mut sorted: Vec<(bool, &Finding)> = report
-            .all_findings()
-            .map(|f| (false, f))
-            .chain(report.suppressed.iter().map(|s| (true, &s.finding)))
-            .collect();
-        if !sorted.is_empty() {
-            writeln!(out)?;
-            let mut ft = new_table(paint, &["SEVERITY", "CODE", "OBJECT", "MESSAGE"]);
-            sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.severity.cmp(&a.1.severity)).then(a.1.code.cmp(&b.1.code)));
-            for (suppressed, f) in &sorted {
-                let code = if *suppressed { format!("({})", f.code) } else { f.code.to_string() };
-                ft.add_row(finding_row(f, code));
-            }
-            print_table(out, &ft)?;
-        }
-        let count = |s: Severity| report.all_findings().filter(|f| f.severity == s).count();
-        let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
-        write!(
-            out,
-            "\n{}: {}, {}, {} info",
-            plural(report.services.len(), "service"),
-            plural(count(Severity::Error), "error"),
-            plural(count(Severity::Warning), "warning"),
-            count(Severity::Info)
-        )?;
-        match report.all_suppressed().count() {
-            0 => writeln!(out)?,
-            n => writeln!(out, "; {n} suppressed (codes in parentheses; -o json has their reasons)")?,
-        }
-    } else {
-        cluster_findings(out, report, paint)?;
+    if !check {
+        return cluster_findings(out, report, paint);
     }
-    Ok(())
+    if let Some(nodes) = &report.spof {
+        super::simulate::spof(out, report, nodes, paint)?;
+    }
+    summary_line(out, report)?;
+    next_line(out, report)
+}
+
+/// `10 services (10 dark): 20 errors, 3 warnings, 0 info; 4 causes`.
+fn summary_line(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
+    let s = &report.summary;
+    let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
+    let not_ok: Vec<String> =
+        s.by_status.iter().filter(|(w, _)| **w != "ok").map(|(w, n)| format!("{n} {w}")).collect();
+    let states = if not_ok.is_empty() { String::new() } else { format!(" ({})", not_ok.join(", ")) };
+    write!(
+        out,
+        "\n{}{states}: {}, {}, {} info; {}",
+        plural(s.services, "service"),
+        plural(s.findings.error, "error"),
+        plural(s.findings.warning, "warning"),
+        s.findings.info,
+        plural(s.causes, "cause"),
+    )?;
+    match s.suppressed {
+        0 => writeln!(out),
+        n => writeln!(out, "; {n} suppressed (codes in parentheses; -o json has their reasons)"),
+    }
+}
+
+/// The one command to run next.
+fn next_line(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
+    let next = match report.causes.first() {
+        Some(c) => c.fix.clone(),
+        None => match report.services.iter().find(|s| s.status != ServiceStatus::Ok) {
+            Some(s) => format!("kubectl lbdoctor explain svc {} -n {}", s.name, s.namespace),
+            None => "nothing to fix".into(),
+        },
+    };
+    writeln!(out, "next: {next}")
 }
 
 fn usage(u: &FamilyUsage) -> String {

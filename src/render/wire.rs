@@ -11,7 +11,7 @@ pub fn arping(out: &mut dyn Write, r: &ArpingReport, format: Format, color: bool
     if matches!(format, Format::Json | Format::Yaml) {
         return document(out, r, format);
     }
-    let paint = Paint { color };
+    let paint = Paint { color, width: None };
     writeln!(
         out,
         "{} on {}: {} over {:.1}s, {} answered",
@@ -130,7 +130,7 @@ pub fn plan(out: &mut dyn Write, p: &AnnouncePlan, format: Format, color: bool) 
     if matches!(format, Format::Json | Format::Yaml) {
         return document(out, p, format);
     }
-    let paint = Paint { color };
+    let paint = Paint { color, width: None };
     writeln!(out, "{}", paint.bold("announce --dry-run: nothing is sent and nothing answered."))?;
     let from = p.link_local.as_ref().map(|l| format!(", NDP from {l}")).unwrap_or_default();
     writeln!(out, "Interface: {} ({}{from})", p.interface, p.mac)?;

@@ -23,17 +23,21 @@ pub struct MetallbService {
 pub struct Bgp {
     /// BGPAdvertisements of the pool that select the Service (on some node), sorted.
     pub advertisements: Vec<String>,
-    /// Nodes whose speaker returns `""`, sorted.
-    /// Shared between Services with the same set: most Services of a cluster have one.
+    /// Nodes whose speaker returns `""`, sorted: the first [`NodeGroup::SHOWN`], every one with
+    /// `--nodes all`. Shared between Services with the same set: most Services of a cluster have one.
     pub announcing: std::sync::Arc<[std::sync::Arc<str>]>,
+    pub announcing_count: usize,
     /// BGPPeer names that receive at least one route for the Service from some node.
     pub peers: Vec<String>,
     /// From ServiceBGPStatus: per announcing node, the peers it reports; `null` when the
     /// snapshot holds no ServiceBGPStatus at all.
     pub actual: Option<Vec<BgpActual>>,
+    /// `actual` equals the sessions MetalLB's rules give; `null` without ServiceBGPStatus.
+    pub actual_agrees: Option<bool>,
     pub verdict: String,
-    /// Every node with a live (or assumed) speaker; only in detailed output.
-    pub nodes: Vec<BgpNode>,
+    /// Every node with a live (or assumed) speaker and its sessions; `null` unless asked for
+    /// (`explain svc NAME`, `--nodes all`).
+    pub nodes: Option<Vec<BgpNode>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -102,7 +106,38 @@ pub struct Layer2 {
     /// The filter that emptied the candidate set, when it is empty.
     pub emptied_by: Option<Exclusion>,
     pub verdict: String,
-    pub nodes: Vec<L2Node>,
+    /// The head of the election order: the winner first (up to 5; every candidate with
+    /// `--nodes all`).
+    pub ranks: Vec<L2Rank>,
+    /// The nodes that do not announce, grouped by the first filter that removes them for this
+    /// Service, in filter order. Node-wide facts are in the top-level `nodes`.
+    pub excluded: Vec<NodeGroup>,
+    /// Every node's row; `null` unless asked for (`explain svc NAME`, `--nodes all`).
+    pub nodes: Option<Vec<L2Node>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct L2Rank {
+    pub rank: usize,
+    pub node: std::sync::Arc<str>,
+    pub hash: Hex32,
+    /// Newer MetalLB: summed preferredNodeSelectors weight; `null` under v0.16.1 rules.
+    pub score: Option<i64>,
+}
+
+/// Nodes one filter removed: how many, and their names (the first [`NodeGroup::SHOWN`] by
+/// name; every one with `--nodes all`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeGroup {
+    pub excluded_by: Exclusion,
+    pub count: usize,
+    pub nodes: Vec<std::sync::Arc<str>>,
+}
+
+impl NodeGroup {
+    pub const SHOWN: usize = 10;
 }
 
 #[derive(Debug, Clone, Serialize)]

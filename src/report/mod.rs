@@ -27,7 +27,10 @@ pub use simulate::*;
 pub use version::VersionInfo;
 pub use wire::*;
 
-pub const API_VERSION: &str = "lbdoctor/v1alpha1";
+/// The version of every document lbdoctor writes (docs/json.md; v1alpha1 until 0.2).
+pub const API_VERSION: &str = "lbdoctor/v1beta1";
+/// The versions lbdoctor's own input documents (`.lbdoctor.yaml`) may carry.
+pub const READ_API_VERSIONS: &[&str] = &["lbdoctor/v1beta1", "lbdoctor/v1alpha1"];
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -35,6 +38,13 @@ pub struct Report {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub source: Source,
+    pub summary: Summary,
+    /// Findings that share a causing object, once each, the worst first.
+    pub causes: Vec<Cause>,
+    /// Facts of every node that do not depend on a Service, once.
+    pub nodes: Vec<NodeFacts>,
+    /// The nodes each advertisement (and BGPPeer) selects, once.
+    pub node_sets: Vec<NodeSet>,
     pub services: Vec<ServiceReport>,
     pub findings: Vec<Finding>,
     /// Cluster-level findings that `check --ignore` or `.lbdoctor.yaml` suppressed.
@@ -42,6 +52,72 @@ pub struct Report {
     /// `check --spof` only: per node that announces anything, what it alone going down leaves dark.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spof: Option<Vec<SpofNode>>,
+}
+
+/// Counts a script reads without walking the Services.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub services: usize,
+    /// Services per `status` word; only the words that occur.
+    pub by_status: BTreeMap<&'static str, usize>,
+    /// Findings (cluster-level and per Service, not the suppressed ones) by severity.
+    pub findings: SeverityCounts,
+    pub suppressed: usize,
+    pub causes: usize,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct SeverityCounts {
+    pub error: usize,
+    pub warning: usize,
+    pub info: usize,
+}
+
+/// One root cause: the findings of one code family that name the same causing object.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cause {
+    pub code: Code,
+    pub severity: Severity,
+    /// The object to fix (`Kind ns/name`): the first object a finding names other than its
+    /// Service, else the Service itself.
+    pub object: ObjectRef,
+    pub message: String,
+    pub hint: String,
+    /// The command to start the fix with, with the real names.
+    pub fix: String,
+    /// `ns/name` of every Service it affects, sorted; `[]` for a configuration-only cause.
+    pub services: Vec<String>,
+    /// The codes of the findings folded into it (the symptoms with the cause).
+    pub codes: Vec<Code>,
+}
+
+/// What a node is, whatever the Service.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeFacts {
+    pub name: std::sync::Arc<str>,
+    /// MetalLB's speaker runs and is live there; `null` when the snapshot cannot tell.
+    pub speaker: Option<bool>,
+    pub network_unavailable: bool,
+    /// The exclude-from-external-load-balancers label's value when the key is present (often `""`).
+    pub exclude_label: Option<String>,
+    /// The exclude label takes the node out (the key is present and the speakers do not run with
+    /// --ignore-exclude-lb).
+    pub excluded: bool,
+    pub roles: std::sync::Arc<[String]>,
+}
+
+/// The nodes an object selects, by name.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSet {
+    /// `L2Advertisement`, `BGPAdvertisement`, `BGPPeer`.
+    pub kind: &'static str,
+    pub name: String,
+    pub count: usize,
+    pub nodes: Vec<std::sync::Arc<str>>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -17,6 +17,12 @@ pub struct ServiceReport {
     pub implementation: Implementation,
     /// The one-word verdict the table's STATUS column prints (diagnose decides it, once).
     pub status: ServiceStatus,
+    /// Who answers for the IPs, as the table's ANNOUNCER column: a node, `<none>`, `bgp:N nodes`,
+    /// `l2-lease:…`, or `-` where no implementation announces.
+    pub announcer: String,
+    /// Who the cluster says answers (ServiceL2Status, Events, ServiceBGPStatus, Leases), as the
+    /// OBSERVED column; `?` when the snapshot does not say.
+    pub observed: String,
     /// Who would write this Service's status, and who did.
     pub ownership: Ownership,
     pub ips: Vec<String>,

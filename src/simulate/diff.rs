@@ -55,7 +55,7 @@ fn change(svc: &ServiceReport, ip: Option<String>, protocol: &'static str, befor
 /// The node whose speaker answers: the election's first node, unless it runs no live speaker.
 fn answering(l2: &Layer2) -> Option<&str> {
     let expected = l2.expected_announcer.as_deref()?;
-    let row = l2.nodes.iter().find(|n| &*n.node == expected);
+    let row = l2.nodes.iter().flatten().find(|n| &*n.node == expected);
     (row.and_then(|r| r.speaker) != Some(false)).then_some(expected)
 }
 
@@ -64,7 +64,7 @@ fn l2_of(svc: &ServiceReport) -> Option<&Layer2> {
 }
 
 fn row<'a>(l2: Option<&'a Layer2>, node: &str) -> Option<&'a L2Node> {
-    l2?.nodes.iter().find(|n| &*n.node == node)
+    l2?.nodes.iter().flatten().find(|n| &*n.node == node)
 }
 
 /// The first exclusion other than losing the election, else `lostElection`.
@@ -279,7 +279,7 @@ fn bgp(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
     let gained: Vec<&String> = after.difference(&before).collect();
     let mut causes = BTreeSet::new();
     for n in &lost {
-        let r = ab.and_then(|g| g.nodes.iter().find(|x| &*x.node == n.as_str()));
+        let r = ab.and_then(|g| g.nodes.iter().flatten().find(|x| &*x.node == n.as_str()));
         causes.insert(match r {
             None if ab.is_none() => a
                 .metallb
@@ -292,7 +292,7 @@ fn bgp(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
         });
     }
     for n in &gained {
-        if let Some(r) = bb.and_then(|g| g.nodes.iter().find(|x| &*x.node == n.as_str())) {
+        if let Some(r) = bb.and_then(|g| g.nodes.iter().flatten().find(|x| &*x.node == n.as_str())) {
             causes.insert(
                 r.reason.filter(|r| *r != BgpReason::Announce).map_or("noSpeaker", BgpReason::as_str).to_string(),
             );

@@ -138,7 +138,7 @@ fn suppressions_change_the_exit_status_not_the_facts() {
     let row = stdout.lines().find(|l| l.contains("pihole-dns-tcp")).unwrap();
     // Still without an announcer and in error: only the exit status forgets it.
     assert!(row.contains("<none>") && row.contains(" error ") && row.contains("(LBD104)"), "{row}");
-    assert!(stdout.contains("0 errors, 0 warnings, 0 info; 1 suppressed"), "{stdout}");
+    assert!(stdout.contains("0 errors, 0 warnings, 0 info; 0 causes; 1 suppressed"), "{stdout}");
 
     let (report, _) = json(&["check", "--from", HOMELAB, "--config", CONFIG, "-o", "json"]);
     let svc = report["services"].as_array().unwrap().iter().find(|s| s["name"] == "pihole-dns-tcp").unwrap();

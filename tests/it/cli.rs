@@ -46,7 +46,7 @@ fn homelab_splits_the_ips_between_the_two_workers() {
 fn json_contract_for_one_service() {
     let (report, code) = json(&["explain", "svc", "jellyfin", "-n", "media", "--from", HOMELAB, "-o", "json"]);
     assert_eq!(code, 0);
-    assert_eq!(report["apiVersion"], "lbdoctor/v1alpha1");
+    assert_eq!(report["apiVersion"], "lbdoctor/v1beta1");
     assert_eq!(report["kind"], "Report");
     assert_eq!(report["source"]["mode"], "snapshot");
     assert_eq!(report["source"]["capturedAt"], "2026-11-29T08:00:00Z");
@@ -81,7 +81,7 @@ fn json_contract_for_one_service() {
 
 #[test]
 fn the_trap_leaves_every_ip_dark_and_says_why() {
-    let (report, code) = json(&["check", "--from", TRAP, "-o", "json"]);
+    let (report, code) = json(&["check", "--from", TRAP, "-o", "json", "--nodes", "all"]);
     assert_eq!(code, 1);
     for svc in report["services"].as_array().unwrap() {
         let l2 = &svc["metallb"]["layer2"];

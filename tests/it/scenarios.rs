@@ -4,11 +4,14 @@ use serde_json::Value;
 
 use crate::util::{json, lbdoctor, output, run, service};
 
-/// `check -o json` on testdata/scenarios/FILE: the report (null when there is none, as on exit 3)
-/// and the exit code.
+/// `check -o json --nodes all` on testdata/scenarios/FILE: the report with every per-node row
+/// (null when there is none, as on exit 3) and the exit code.
 fn scenario(file: &str, extra: &[&str]) -> (Value, i32) {
-    let (stdout, _, code) =
-        output(lbdoctor().args(["check", "-o", "json", "--from", &format!("testdata/scenarios/{file}")]).args(extra));
+    let (stdout, _, code) = output(
+        lbdoctor()
+            .args(["check", "-o", "json", "--nodes", "all", "--from", &format!("testdata/scenarios/{file}")])
+            .args(extra),
+    );
     (serde_json::from_str(&stdout).unwrap_or(Value::Null), code)
 }
 
@@ -536,7 +539,7 @@ fn object_order_does_not_change_the_other_implementations_reports() {
         for (label, order) in [("reversed", reversed), ("rotated", rotated)] {
             let file = dir.path().join(format!("{label}-{name}"));
             std::fs::write(&file, order.join("\n---\n")).unwrap();
-            let (got, _) = json(&["check", "-o", "json", "--from", file.to_str().unwrap()]);
+            let (got, _) = json(&["check", "-o", "json", "--nodes", "all", "--from", file.to_str().unwrap()]);
             assert_eq!(got, want, "{name} {label}");
         }
     }

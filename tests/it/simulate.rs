@@ -44,7 +44,7 @@ fn after_of(before: &Announcers, sim: &Value) -> Announcers {
 }
 
 fn explain_all(path: &str, extra: &[&str]) -> Value {
-    json(&[&["explain", "svc", "-A", "--from", path, "-o", "json"], extra].concat()).0
+    json(&[&["explain", "svc", "-A", "--nodes", "all", "--from", path, "-o", "json"], extra].concat()).0
 }
 
 /// The homelab snapshot with a label added to one Node's metadata, by text.

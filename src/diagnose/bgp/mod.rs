@@ -17,7 +17,7 @@ use crate::metallb::bgp::config::{compatible_local_pref, BgpAd, PoolFamilies};
 use crate::metallb::bgp::speaker::{ads_for_service, routes, BgpReason, Bulk, PoolAds, ServiceFacts};
 use crate::metallb::config::{Config, Pool};
 use crate::metallb::l2::{NodeId, NodeTable, ServiceInput};
-use crate::report::{Bgp, BgpActual, BgpNode, BgpRoute, BgpSession};
+use crate::report::{Bgp, BgpActual, BgpNode, BgpRoute, BgpSession, NodeGroup};
 use crate::snapshot::Snapshot;
 
 /// Node sets of every advertisement and peer, and LOCAL_PREF compatibility per pool, resolved once.
@@ -258,9 +258,14 @@ pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool
     let ads = pool_ads(config, pool);
     let advertisements: BTreeSet<String> =
         ads.iter().zip(&o.matches_service).filter(|(_, m)| **m).map(|(a, _)| a.name.clone()).collect();
-    let announcing = world.node_list(o.announcing());
+    let announcing_count = o.announcing().count();
+    let announcing = if detail || announcing_count <= NodeGroup::SHOWN {
+        world.node_list(o.announcing())
+    } else {
+        world.node_list(o.announcing().take(NodeGroup::SHOWN))
+    };
     let peers: BTreeSet<String> = o.peers_reached().map(|p| config.peers[p].name.clone()).collect();
-    let nodes = if detail {
+    let nodes = detail.then(|| {
         (0..world.table.len())
             .filter(|&n| o.reasons[n].is_some() || world.table.has_object.contains(n))
             .map(|n| BgpNode {
@@ -272,21 +277,22 @@ pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool
                 sessions: if o.reasons[n].is_some() { sessions(index, config, pool, o, n) } else { Vec::new() },
             })
             .collect()
-    } else {
-        Vec::new()
-    };
+    });
     Some(Bgp {
         advertisements: advertisements.into_iter().collect(),
-        verdict: if detail {
+        verdict: {
             let names = |set: &mut dyn Iterator<Item = NodeId>| set.map(|n| world.table.name(n).to_string()).collect();
             let announcing: Vec<String> = names(&mut o.announcing());
             let delivering: Vec<String> = names(&mut o.delivering().ones());
             verdict(world, o, &announcing, &delivering, &peers)
-        } else {
-            String::new()
         },
         announcing,
+        announcing_count,
         peers: peers.into_iter().collect(),
+        actual_agrees: world
+            .bgp_actual
+            .for_service(&e.namespace, &e.name)
+            .map(|actual| actual == expected_peers(world, config, o)),
         actual: world.bgp_actual.for_service(&e.namespace, &e.name),
         nodes,
     })

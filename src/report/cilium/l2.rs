@@ -107,7 +107,9 @@ pub struct Verdict {
     pub policies: Vec<PolicyMatch>,
     pub etp_gate: EtpGate,
     /// Nodes that compete for the Lease, sorted (shared between Services with the same set).
+    /// The first 10 unless `--nodes all`; `eligibleCount` counts them all.
     pub eligible: Arc<[Arc<str>]>,
+    pub eligible_count: usize,
     /// How many nodes each filter removes (a node can be counted under several).
     pub excluded: ExcludedCounts,
     /// Every node; only in detailed output.
