@@ -146,15 +146,16 @@ fn natural_widths(t: &Table, headless: bool) -> Vec<usize> {
     widths
 }
 
-/// Narrowest a wrapping column gets before other columns are cut, and a cut column before
-/// anything goes down to one character.
+/// Narrowest a wrapping column gets before other columns are cut, and a cut column before the
+/// free text gives way again.
 const WRAP_FLOOR: usize = 24;
 const CUT_FLOOR: usize = 8;
 
-/// Column widths that fit `limit`: wrapping columns give way first (down to [`WRAP_FLOOR`] or
-/// their header), then the cut columns (down to [`CUT_FLOOR`] or their header), widest first,
-/// then anything down to one character. Only a table with more columns than `limit` can hold
-/// stays wider.
+/// Column widths that fit `limit`, the widest column giving way first at each step: wrapping
+/// columns (down to [`WRAP_FLOOR`] or their header), then the cut columns (down to
+/// [`CUT_FLOOR`] or their header, then [`CUT_FLOOR`]), then the wrapping ones again (half the
+/// floor), then the cut ones (three characters), then anything down to one character. Only a
+/// table with more columns than `limit` can hold stays wider.
 pub(crate) fn fit_widths(natural: &[usize], wrapping: &[bool], header: &[usize], limit: usize) -> Vec<usize> {
     let mut widths = natural.to_vec();
     let gaps = GAP * natural.len().saturating_sub(1);
@@ -169,9 +170,17 @@ pub(crate) fn fit_widths(natural: &[usize], wrapping: &[bool], header: &[usize],
             widths[i] -= 1;
         }
     };
-    let floor = |i: usize, at_least: usize| natural[i].min(header.get(i).copied().unwrap_or(0).max(at_least));
-    shrink(&mut widths, &|i| wrapping.get(i) == Some(&true), &|i| floor(i, WRAP_FLOOR));
-    shrink(&mut widths, &|i| wrapping.get(i) != Some(&true), &|i| floor(i, CUT_FLOOR));
+    let head = |i: usize| header.get(i).copied().unwrap_or(0);
+    let wraps = |i: usize| wrapping.get(i) == Some(&true);
+    let cut = |i: usize| !wraps(i);
+    // Free text first (it only gets longer), keeping its header whole.
+    shrink(&mut widths, &wraps, &|i| natural[i].min(head(i).max(WRAP_FLOOR)));
+    // Then the other columns, headers whole; then their headers too.
+    shrink(&mut widths, &cut, &|i| natural[i].min(head(i).max(CUT_FLOOR)));
+    shrink(&mut widths, &cut, &|i| natural[i].min(CUT_FLOOR));
+    // Narrow terminals: free text down to a few words a line, then everything.
+    shrink(&mut widths, &wraps, &|i| natural[i].min(WRAP_FLOOR / 2));
+    shrink(&mut widths, &cut, &|i| natural[i].min(3));
     shrink(&mut widths, &|_| true, &|i| natural[i].min(1));
     widths
 }
