@@ -83,7 +83,7 @@ _kubectl__lbdoctor() {
 
     case "${cmd}" in
         kubectl__lbdoctor)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version explain check simulate history snapshot arping announce version completion help"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version explain check simulate history snapshot arping announce version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -130,11 +130,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -173,7 +173,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__announce)
-            opts="-I -n -A -o -h -V --interface --duration --until-interrupted --force --dry-run --ndp-source --node --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-I -n -A -o -h -V --interface --duration --until-interrupted --force --dry-run --ndp-source --node --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -240,11 +240,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -283,7 +283,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__arping)
-            opts="-I -c -n -A -o -h -V --interface --count --timeout --mac-map --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-I -c -n -A -o -h -V --interface --count --timeout --mac-map --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -354,11 +354,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -397,7 +397,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__check)
-            opts="-n -A -o -h -V --ignore --config --no-config --spof --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --ignore --config --no-config --spof --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -452,11 +452,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -495,7 +495,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__completion)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version bash zsh fish kubectl"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version bash zsh fish kubectl"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,11 +542,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -585,7 +585,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__explain)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -632,11 +632,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -829,7 +829,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__history)
-            opts="-n -A -o -h -V --all --since --logs --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --all --since --logs --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -884,11 +884,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -927,7 +927,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__simulate)
-            opts="-n -A -o -h -V --down --delete --speaker-down --label --unlabel --apply --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --down --delete --speaker-down --label --unlabel --apply --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -998,11 +998,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1041,7 +1041,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__snapshot)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1088,11 +1088,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1131,7 +1131,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__version)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1178,11 +1178,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_lbdoctor_global_optspecs
-    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= chunk-size= from= demo= o/output= color= fail-on= ignore-exclude-lb= lb-class= memberlist= bgp-type= metallb-version= h/help V/version
+    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= chunk-size= from= demo= o/output= color= no-headers fail-on= ignore-exclude-lb= lb-class= memberlist= bgp-type= metallb-version= h/help V/version
 end
 
 function __fish_kubectl_lbdoctor_needs_command
@@ -38,9 +38,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s o -l 
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -58,6 +59,7 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "explain" -d 'Explain one Service (allocation, every node, every filter) or list them; or MetalLB\'s pools'
@@ -84,9 +86,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explai
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -104,6 +107,7 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l ignore -d 'Finding codes to suppress everywhere, e.g. LBD106,LBD202 (must be known codes)' -r
@@ -122,9 +126,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -144,6 +149,7 @@ main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-config -d 'Do not read ./.lbdoctor.yaml'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l spof -d 'Also list, per node, the IPs that lose their announcer if that node alone goes down'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l down -d 'The node stops: its speaker and its endpoints go; the Node object stays, Ready Unknown (repeatable)' -r
@@ -166,9 +172,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simula
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -186,6 +193,7 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l since -d 'Only what happened in this window before the snapshot was taken (live: before now), e.g. 48h, 90m' -r
@@ -204,9 +212,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand histor
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -225,6 +234,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand histor
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l all -d 'Every Service (the default without svc NAME)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
@@ -241,9 +251,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapsh
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -261,6 +272,7 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s I -l interface -d 'Interface to ask on [default: the one whose subnet holds the IP]' -r
@@ -281,9 +293,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -301,6 +314,7 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s I -l interface -d 'The interface to answer on (its MAC is the one announced)' -r
@@ -322,9 +336,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announ
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -345,6 +360,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announ
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l force -d 'Answer even when another MAC already answers for an IP (split brain)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l dry-run -d 'Print what would be sent and answered; send nothing'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
@@ -361,9 +377,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand versio
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -381,6 +398,7 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
@@ -397,9 +415,10 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand comple
 wide\t''
 json\t''
 yaml\t''
+name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l color -d 'Colour: auto follows the terminal and NO_COLOR' -r -f -a "auto\t''
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
@@ -417,6 +436,7 @@ frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand help; and not __fish_seen_subcommand_from explain check simulate history snapshot arping announce version completion help" -f -a "explain" -d 'Explain one Service (allocation, every node, every filter) or list them; or MetalLB\'s pools'

@@ -69,9 +69,12 @@ pub struct GlobalArgs {
     /// Output format [default: table; json for snapshot]
     #[arg(short = 'o', long, global = true, value_enum)]
     pub output: Option<Format>,
-    /// Colour: auto follows the terminal and NO_COLOR
+    /// Colour: auto follows the terminal, NO_COLOR and TERM=dumb
     #[arg(long, global = true, value_enum, default_value = "auto")]
     pub color: ColorChoice,
+    /// Tables without their header row (for scripts)
+    #[arg(long, global = true)]
+    pub no_headers: bool,
     /// Exit 1 when a finding is at or above this severity
     #[arg(long, global = true, value_enum, default_value = "error")]
     pub fail_on: FailOn,

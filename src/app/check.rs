@@ -47,7 +47,7 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
         .collect();
     origins.retain(|object, _| named.contains(object));
     let ci = render::CiOptions { threshold: r.fail_on, origins };
-    render::render_check(out, &report, r.format, r.color, &ci)?;
+    render::render_check(out, &report, r.format, r.paint(), &ci)?;
     // Every finding counts, the configuration's too (DESIGN §3).
     Ok(r.fails(report.all_findings().map(|f| f.severity)))
 }

@@ -26,7 +26,7 @@ pub(super) fn explain(
         let (snap, opts, _) = load(r, env, false)?;
         let report = diagnose::diagnose_pools(&snap, &opts, name)?;
         std::mem::forget(snap);
-        render::render_pools(out, &report, r.format, name.is_some(), r.color)?;
+        render::render_pools(out, &report, r.format, name.is_some(), r.paint())?;
         // Like `explain svc`: only the findings about the pools explained count.
         return Ok(r.fails(report.pools.iter().flat_map(|p| &p.findings).map(|f| f.severity)));
     }
@@ -45,7 +45,7 @@ pub(super) fn explain(
         (None, false) => Scope::Namespace(namespace),
     };
     let report = build_report(snap, &opts)?;
-    render::render(out, &report, r.format, view, r.color)?;
+    render::render(out, &report, r.format, view, r.paint())?;
     // Only the findings of the Services explained count, not the configuration's (DESIGN §3).
     Ok(r.fails(report.services.iter().flat_map(|s| &s.findings).map(|f| f.severity)))
 }

@@ -77,7 +77,7 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
     };
     let history = engine::history(&inputs);
     std::mem::forget(snap);
-    render::render_history(out, &history, r.format, r.color)?;
+    render::render_history(out, &history, r.format, r.paint())?;
     Ok(r.fails(history.findings.iter().map(|f| f.severity)))
 }
 

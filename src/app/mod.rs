@@ -60,6 +60,12 @@ pub struct Env<'a> {
     /// Progress goes to stderr only when it is a terminal.
     pub stderr_is_terminal: bool,
     pub no_color: bool,
+    /// `$TERM`: `dumb` turns colour off under `--color auto`.
+    pub term: Option<String>,
+    /// `$COLUMNS` as set, checked by `resolve`: the width tables fit in.
+    pub columns: Option<String>,
+    /// The terminal's width, when stdout is one.
+    pub terminal_width: Option<usize>,
     pub kube: KubeEnv,
     /// The wall clock, RFC 3339: a live snapshot's `capturedAt`.
     pub now: String,

@@ -24,8 +24,14 @@ pub struct Resolved {
     /// `-o`, else the command's default (JSON for `snapshot`, a table otherwise); always one the
     /// command writes.
     pub format: Format,
-    /// `--color always|never`, or with `auto` a terminal on stdout and no `NO_COLOR`.
+    /// `--color always|never`, or with `auto` a terminal on stdout, no `NO_COLOR` and a `TERM`
+    /// other than `dumb`.
     pub color: bool,
+    /// The width tables fit in: none with `-o wide` (every cell in full, as kubectl), else
+    /// `COLUMNS` when a positive number, else the terminal's width, else (a pipe) none.
+    pub width: Option<usize>,
+    /// `--no-headers`.
+    pub no_headers: bool,
     /// Progress on stderr while lists run: only when stderr is a terminal.
     pub progress: bool,
     /// `--fail-on`: findings at or above it fail the run; `None` with `never`.
@@ -137,6 +143,11 @@ impl Kube {
 }
 
 impl Resolved {
+    /// How the renderers draw: colour, width, headers.
+    pub fn paint(&self) -> crate::render::Paint {
+        crate::render::Paint { color: self.color, width: self.width, no_headers: self.no_headers }
+    }
+
     /// Whether the source is the live cluster.
     pub fn live(&self) -> bool {
         matches!(self.source, Source::Live)
@@ -209,8 +220,10 @@ pub fn globals(g: GlobalArgs, env: &Env, format: Format) -> Result<Resolved, App
         color: match g.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => env.stdout_is_terminal && !env.no_color,
+            ColorChoice::Auto => env.stdout_is_terminal && !env.no_color && env.term.as_deref() != Some("dumb"),
         },
+        width: width(format, env),
+        no_headers: g.no_headers,
         progress: env.stderr_is_terminal,
         fail_on: g.fail_on.threshold(),
         source,
@@ -233,6 +246,19 @@ pub fn globals(g: GlobalArgs, env: &Env, format: Format) -> Result<Resolved, App
             env: env.kube.clone(),
         },
     })
+}
+
+/// `-o wide` draws every cell in full; else `COLUMNS` (a positive number), else the terminal's
+/// width when stdout is one; a pipe without `COLUMNS` has no width either.
+fn width(format: Format, env: &Env) -> Option<usize> {
+    if format == Format::Wide {
+        return None;
+    }
+    match env.columns.as_deref().and_then(|c| c.trim().parse::<usize>().ok()).filter(|&n| n > 0) {
+        Some(n) => Some(n),
+        None if env.stdout_is_terminal => env.terminal_width,
+        None => None,
+    }
 }
 
 fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
@@ -334,19 +360,36 @@ mod tests {
 
     use super::*;
 
-    fn resolved(args: &[&str], stdout_is_terminal: bool, no_color: bool) -> Result<(Resolved, Verb), AppError> {
+    /// What the environment says, beyond the arguments.
+    #[derive(Default)]
+    struct Given {
+        tty: bool,
+        no_color: bool,
+        term: Option<&'static str>,
+        columns: Option<&'static str>,
+        terminal_width: Option<usize>,
+    }
+
+    fn resolved_in(args: &[&str], given: Given) -> Result<(Resolved, Verb), AppError> {
         let argv = std::iter::once("kubectl-lbdoctor").chain(args.iter().copied()).map(Into::into);
         let cli = Cli::try_parse_from(crate::cli::normalize_args(argv)).unwrap();
         let env = Env {
             stdin: &mut std::io::empty(),
-            stdout_is_terminal,
+            stdout_is_terminal: given.tty,
             stderr_is_terminal: false,
-            no_color,
+            no_color: given.no_color,
+            term: given.term.map(Into::into),
+            columns: given.columns.map(Into::into),
+            terminal_width: given.terminal_width,
             kube: KubeEnv::default(),
             now: String::new(),
             cwd: PathBuf::new(),
         };
         resolve(cli, &env)
+    }
+
+    fn resolved(args: &[&str], tty: bool, no_color: bool) -> Result<(Resolved, Verb), AppError> {
+        resolved_in(args, Given { tty, no_color, ..Given::default() })
     }
 
     fn usage(args: &[&str]) -> String {
@@ -374,6 +417,51 @@ mod tests {
         assert!(!color(&["version"], false, false));
         assert!(color(&["version", "--color", "always"], false, true));
         assert!(!color(&["version", "--color", "never"], true, false));
+    }
+
+    #[test]
+    fn term_dumb_turns_auto_colour_off() {
+        let color =
+            |args: &[&str], term| resolved_in(args, Given { tty: true, term, ..Given::default() }).unwrap().0.color;
+        assert!(!color(&["version"], Some("dumb")));
+        assert!(color(&["version"], Some("xterm-256color")));
+        assert!(color(&["version"], None));
+        assert!(color(&["version", "--color", "always"], Some("dumb")));
+    }
+
+    #[test]
+    fn width_is_unlimited_for_wide_else_columns_then_the_terminal() {
+        let width = |args: &[&str], tty, columns, terminal_width| {
+            resolved_in(args, Given { tty, columns, terminal_width, ..Given::default() }).unwrap().0.width
+        };
+        // A terminal: its width, unless COLUMNS says otherwise.
+        assert_eq!(width(&["check"], true, None, Some(120)), Some(120));
+        assert_eq!(width(&["check"], true, Some("80"), Some(120)), Some(80));
+        // A pipe: unlimited, unless COLUMNS is set.
+        assert_eq!(width(&["check"], false, None, None), None);
+        assert_eq!(width(&["check"], false, Some("100"), None), Some(100));
+        // COLUMNS that is not a positive number is not read.
+        assert_eq!(width(&["check"], false, Some("0"), None), None);
+        assert_eq!(width(&["check"], false, Some("wide"), None), None);
+        assert_eq!(width(&["check"], true, Some("-5"), Some(90)), Some(90));
+        // -o wide: full cells, as kubectl, whatever the terminal.
+        assert_eq!(width(&["check", "-o", "wide"], true, Some("80"), Some(120)), None);
+        // --no-headers reaches the renderers with the rest.
+        let r = resolved(&["check", "--no-headers"], false, false).unwrap().0;
+        assert!(r.no_headers && r.paint().no_headers);
+    }
+
+    #[test]
+    fn name_output_is_for_what_lists_services_or_pools() {
+        assert_eq!(resolved(&["check", "-o", "name"], false, false).unwrap().0.format, Format::Name);
+        assert_eq!(resolved(&["explain", "svc", "-o", "name"], false, false).unwrap().0.format, Format::Name);
+        assert_eq!(resolved(&["explain", "pools", "-o", "name"], false, false).unwrap().0.format, Format::Name);
+        assert_eq!(
+            usage(&["history", "--all", "-o", "name"]),
+            "-o name lists Services or pools, for `check` and `explain`; history writes -o table, wide, json or yaml"
+        );
+        assert!(usage(&["simulate", "--down", "n1", "-o", "name"]).starts_with("-o name lists Services or pools"));
+        assert_eq!(usage(&["snapshot", "-o", "name"]), "snapshot writes -o json or -o yaml, not name");
     }
 
     #[test]

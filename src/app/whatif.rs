@@ -46,6 +46,6 @@ pub(super) fn simulate(
     opts.scope = r.namespaces.every_unless_n();
     let sim = simulate::simulate(&snap, &edits, &opts)?;
     std::mem::forget(snap);
-    render::render_simulation(out, &sim, r.format, r.color)?;
+    render::render_simulation(out, &sim, r.format, r.paint())?;
     Ok(r.fails(sim.findings.iter().map(|f| f.severity)))
 }

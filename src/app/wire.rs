@@ -98,7 +98,7 @@ pub fn arping(r: &Resolved, env: &mut Env, a: ArpingArgs, out: &mut dyn Write) -
         cluster_unknown_because: unknown_because,
         findings: judgement.findings,
     };
-    render::wire::arping(out, &report, r.format, r.color)?;
+    render::wire::arping(out, &report, r.format, r.paint())?;
     Ok(r.fails(report.findings.iter().map(|f| f.severity)))
 }
 
@@ -170,7 +170,7 @@ pub fn announce(r: &Resolved, env: &mut Env, a: AnnounceArgs, out: &mut dyn Writ
             cluster_unknown_because: unknown_because,
             findings,
         };
-        render::wire::plan(out, &plan, r.format, r.color)?;
+        render::wire::plan(out, &plan, r.format, r.paint())?;
         return Ok(r.fails(plan.findings.iter().map(|f| f.severity)));
     };
 

@@ -12,6 +12,7 @@ pub(crate) mod wire;
 use std::io::Write;
 
 use crate::report::{PoolsReport, Report};
+pub use style::Paint;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -19,6 +20,8 @@ pub enum Format {
     Wide,
     Json,
     Yaml,
+    /// Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`.
+    Name,
     /// JUnit XML (`check` only): a testcase per finding code × object.
     Junit,
     /// SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code.
@@ -26,16 +29,21 @@ pub enum Format {
 }
 
 impl Format {
-    /// Whether `command` writes this format: JUnit and SARIF only for `check`, `snapshot` only
-    /// documents. The one rule both the commands and shell completion follow.
+    /// Whether `command` writes this format: JUnit and SARIF only for `check`, names for what
+    /// lists Services or pools (`check`, `explain`), `snapshot` only documents. The one rule both
+    /// the commands and shell completion follow.
     pub fn written_by(self, command: &str) -> Result<Self, String> {
         let name = clap::ValueEnum::to_possible_value(&self).map(|v| v.get_name().to_string()).unwrap_or_default();
+        let writes = if command == "explain" { "table, wide, name, json or yaml" } else { "table, wide, json or yaml" };
         match (command, self) {
-            ("check", _) | ("snapshot", Format::Json | Format::Yaml) => Ok(self),
+            ("check", _) | ("snapshot", Format::Json | Format::Yaml) | ("explain", Format::Name) => Ok(self),
             ("snapshot", _) => Err(format!("snapshot writes -o json or -o yaml, not {name}")),
-            (_, Format::Junit | Format::Sarif) => Err(format!(
-                "-o {name}: JUnit and SARIF are for `check`; {command} writes -o table, wide, json or yaml"
-            )),
+            (_, Format::Junit | Format::Sarif) => {
+                Err(format!("-o {name}: JUnit and SARIF are for `check`; {command} writes -o {writes}"))
+            }
+            (_, Format::Name) => {
+                Err(format!("-o name lists Services or pools, for `check` and `explain`; {command} writes -o {writes}"))
+            }
             _ => Ok(self),
         }
     }
@@ -60,11 +68,16 @@ pub enum View {
     Check,
 }
 
-pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, color: bool) -> std::io::Result<()> {
+pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, paint: Paint) -> std::io::Result<()> {
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
+        Format::Name => {
+            for svc in &report.services {
+                writeln!(out, "service/{}/{}", svc.namespace, svc.name)?;
+            }
+            Ok(())
+        }
         Format::Table | Format::Wide => {
-            let paint = style::Paint { color, width: None };
             let wide = format == Format::Wide;
             match view {
                 View::Service => table::service(out, report, wide, paint),
@@ -80,13 +93,13 @@ pub fn render_check(
     out: &mut dyn Write,
     report: &Report,
     format: Format,
-    color: bool,
+    paint: Paint,
     ci: &CiOptions,
 ) -> std::io::Result<()> {
     match format {
         Format::Junit => junit::render(out, report, ci),
         Format::Sarif => sarif::render(out, report, ci),
-        _ => render(out, report, format, View::Check, color),
+        _ => render(out, report, format, View::Check, paint),
     }
 }
 
@@ -95,10 +108,10 @@ pub fn render_history(
     out: &mut dyn Write,
     h: &crate::report::History,
     format: Format,
-    color: bool,
+    paint: Paint,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => history::history(out, h, style::Paint { color, width: None }),
+        Format::Table | Format::Wide => history::history(out, h, paint),
         _ => document(out, h, format),
     }
 }
@@ -108,12 +121,10 @@ pub fn render_simulation(
     out: &mut dyn Write,
     sim: &crate::report::Simulation,
     format: Format,
-    color: bool,
+    paint: Paint,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => {
-            simulate::simulation(out, sim, format == Format::Wide, style::Paint { color, width: None })
-        }
+        Format::Table | Format::Wide => simulate::simulation(out, sim, format == Format::Wide, paint),
         _ => document(out, sim, format),
     }
 }
@@ -124,13 +135,17 @@ pub fn render_pools(
     report: &PoolsReport,
     format: Format,
     single: bool,
-    color: bool,
+    paint: Paint,
 ) -> std::io::Result<()> {
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
-        Format::Table | Format::Wide => {
-            table::pools(out, report, single, format == Format::Wide, style::Paint { color, width: None })
+        Format::Name => {
+            for pool in &report.pools {
+                writeln!(out, "ipaddresspool/{}", pool.name)?;
+            }
+            Ok(())
         }
+        Format::Table | Format::Wide => table::pools(out, report, single, format == Format::Wide, paint),
     }
 }
 

@@ -3,16 +3,21 @@
 
 use std::io::Write;
 
-use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
+use comfy_table::{presets, Cell, Color, Column, ColumnConstraint, ContentArrangement, Table, Width};
 use owo_colors::OwoColorize;
 
 use crate::report::{Finding, Severity};
 
-#[derive(Debug, Clone, Copy)]
+/// How tables and text are drawn: colour, the width tables must fit, and whether tables print
+/// their header row. Decided once from the flags and the environment (`app/resolve.rs`).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Paint {
     pub color: bool,
-    /// The width tables and lines must fit; `None` = unlimited (`-o wide`, a pipe).
+    /// The width every table fits in (long cells are cut with `…`, free-text columns wrap);
+    /// `None` draws every cell in full (`-o wide`, a pipe without `COLUMNS`).
     pub width: Option<usize>,
+    /// `--no-headers`: tables print their rows only.
+    pub no_headers: bool,
 }
 
 impl Paint {
@@ -50,26 +55,315 @@ impl Paint {
     }
 }
 
+/// Columns with these headers hold free text: with a width they wrap inside the table instead of
+/// being cut (`set_wrapping` marks any other column).
+const FREE_TEXT: &[&str] = &["MESSAGE", "VERDICT", "WHY", "DETAIL", "HELD BY"];
+
+/// Spaces between two columns.
+const GAP: usize = 3;
+
+/// A kubectl-style table: no borders, three spaces between columns, the header unless
+/// `--no-headers`, and `paint.width` as the width `print_table` fits it in. The columns named in
+/// [`FREE_TEXT`] wrap; every other long cell is cut with `…`.
 pub(crate) fn new_table(paint: Paint, header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
+    // No tty lookups: the width is ours (`paint.width`), and colour is `paint.color` alone.
+    t.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled).force_no_tty();
     if paint.color {
         t.enforce_styling();
-    } else {
-        t.force_no_tty();
     }
-    t.set_header(header.iter().map(Cell::new));
+    if let Some(width) = paint.width {
+        t.set_width(u16::try_from(width).unwrap_or(u16::MAX));
+    }
+    // Without headers the header row is there but empty, so that the columns exist (padding,
+    // wrapping) before any row; `print_table` leaves it out.
+    if paint.no_headers {
+        t.set_header(header.iter().map(|_| Cell::new("")));
+    } else {
+        t.set_header(header.iter().map(Cell::new));
+    }
     for col in t.column_iter_mut() {
-        col.set_padding((0, 3));
+        col.set_padding((0, GAP as u16));
+    }
+    for (i, name) in header.iter().enumerate() {
+        if FREE_TEXT.contains(name) {
+            set_wrapping(&mut t, i);
+        }
     }
     t
 }
 
+/// Marks column `index` (0-based) as free text: when the table is wider than its width, this
+/// column's cells wrap onto more lines instead of being cut with `…`. A wrapping column is one
+/// whose constraint is "at most the table's width" (`UpperBoundary(Percentage(100))`), which
+/// changes nothing for a table that fits.
+pub(crate) fn set_wrapping(t: &mut Table, index: usize) {
+    if let Some(col) = t.column_mut(index) {
+        col.set_constraint(ColumnConstraint::UpperBoundary(Width::Percentage(100)));
+    }
+}
+
+fn wraps(col: &Column) -> bool {
+    matches!(col.constraint(), Some(ColumnConstraint::UpperBoundary(Width::Percentage(100))))
+}
+
+/// Prints a table from `new_table`: as comfy-table lays it out when it fits its width (or has
+/// none), else in the width, long cells cut with `…` and wrapping columns wrapped.
 pub(crate) fn print_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
-    for line in t.lines() {
+    let headless = t.header().is_some_and(|h| h.cell_iter().all(|c| c.content().is_empty()));
+    if let Some(width) = t.width().map(usize::from) {
+        let natural = natural_widths(t, headless);
+        if natural.iter().sum::<usize>() + GAP * natural.len().saturating_sub(1) > width {
+            return print_fitted(out, t, width, headless);
+        }
+    }
+    for line in t.lines().skip(usize::from(headless)) {
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// The rows printed: the header unless it is left out, then the body.
+fn printed_rows(t: &Table, headless: bool) -> impl Iterator<Item = &comfy_table::Row> {
+    t.header().filter(|_| !headless).into_iter().chain(t.row_iter())
+}
+
+fn cell_width(cell: &Cell) -> usize {
+    cell.content().split('\n').map(display_width).max().unwrap_or(0)
+}
+
+/// Each column's widest cell, in display columns.
+fn natural_widths(t: &Table, headless: bool) -> Vec<usize> {
+    let mut widths = vec![0; t.column_iter().count()];
+    for row in printed_rows(t, headless) {
+        for (i, cell) in row.cell_iter().enumerate() {
+            if i >= widths.len() {
+                widths.push(0);
+            }
+            widths[i] = widths[i].max(cell_width(cell));
+        }
+    }
+    widths
+}
+
+/// Narrowest a wrapping column gets before other columns are cut, and a cut column before the
+/// free text gives way again.
+const WRAP_FLOOR: usize = 24;
+const CUT_FLOOR: usize = 8;
+
+/// Column widths that fit `limit`, the widest column giving way first at each step: wrapping
+/// columns (down to [`WRAP_FLOOR`] or their header), then the cut columns (down to
+/// [`CUT_FLOOR`] or their header, then [`CUT_FLOOR`]), then the wrapping ones again (half the
+/// floor), then the cut ones (three characters), then anything down to one character. Only a
+/// table with more columns than `limit` can hold stays wider.
+pub(crate) fn fit_widths(natural: &[usize], wrapping: &[bool], header: &[usize], limit: usize) -> Vec<usize> {
+    let mut widths = natural.to_vec();
+    let gaps = GAP * natural.len().saturating_sub(1);
+    let shrink = |widths: &mut Vec<usize>, eligible: &dyn Fn(usize) -> bool, floor: &dyn Fn(usize) -> usize| {
+        while widths.iter().sum::<usize>() + gaps > limit {
+            // The widest column that may still give way; the rightmost of equals.
+            let Some(i) =
+                (0..widths.len()).filter(|&i| eligible(i) && widths[i] > floor(i)).max_by_key(|&i| (widths[i], i))
+            else {
+                break;
+            };
+            widths[i] -= 1;
+        }
+    };
+    let head = |i: usize| header.get(i).copied().unwrap_or(0);
+    let wraps = |i: usize| wrapping.get(i) == Some(&true);
+    let cut = |i: usize| !wraps(i);
+    // Free text first (it only gets longer), keeping its header whole.
+    shrink(&mut widths, &wraps, &|i| natural[i].min(head(i).max(WRAP_FLOOR)));
+    // Then the other columns, headers whole; then their headers too.
+    shrink(&mut widths, &cut, &|i| natural[i].min(head(i).max(CUT_FLOOR)));
+    shrink(&mut widths, &cut, &|i| natural[i].min(CUT_FLOOR));
+    // Narrow terminals: free text down to a few words a line, then everything.
+    shrink(&mut widths, &wraps, &|i| natural[i].min(WRAP_FLOOR / 2));
+    shrink(&mut widths, &cut, &|i| natural[i].min(3));
+    shrink(&mut widths, &|_| true, &|i| natural[i].min(1));
+    widths
+}
+
+fn print_fitted(out: &mut dyn Write, t: &Table, limit: usize, headless: bool) -> std::io::Result<()> {
+    let natural = natural_widths(t, headless);
+    let wrapping: Vec<bool> = (0..natural.len()).map(|i| t.column(i).is_some_and(wraps)).collect();
+    let header: Vec<usize> = match t.header().filter(|_| !headless) {
+        Some(h) => h.cell_iter().map(cell_width).collect(),
+        None => Vec::new(),
+    };
+    let widths = fit_widths(&natural, &wrapping, &header, limit);
+    let styled = t.should_style();
+    let is_header = |row: &comfy_table::Row| !headless && t.header().is_some_and(|h| std::ptr::eq(h, row));
+    let empty = Cell::new("");
+    for row in printed_rows(t, headless) {
+        let cells: Vec<(Vec<String>, (String, String))> = (0..widths.len())
+            .map(|i| {
+                let cell = row.cell_iter().nth(i).unwrap_or(&empty);
+                let content = cell.content();
+                let lines: Vec<String> = if wrapping[i] && !is_header(row) {
+                    content.split('\n').flat_map(|l| wrap(l, widths[i])).collect()
+                } else {
+                    content.split('\n').map(|l| shorten(l, widths[i])).collect()
+                };
+                (lines, if styled { cell_style(cell) } else { Default::default() })
+            })
+            .collect();
+        let height = cells.iter().map(|(lines, _)| lines.len()).max().unwrap_or(0);
+        for k in 0..height {
+            let mut line = String::new();
+            for (i, (lines, (prefix, suffix))) in cells.iter().enumerate() {
+                let text = lines.get(k).map(String::as_str).unwrap_or("");
+                if !text.is_empty() {
+                    line.push_str(prefix);
+                    line.push_str(text);
+                    line.push_str(suffix);
+                }
+                if i + 1 < cells.len() {
+                    line.push_str(&" ".repeat(widths[i].saturating_sub(display_width(text)) + GAP));
+                }
+            }
+            writeln!(out, "{}", line.trim_end())?;
+        }
+    }
+    Ok(())
+}
+
+/// The escape codes comfy-table puts around a cell's text (its colour), found by drawing the
+/// cell alone; none for a plain cell.
+fn cell_style(cell: &Cell) -> (String, String) {
+    let content = cell.content();
+    if *cell == Cell::new(&content) {
+        return Default::default();
+    }
+    let Some((k, text)) = content.split('\n').enumerate().find(|(_, l)| !l.is_empty()) else {
+        return Default::default();
+    };
+    let mut probe = Table::new();
+    probe.load_preset(presets::NOTHING).force_no_tty().enforce_styling().style_text_only();
+    probe.add_row(vec![cell.clone()]);
+    for col in probe.column_iter_mut() {
+        col.set_padding((0, 0));
+    }
+    let Some(line) = probe.lines().nth(k) else { return Default::default() };
+    match line.find(text) {
+        Some(at) => (line[..at].to_string(), line[at + text.len()..].replace(' ', "")),
+        None => Default::default(),
+    }
+}
+
+/// A piece of text as the terminal sees it: an escape sequence (no width) or a character.
+enum Token<'a> {
+    Escape(&'a str),
+    Char(char),
+}
+
+fn tokens(s: &str) -> impl Iterator<Item = Token<'_>> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        let c = rest.chars().next()?;
+        let len = if c == '\x1b' {
+            let mut chars = rest.char_indices().skip(1);
+            match chars.next() {
+                // CSI: parameters, then a final byte in @..=~.
+                Some((_, '[')) => {
+                    chars.find(|(_, c)| ('@'..='~').contains(c)).map(|(i, c)| i + c.len_utf8()).unwrap_or(rest.len())
+                }
+                Some((i, c)) => i + c.len_utf8(),
+                None => 1,
+            }
+        } else {
+            c.len_utf8()
+        };
+        let (token, tail) = rest.split_at(len);
+        rest = tail;
+        Some(if c == '\x1b' { Token::Escape(token) } else { Token::Char(c) })
+    })
+}
+
+/// Display columns: characters, not bytes (✓, →, …), with escape codes counting for nothing.
+pub(crate) fn display_width(s: &str) -> usize {
+    tokens(s).filter(|t| matches!(t, Token::Char(_))).count()
+}
+
+/// `s` in at most `width` columns: cut with `…` when longer. Escape codes are all kept, so a
+/// colour that starts before the cut still ends.
+pub(crate) fn shorten(s: &str, width: usize) -> String {
+    if display_width(s) <= width {
+        return s.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    let mut out = String::new();
+    let mut shown = 0;
+    for token in tokens(s) {
+        match token {
+            Token::Escape(e) => out.push_str(e),
+            Token::Char(c) if shown < keep => {
+                out.push(c);
+                shown += 1;
+            }
+            Token::Char(_) => {}
+        }
+    }
+    if width > 0 {
+        // After the last visible character, before the codes that close it.
+        out.insert(visible_end(&out), '…');
+    }
+    out
+}
+
+/// The byte offset just after the last visible character (0 if none).
+fn visible_end(s: &str) -> usize {
+    let mut end = 0;
+    let mut at = 0;
+    for token in tokens(s) {
+        match token {
+            Token::Escape(e) => at += e.len(),
+            Token::Char(c) => {
+                at += c.len_utf8();
+                end = at;
+            }
+        }
+    }
+    end
+}
+
+/// `s` in lines of at most `width` columns, broken between words (a word longer than a line
+/// is broken inside). Always at least one line.
+pub(crate) fn wrap(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    for word in s.split(' ') {
+        let w = display_width(word);
+        if used > 0 && used + 1 + w <= width {
+            line.push(' ');
+            line.push_str(word);
+            used += 1 + w;
+            continue;
+        }
+        if used > 0 || !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        used = 0;
+        // A word longer than the line: in pieces of `width`.
+        for token in tokens(word) {
+            match token {
+                Token::Escape(e) => line.push_str(e),
+                Token::Char(c) => {
+                    if used == width {
+                        lines.push(std::mem::take(&mut line));
+                        used = 0;
+                    }
+                    line.push(c);
+                    used += 1;
+                }
+            }
+        }
+    }
+    lines.push(line);
+    lines
 }
 
 pub(crate) fn mark(ok: bool) -> Cell {
@@ -110,13 +404,19 @@ pub(crate) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> s
 /// `text` cut to `max` characters, ending in `…` when cut.
 pub(crate) fn fit(text: &str, max: Option<usize>) -> String {
     match max {
-        Some(max) if text.chars().count() > max => {
-            let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-            out.push('…');
-            out
-        }
-        _ => text.to_string(),
+        Some(max) => shorten(text, max),
+        None => text.to_string(),
     }
+}
+
+/// A prose line wrapped between words to `width` (none: as is), continuation lines indented.
+pub(crate) fn wrapped(out: &mut dyn Write, text: &str, width: Option<usize>, indent: usize) -> std::io::Result<()> {
+    let Some(width) = width else { return writeln!(out, "{text}") };
+    for (i, line) in wrap(text, width.saturating_sub(indent).max(20)).iter().enumerate() {
+        let pad = if i == 0 { 0 } else { indent };
+        writeln!(out, "{:pad$}{line}", "")?;
+    }
+    Ok(())
 }
 
 /// Names joined with ", " up to `shown`, then `… (+N)`.
@@ -126,4 +426,123 @@ pub(crate) fn name_list<S: AsRef<str>>(names: &[S], total: usize, shown: usize) 
         text.push_str(&format!(", … (+{})", total - shown.min(names.len())));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GREEN_CHECK: &str = "\u{1b}[32m✓\u{1b}[39m";
+
+    #[test]
+    fn display_width_counts_characters_not_bytes_or_escape_codes() {
+        assert_eq!(display_width(""), 0);
+        assert_eq!(display_width("✓ ✗ → …"), 7);
+        assert_eq!(display_width(GREEN_CHECK), 1);
+        assert_eq!(display_width("\u{1b}[1mbold\u{1b}[0m and plain"), 14);
+    }
+
+    #[test]
+    fn shorten_cuts_with_an_ellipsis_and_keeps_the_colour_codes() {
+        assert_eq!(shorten("metallb-system", 20), "metallb-system");
+        assert_eq!(shorten("metallb-system", 14), "metallb-system");
+        assert_eq!(shorten("metallb-system", 8), "metallb…");
+        assert_eq!(shorten("✓ → ✗ → ✓", 5), "✓ → …");
+        assert_eq!(shorten("abc", 1), "…");
+        assert_eq!(shorten("abc", 0), "");
+        // The escape codes stay whole, the one that closes the colour included.
+        let red = "\u{1b}[31mdiffers from the election\u{1b}[39m";
+        let cut = shorten(red, 10);
+        assert_eq!(cut, "\u{1b}[31mdiffers f…\u{1b}[39m");
+        assert_eq!(display_width(&cut), 10);
+        assert_eq!(shorten(GREEN_CHECK, 1), GREEN_CHECK);
+    }
+
+    #[test]
+    fn wrap_breaks_between_words_and_inside_words_too_long() {
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(wrap("short", 10), ["short"]);
+        assert_eq!(wrap("every speaker withdraws it", 10), ["every", "speaker", "withdraws", "it"]);
+        assert_eq!(wrap("a b c d e", 3), ["a b", "c d", "e"]);
+        assert_eq!(wrap("nodeSelector→excluded", 8), ["nodeSele", "ctor→exc", "luded"]);
+        for line in wrap("✓ the IP → node-1 … and then some more words ✗", 7) {
+            assert!(display_width(&line) <= 7, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn widths_fit_wrapping_columns_first_then_the_widest() {
+        // Fits: unchanged.
+        assert_eq!(fit_widths(&[5, 10], &[false, false], &[4, 4], 18), [5, 10]);
+        // The wrapping column gives way first, down to its floor…
+        assert_eq!(fit_widths(&[10, 60], &[false, true], &[4, 7], 50), [10, 37]);
+        // …then the widest cut column.
+        assert_eq!(fit_widths(&[40, 10, 60], &[false, false, true], &[4, 4, 7], 60), [20, 10, WRAP_FLOOR]);
+        // Never more than the limit while every column can keep a character.
+        let w = fit_widths(&[30, 30, 30], &[false, false, false], &[9, 9, 9], 12);
+        assert_eq!(w.iter().sum::<usize>() + 2 * GAP, 12);
+    }
+
+    fn printed(t: &Table) -> String {
+        let mut out = Vec::new();
+        print_table(&mut out, t).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn sample(paint: Paint) -> Table {
+        let mut t = new_table(paint, &["NAME", "STATE", "MESSAGE"]);
+        t.add_row(vec![
+            Cell::new("a-rather-long-service-name-in-a-namespace"),
+            mark(true),
+            Cell::new("the elected node runs no live speaker, so nobody answers ARP for the IP"),
+        ]);
+        t.add_row(vec![Cell::new("web"), mark(false), Cell::new("ok")]);
+        t
+    }
+
+    #[test]
+    fn a_table_without_width_is_drawn_in_full_and_one_with_fits() {
+        let full = printed(&sample(Paint::default()));
+        assert!(full.lines().any(|l| display_width(l) > 100), "{full}");
+        for width in [40, 60, 80] {
+            for color in [false, true] {
+                let text = printed(&sample(Paint { color, width: Some(width), no_headers: false }));
+                for line in text.lines() {
+                    assert!(display_width(line) <= width, "{width}: {line:?}\n{text}");
+                }
+                // The message wraps (every word of it is there); the name is cut once the message
+                // cannot give way any more, on one line.
+                assert!(text.lines().count() > full.lines().count(), "{text}");
+                assert_eq!(text.contains('…'), width < 80, "{text}");
+                for word in ["elected", "nobody", "answers", "IP"] {
+                    assert!(text.contains(word), "{word}: {text}");
+                }
+                assert_eq!(text.contains("\u{1b}["), color, "{text}");
+            }
+        }
+        // Wide enough: exactly what comfy-table draws.
+        assert_eq!(printed(&sample(Paint { width: Some(500), ..Paint::default() })), full);
+    }
+
+    #[test]
+    fn no_headers_drops_the_header_row_only() {
+        let with = printed(&sample(Paint::default()));
+        let without = printed(&sample(Paint { no_headers: true, ..Paint::default() }));
+        assert!(with.starts_with("NAME"));
+        assert_eq!(without.lines().count(), 2, "{without}");
+        assert!(without.starts_with("a-rather-long"));
+        let narrow = printed(&sample(Paint { no_headers: true, width: Some(50), ..Paint::default() }));
+        assert!(!narrow.contains("NAME") && narrow.starts_with("a-rather"), "{narrow}");
+    }
+
+    #[test]
+    fn set_wrapping_marks_any_column() {
+        let mut t = new_table(Paint { width: Some(30), ..Paint::default() }, &["A", "NOTES"]);
+        t.add_row(vec!["x", "one two three four five six seven eight nine ten"]);
+        assert!(printed(&t).contains('…'));
+        set_wrapping(&mut t, 1);
+        let text = printed(&t);
+        assert!(!text.contains('…') && text.lines().count() > 2, "{text}");
+        assert!(text.contains("ten"));
+    }
 }

@@ -7,11 +7,10 @@ use super::{document, Format};
 use crate::report::IpContext;
 use crate::report::{AnnouncePlan, ArpingReport};
 
-pub fn arping(out: &mut dyn Write, r: &ArpingReport, format: Format, color: bool) -> std::io::Result<()> {
+pub fn arping(out: &mut dyn Write, r: &ArpingReport, format: Format, paint: Paint) -> std::io::Result<()> {
     if matches!(format, Format::Json | Format::Yaml) {
         return document(out, r, format);
     }
-    let paint = Paint { color, width: None };
     writeln!(
         out,
         "{} on {}: {} over {:.1}s, {} answered",
@@ -126,11 +125,10 @@ fn context(out: &mut dyn Write, ctx: &IpContext, ip: Option<&str>) -> std::io::R
     Ok(())
 }
 
-pub fn plan(out: &mut dyn Write, p: &AnnouncePlan, format: Format, color: bool) -> std::io::Result<()> {
+pub fn plan(out: &mut dyn Write, p: &AnnouncePlan, format: Format, paint: Paint) -> std::io::Result<()> {
     if matches!(format, Format::Json | Format::Yaml) {
         return document(out, p, format);
     }
-    let paint = Paint { color, width: None };
     writeln!(out, "{}", paint.bold("announce --dry-run: nothing is sent and nothing answered."))?;
     let from = p.link_local.as_ref().map(|l| format!(", NDP from {l}")).unwrap_or_default();
     writeln!(out, "Interface: {} ({}{from})", p.interface, p.mac)?;

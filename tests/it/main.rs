@@ -20,6 +20,7 @@ mod history;
 mod krew;
 mod live;
 mod loader;
+mod output;
 mod properties;
 mod render;
 mod scenarios;

@@ -112,7 +112,7 @@ fn bash_completion_completes_subcommands_flags_and_values() {
     };
     assert_eq!(complete(&["kubectl-lbdoctor", "ch"]), ["check"]);
     assert_eq!(complete(&["kubectl-lbdoctor", "check", "--fail-on", ""]), ["error", "warning", "info", "never"]);
-    assert_eq!(complete(&["kubectl-lbdoctor", "check", "--no-"]), ["--no-config"]);
+    assert_eq!(complete(&["kubectl-lbdoctor", "check", "--no-"]), ["--no-config", "--no-headers"]);
     assert_eq!(complete(&["kubectl-lbdoctor", "completion", "f"]), ["fish"]);
 }
 

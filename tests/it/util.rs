@@ -24,7 +24,7 @@ pub const TRAP: &str = "testdata/clusters/homelab-trap.yaml";
 /// never answer.
 pub fn lbdoctor() -> Command {
     let mut cmd = Command::cargo_bin("kubectl-lbdoctor").unwrap();
-    cmd.env_remove("NO_COLOR").env_remove("KUBECONFIG").env("HOME", "/nonexistent");
+    cmd.env_remove("NO_COLOR").env_remove("COLUMNS").env_remove("KUBECONFIG").env("HOME", "/nonexistent");
     cmd
 }
 

@@ -1,0 +1,148 @@
+//! Output for terminals and scripts: tables that fit `COLUMNS` or the terminal, `-o wide` in
+//! full, `TERM=dumb`, `-o name` and `--no-headers`.
+
+use crate::util::{json, lbdoctor, output, run};
+
+/// Display columns of a line: characters, escape codes left out.
+fn columns(line: &str) -> usize {
+    let mut n = 0;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: up to the final byte.
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
+fn widest(text: &str) -> usize {
+    text.lines().map(columns).max().unwrap_or(0)
+}
+
+/// `check --demo trap` with `COLUMNS` set (the tests' stdout is a pipe, so only `COLUMNS` sets a width).
+fn check_in(columns: &str, extra: &[&str]) -> String {
+    let (stdout, stderr, _) = output(lbdoctor().env("COLUMNS", columns).args(["check", "--demo", "trap"]).args(extra));
+    assert!(stderr.is_empty(), "{stderr}");
+    stdout
+}
+
+#[test]
+fn columns_80_fits_every_line_cutting_or_wrapping_cells() {
+    for colour in ["--color=never", "--color=always"] {
+        let text = check_in("80", &[colour]);
+        assert!(widest(&text) <= 80, "{colour}: a line over 80 columns:\n{text}");
+        let wrapped = text.lines().any(|l| l.starts_with("   "));
+        assert!(text.contains('…') || wrapped, "{text}");
+        // Every Service and every finding is still there, one row each.
+        assert_eq!(text.lines().filter(|l| l.contains("dark")).count(), 10, "{text}");
+        assert!(text.contains("10 services: 20 errors, 3 warnings, 0 info"), "{text}");
+    }
+}
+
+#[test]
+fn columns_100_fits_too() {
+    let text = check_in("100", &[]);
+    assert!(widest(&text) <= 100, "{text}");
+}
+
+#[test]
+fn a_pipe_without_columns_keeps_the_full_width() {
+    let (text, _, _) = run(&["check", "--demo", "trap"]);
+    assert!(widest(&text) > 200, "the table should keep its full width in a pipe:\n{text}");
+    assert!(!text.contains('…'), "{text}");
+    // COLUMNS that is not a positive number is ignored.
+    assert_eq!(check_in("0", &[]), text);
+    assert_eq!(check_in("many", &[]), text);
+}
+
+#[test]
+fn wide_keeps_full_cells_whatever_columns_says() {
+    let (full, _, _) = run(&["check", "--demo", "trap", "-o", "wide"]);
+    assert_eq!(check_in("80", &["-o", "wide"]), full);
+    assert!(widest(&full) > 80);
+}
+
+#[test]
+fn term_dumb_has_no_colour_under_auto() {
+    let cmd = |color: &str| {
+        output(lbdoctor().env("TERM", "dumb").env("COLUMNS", "80").args(["check", "--demo", "trap", color])).0
+    };
+    assert!(!cmd("--color=auto").contains('\u{1b}'));
+    // The flag still wins.
+    assert!(cmd("--color=always").contains("\u{1b}["));
+}
+
+#[test]
+fn name_lists_the_services_of_the_json_in_order() {
+    let (report, _) = json(&["check", "--demo", "trap", "-o", "json"]);
+    let expected: Vec<String> = report["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("service/{}/{}", s["namespace"].as_str().unwrap(), s["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(expected.len(), 10);
+    let (names, _, code) = run(&["check", "--demo", "trap", "-o", "name"]);
+    assert_eq!(names.lines().collect::<Vec<_>>(), expected);
+    // check's exit status is the same as with any format: the trap fails.
+    assert_eq!(code, 1);
+    // explain svc -A lists the same Services; one Service is one line.
+    let (names, _, _) = run(&["explain", "svc", "-A", "--demo", "trap", "-o", "name"]);
+    assert_eq!(names.lines().collect::<Vec<_>>(), expected);
+    let (one, _, _) = run(&["explain", "svc", "jellyfin", "-n", "media", "--demo", "trap", "-o", "name"]);
+    assert_eq!(one, "service/media/jellyfin\n");
+}
+
+#[test]
+fn name_lists_pools_for_explain_pools() {
+    let (pools, _) = json(&["explain", "pools", "--demo", "-o", "json"]);
+    let expected: Vec<String> = pools["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("ipaddresspool/{}", p["name"].as_str().unwrap()))
+        .collect();
+    assert!(!expected.is_empty());
+    let (names, _, code) = run(&["explain", "pools", "--demo", "-o", "name"]);
+    assert_eq!(code, 0);
+    assert_eq!(names.lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn name_is_refused_where_it_lists_nothing() {
+    for args in [
+        &["history", "--all", "--demo", "-o", "name"][..],
+        &["simulate", "--down", "worker-a", "--demo", "-o", "name"],
+        &["version", "-o", "name"],
+        &["snapshot", "--demo", "-o", "name"],
+    ] {
+        let (stdout, stderr, code) = run(args);
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(stderr.contains("-o name") || stderr.contains("not name"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn no_headers_drops_the_header_rows() {
+    let (with, _, _) = run(&["check", "--demo", "trap"]);
+    let (without, _, _) = run(&["check", "--demo", "trap", "--no-headers"]);
+    assert!(with.lines().any(|l| l.starts_with("NAMESPACE")));
+    assert!(with.lines().any(|l| l.starts_with("SEVERITY")));
+    assert!(!without.lines().any(|l| l.starts_with("NAMESPACE") || l.starts_with("SEVERITY")), "{without}");
+    // Only the two header lines go; every row stays.
+    assert_eq!(without.lines().count(), with.lines().count() - 2);
+    assert!(without.starts_with("default"), "{without}");
+    // In a width too.
+    let narrow = check_in("80", &["--no-headers"]);
+    assert!(!narrow.lines().any(|l| l.starts_with("NAMESPACE")) && widest(&narrow) <= 80, "{narrow}");
+}
