@@ -72,6 +72,8 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "a
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "version" -d 'Print the version, git commit, build date and Kubernetes API version (-o json for CI)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "completion" -d 'Print a shell completion script: bash, zsh, fish, or kubectl (the kubectl_complete-lbdoctor script)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l nodes -d 'Per-node rows: top (the first ranks and a line per filter) or all (every node, as -o wide) [default: all for one Service on up to 20 nodes, else top]' -r -f -a "top\t'The winner and the next ranks (5), and per filter a count and the first names'
+all\t'Every node, every session'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
@@ -112,6 +114,8 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explai
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l ignore -d 'Finding codes to suppress everywhere, e.g. LBD106,LBD202 (must be known codes)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l config -d 'Suppressions file [default: ./.lbdoctor.yaml when it exists]' -r -F
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l nodes -d 'Per-node rows in -o json/yaml: top (the first ranks and a group per filter) or all' -r -f -a "top\t'The winner and the next ranks (5), and per filter a count and the first names'
+all\t'Every node, every session'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r

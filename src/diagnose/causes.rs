@@ -77,10 +77,8 @@ fn causes(report: &Report) -> Vec<Cause> {
     for s in &report.services {
         let own = ObjectRef::new("Service", &s.namespace, &s.name);
         let has_l2_cause = s.findings.iter().any(|f| L2_CAUSES.contains(&f.code));
-        let mut folded = false;
         for f in &s.findings {
             if f.code == Code::LBD101 && has_l2_cause {
-                folded = true;
                 continue;
             }
             let Some(object) = causing_object(f, Some(&own)) else { continue };
@@ -101,7 +99,7 @@ fn causes(report: &Report) -> Vec<Cause> {
             };
             groups[i].findings.push((f, Some(s)));
             groups[i].codes.push(f.code);
-            if folded || (has_l2_cause && L2_CAUSES.contains(&f.code)) {
+            if has_l2_cause && L2_CAUSES.contains(&f.code) {
                 groups[i].codes.push(Code::LBD101);
             }
         }

@@ -160,7 +160,7 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
     let services = evals
         .par_iter()
         .filter(|e| in_scope(&e.namespace, &e.name))
-        .map(|e| service_report(world, &imps, e, &answered, opts.detail))
+        .map(|e| service_report(world, &imps, e, &answered, opts.detail, matches!(opts.scope, Scope::Service { .. })))
         .collect();
 
     let mut report = Report {
@@ -187,11 +187,37 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
     };
     drop(answered);
     drop(evals);
+    if let (Scope::Service { .. }, [svc]) = (&opts.scope, report.services.as_slice()) {
+        let related = related_objects(world, svc);
+        report.findings.retain(|f| {
+            matches!(f.code, Code::LBD201 | Code::LBD230) || f.objects.iter().any(|o| related.contains(&o.to_string()))
+        });
+    }
     causes::conclude(&mut report);
     Ok(report)
 }
 
 pub use causes::conclude;
+
+/// What a Service's cluster findings may name to concern it: the Service, its pool, its
+/// advertisements and peers, and whatever its own findings name.
+fn related_objects(world: &World, svc: &ServiceReport) -> std::collections::HashSet<String> {
+    let ns = &world.setup.namespace;
+    let mut out: std::collections::HashSet<String> =
+        svc.findings.iter().flat_map(|f| &f.objects).map(ToString::to_string).collect();
+    out.insert(ObjectRef::new("Service", &svc.namespace, &svc.name).to_string());
+    if let Some(m) = &svc.metallb {
+        out.extend(m.pool.iter().map(|p| ObjectRef::new("IPAddressPool", ns, p).to_string()));
+        if let Some(l2) = &m.layer2 {
+            out.extend(l2.advertisements.iter().map(|a| ObjectRef::new("L2Advertisement", ns, a).to_string()));
+        }
+        if let Some(b) = &m.bgp {
+            out.extend(b.advertisements.iter().map(|a| ObjectRef::new("BGPAdvertisement", ns, a).to_string()));
+            out.extend(b.peers.iter().map(|p| ObjectRef::new("BGPPeer", ns, p).to_string()));
+        }
+    }
+    out
+}
 
 fn node_facts(world: &World) -> Vec<NodeFacts> {
     let t = &world.table;
@@ -323,6 +349,7 @@ fn service_report(
     e: &Evaluation,
     answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
     detail: bool,
+    one: bool,
 ) -> ServiceReport {
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
@@ -346,7 +373,7 @@ fn service_report(
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,
-        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail)),
+        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail, one)),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
     });
     let mut report = ServiceReport {
@@ -396,7 +423,8 @@ fn service_report(
     report
 }
 
-fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) -> Layer2 {
+/// `one`: the report explains a single Service, so every group names its nodes.
+fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool, one: bool) -> Layer2 {
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
     let ctx = world.l2_context(world.setup.head(), detail);
@@ -435,7 +463,10 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool) ->
             .map(|(x, set)| NodeGroup {
                 excluded_by: *x,
                 count: set.count_ones(..),
-                nodes: set.ones().take(shown).map(|n| world.node_names[n].clone()).collect(),
+                // Node-wide filters name the same nodes for every Service: the top-level
+                // `nodes` lists them once. The election's losers are in `ranks`.
+                nodes: (detail || one || !(x.node_wide() || *x == Exclusion::LostElection))
+                    .then(|| set.ones().take(shown).map(|n| world.node_names[n].clone()).collect()),
             })
             .collect(),
         nodes: detail.then(|| node_rows(world, e, el, &ctx)),

@@ -2,6 +2,7 @@
 
 mod cilium;
 mod history;
+mod json;
 mod junit;
 mod sarif;
 mod simulate;
@@ -155,6 +156,8 @@ pub fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: For
         let text = serde_saphyr::to_string(value).map_err(std::io::Error::other)?;
         return out.write_all(text.as_bytes());
     }
-    serde_json::to_writer_pretty(&mut *out, value)?;
+    let mut w = json::InlineArrays::new(&mut *out);
+    serde_json::to_writer_pretty(&mut w, value)?;
+    w.flush()?;
     writeln!(out)
 }

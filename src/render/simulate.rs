@@ -196,9 +196,19 @@ pub fn spof(out: &mut dyn Write, report: &Report, nodes: &[SpofNode], paint: Pai
         1 => "1 IP is dark already; of the rest, ".to_string(),
         n => format!("{n} IPs are dark already; of the rest, "),
     };
+    let announced = report
+        .services
+        .iter()
+        .filter(|s| s.status != ServiceStatus::Dark)
+        .flat_map(|s| s.ips.iter().map(String::as_str))
+        .filter(|ip| !dark.contains(ip))
+        .count();
     if nodes.is_empty() {
-        let rest = if already.is_empty() { "every announced IP" } else { "every announced one" };
-        return writeln!(out, "  none: {already}{rest} has another node to take over.");
+        return match (dark.len(), announced) {
+            (0, _) => writeln!(out, "  none: every announced IP has another node to take over."),
+            (n, 0) => writeln!(out, "  none to lose: all {n} IPs are dark already (see CAUSES)."),
+            _ => writeln!(out, "  none: {already}every announced one has another node to take over."),
+        };
     }
     if !already.is_empty() {
         writeln!(out, "  {already}these lose their announcer with one node:")?;

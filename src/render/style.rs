@@ -61,6 +61,8 @@ const FREE_TEXT: &[&str] = &["MESSAGE", "VERDICT", "WHY", "DETAIL", "HELD BY"];
 
 /// Spaces between two columns.
 const GAP: usize = 3;
+/// Between columns of a table laid out to a width it would not fit otherwise.
+const FITTED_GAP: usize = 2;
 
 /// A kubectl-style table: no borders, three spaces between columns, the header unless
 /// `--no-headers`, and `paint.width` as the width `print_table` fits it in. The columns named in
@@ -88,6 +90,11 @@ pub(crate) fn new_table(paint: Paint, header: &[&str]) -> Table {
     for (i, name) in header.iter().enumerate() {
         if FREE_TEXT.contains(name) {
             set_wrapping(&mut t, i);
+        } else if KEPT.contains(name) {
+            // Marked on the column, so that it holds without a header row too.
+            if let Some(col) = t.column_mut(i) {
+                col.set_constraint(ColumnConstraint::ContentWidth);
+            }
         }
     }
     t
@@ -156,9 +163,24 @@ const CUT_FLOOR: usize = 8;
 /// [`CUT_FLOOR`] or their header, then [`CUT_FLOOR`]), then the wrapping ones again (half the
 /// floor), then the cut ones (three characters), then anything down to one character. Only a
 /// table with more columns than `limit` can hold stays wider.
+#[cfg(test)]
 pub(crate) fn fit_widths(natural: &[usize], wrapping: &[bool], header: &[usize], limit: usize) -> Vec<usize> {
+    fit_widths_keeping(natural, wrapping, header, &[], limit)
+}
+
+/// Headers of columns no step but the last may cut: an address or a status cut short misleads.
+const KEPT: &[&str] = &["NAME", "IP", "STATUS", "SEVERITY", "CODE", "RANK"];
+
+/// As [`fit_widths`], `kept` columns whole until only cutting everything fits.
+fn fit_widths_keeping(
+    natural: &[usize],
+    wrapping: &[bool],
+    header: &[usize],
+    kept: &[bool],
+    limit: usize,
+) -> Vec<usize> {
     let mut widths = natural.to_vec();
-    let gaps = GAP * natural.len().saturating_sub(1);
+    let gaps = FITTED_GAP * natural.len().saturating_sub(1);
     let shrink = |widths: &mut Vec<usize>, eligible: &dyn Fn(usize) -> bool, floor: &dyn Fn(usize) -> usize| {
         while widths.iter().sum::<usize>() + gaps > limit {
             // The widest column that may still give way; the rightmost of equals.
@@ -172,7 +194,7 @@ pub(crate) fn fit_widths(natural: &[usize], wrapping: &[bool], header: &[usize],
     };
     let head = |i: usize| header.get(i).copied().unwrap_or(0);
     let wraps = |i: usize| wrapping.get(i) == Some(&true);
-    let cut = |i: usize| !wraps(i);
+    let cut = |i: usize| !wraps(i) && kept.get(i) != Some(&true);
     // Free text first (it only gets longer), keeping its header whole.
     shrink(&mut widths, &wraps, &|i| natural[i].min(head(i).max(WRAP_FLOOR)));
     // Then the other columns, headers whole; then their headers too.
@@ -192,7 +214,10 @@ fn print_fitted(out: &mut dyn Write, t: &Table, limit: usize, headless: bool) ->
         Some(h) => h.cell_iter().map(cell_width).collect(),
         None => Vec::new(),
     };
-    let widths = fit_widths(&natural, &wrapping, &header, limit);
+    let kept: Vec<bool> = (0..natural.len())
+        .map(|i| t.column(i).is_some_and(|c| matches!(c.constraint(), Some(ColumnConstraint::ContentWidth))))
+        .collect();
+    let widths = fit_widths_keeping(&natural, &wrapping, &header, &kept, limit);
     let styled = t.should_style();
     let is_header = |row: &comfy_table::Row| !headless && t.header().is_some_and(|h| std::ptr::eq(h, row));
     let empty = Cell::new("");
@@ -220,7 +245,7 @@ fn print_fitted(out: &mut dyn Write, t: &Table, limit: usize, headless: bool) ->
                     line.push_str(suffix);
                 }
                 if i + 1 < cells.len() {
-                    line.push_str(&" ".repeat(widths[i].saturating_sub(display_width(text)) + GAP));
+                    line.push_str(&" ".repeat(widths[i].saturating_sub(display_width(text)) + FITTED_GAP));
                 }
             }
             writeln!(out, "{}", line.trim_end())?;
@@ -409,12 +434,18 @@ pub(crate) fn fit(text: &str, max: Option<usize>) -> String {
     }
 }
 
-/// A prose line wrapped between words to `width` (none: as is), continuation lines indented.
-pub(crate) fn wrapped(out: &mut dyn Write, text: &str, width: Option<usize>, indent: usize) -> std::io::Result<()> {
-    let Some(width) = width else { return writeln!(out, "{text}") };
-    for (i, line) in wrap(text, width.saturating_sub(indent).max(20)).iter().enumerate() {
-        let pad = if i == 0 { 0 } else { indent };
-        writeln!(out, "{:pad$}{line}", "")?;
+/// A prose line wrapped between words to `paint.width` (none: as is), continuation lines
+/// indented by `indent`; bold with `bold`.
+pub(crate) fn wrapped(out: &mut dyn Write, text: &str, paint: Paint, indent: usize, bold: bool) -> std::io::Result<()> {
+    let style = |s: &str| if bold { paint.bold(s) } else { s.to_string() };
+    let Some(width) = paint.width else { return writeln!(out, "{}", style(text)) };
+    // The text's own leading spaces indent its first line.
+    let lead = text.len() - text.trim_start_matches(' ').len();
+    for (i, line) in
+        wrap(text.trim_start_matches(' '), width.saturating_sub(lead.max(indent)).max(20)).iter().enumerate()
+    {
+        let pad = if i == 0 { lead } else { indent };
+        writeln!(out, "{:pad$}{}", "", style(line.trim_end()))?;
     }
     Ok(())
 }
@@ -475,12 +506,12 @@ mod tests {
         // Fits: unchanged.
         assert_eq!(fit_widths(&[5, 10], &[false, false], &[4, 4], 18), [5, 10]);
         // The wrapping column gives way first, down to its floor…
-        assert_eq!(fit_widths(&[10, 60], &[false, true], &[4, 7], 50), [10, 37]);
+        assert_eq!(fit_widths(&[10, 60], &[false, true], &[4, 7], 50), [10, 38]);
         // …then the widest cut column.
-        assert_eq!(fit_widths(&[40, 10, 60], &[false, false, true], &[4, 4, 7], 60), [20, 10, WRAP_FLOOR]);
+        assert_eq!(fit_widths(&[40, 10, 60], &[false, false, true], &[4, 4, 7], 60), [22, 10, WRAP_FLOOR]);
         // Never more than the limit while every column can keep a character.
         let w = fit_widths(&[30, 30, 30], &[false, false, false], &[9, 9, 9], 12);
-        assert_eq!(w.iter().sum::<usize>() + 2 * GAP, 12);
+        assert_eq!(w.iter().sum::<usize>() + 2 * FITTED_GAP, 12);
     }
 
     fn printed(t: &Table) -> String {

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::style::{findings, fit, mark, name_list, new_table, print_table, Paint};
+use super::style::{findings, fit, mark, name_list, new_table, print_table, wrapped, Paint};
 use crate::report::{
     AllocationStatus, Bgp, BgpNode, BgpReason, Code, Exclusion, FamilyUsage, L2Node, L2Reason, Layer2, ObjectRef,
     PoolsReport, Report, ServiceReport, ServiceStatus,
@@ -80,7 +80,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
                 m.pool.as_deref().unwrap_or("-"),
                 if l2.advertisements.is_empty() { "none matching".to_string() } else { l2.advertisements.join(", ") }
             )?;
-            writeln!(out, "{}", paint.bold(&l2.verdict))?;
+            wrapped(out, &l2.verdict, paint, 2, true)?;
             observed_line(out, report, l2, paint)?;
             writeln!(out)?;
             match &l2.nodes {
@@ -211,7 +211,8 @@ fn election_summary(out: &mut dyn Write, report: &Report, l2: &Layer2, paint: Pa
             Exclusion::LostElection => "lost the election",
         };
         let noun = if g.count == 1 { "node" } else { "nodes" };
-        let line = format!("  {} {noun}: {why} ({})", g.count, name_list(&g.nodes, g.count, 3));
+        let names = g.nodes.as_deref().map(|n| format!(" ({})", name_list(n, g.count, 3))).unwrap_or_default();
+        let line = format!("  {} {noun}: {why}{names}", g.count);
         writeln!(out, "{}", fit(&line, paint.width))?;
     }
     if l2.excluded.iter().any(|g| g.count > 3) || l2.ranks.len() > 1 {
@@ -386,14 +387,20 @@ fn not_handled_why(report: &Report, svc: &ServiceReport) -> String {
 }
 
 fn header(out: &mut dyn Write, report: &Report, svc: &ServiceReport, paint: Paint) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{}   {}   externalTrafficPolicy={}   implementation={}",
-        paint.bold(&format!("Service {}/{}", svc.namespace, svc.name)),
+    let title = format!("Service {}/{}", svc.namespace, svc.name);
+    let rest = format!(
+        "{}   externalTrafficPolicy={}   implementation={}",
         svc.type_,
         svc.external_traffic_policy.as_deref().unwrap_or("Cluster (unset)"),
-        serde_json::to_value(svc.implementation).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
-    )?;
+        svc.implementation.as_str()
+    );
+    match paint.width {
+        Some(w) if title.chars().count() + 3 + rest.chars().count() > w => {
+            writeln!(out, "{}", paint.bold(&title))?;
+            wrapped(out, &format!("  {rest}"), paint, 2, false)?;
+        }
+        _ => writeln!(out, "{}   {rest}", paint.bold(&title))?,
+    }
     if let Some(m) = &report.source.metallb {
         let speakers = match (m.live_speakers, m.speaker_pods) {
             (Some(l), Some(t)) => format!("{l}/{t} speakers live"),
@@ -401,17 +408,17 @@ fn header(out: &mut dyn Write, report: &Report, svc: &ServiceReport, paint: Pain
         };
         let memberlist =
             serde_json::to_value(m.memberlist).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-        writeln!(
-            out,
+        let line = format!(
             "MetalLB {} in {} ({} rules: {})   memberlist {memberlist}   {speakers}",
             m.version.as_deref().unwrap_or("(version unknown)"),
             m.namespace,
             serde_json::to_value(m.behaviour).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
             m.behaviour_reason,
-        )?;
+        );
+        wrapped(out, &line, paint, 2, false)?;
     }
     for a in &report.source.assumptions {
-        writeln!(out, "assumption: {a}")?;
+        wrapped(out, &format!("assumption: {a}"), paint, 2, false)?;
     }
     Ok(())
 }
@@ -459,32 +466,49 @@ fn cilium_devices(report: &Report) -> Option<&[String]> {
     report.source.cilium.as_ref().and_then(|c| c.devices.as_deref())
 }
 
+/// Causes the table lists before it counts the rest.
+const CAUSES_SHOWN: usize = 10;
+
 /// `check`'s first section: each root cause once, with the Services it darkens and its fix.
 fn causes(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result<()> {
     if report.causes.is_empty() && report.suppressed.is_empty() {
         return Ok(());
     }
     writeln!(out, "{}", paint.bold("CAUSES"))?;
-    for c in &report.causes {
+    // A long list is counted: the worst come first, -o json (and -o wide) has every one.
+    let shown = if paint.width.is_none() { usize::MAX } else { CAUSES_SHOWN };
+    for c in report.causes.iter().take(shown) {
         let head = format!("{:<8} {}   {}: ", c.severity.as_str(), c.code, c.object);
         let budget = paint.width.map(|w| w.saturating_sub(head.chars().count()));
         let sev = paint.severity(c.severity);
         let head = head.replacen(c.severity.as_str(), &sev, 1);
         writeln!(out, "{head}{}", fit(&c.message, budget))?;
-        let fix = format!("fix: {}", c.fix);
-        let line = match c.services.len() {
-            0 => format!("{:9}{fix}", ""),
-            n => {
-                let noun = if n == 1 { "Service" } else { "Services" };
-                let room = paint.width.map(|w| w.saturating_sub(9 + fix.chars().count() + noun.len() + 12));
-                // As many names as fit before the fix.
-                let mut shown = n.min(5);
-                while shown > 1 && room.is_some_and(|r| name_list(&c.services, n, shown).chars().count() > r) {
-                    shown -= 1;
-                }
-                format!("{:9}{n} {noun}: {}   {fix}", "", name_list(&c.services, n, shown))
+        // The fix whole, then as many of the Services as the width leaves room for.
+        let mut line = format!("{:9}fix: {}", "", c.fix);
+        let n = c.services.len();
+        if n > 0 {
+            let noun = if n == 1 { "Service" } else { "Services" };
+            let used = line.chars().count() + 3;
+            let mut shown = n.min(5);
+            let text = |shown: usize| format!("({n} {noun}: {})", name_list(&c.services, n, shown));
+            while shown > 1 && paint.width.is_some_and(|w| used + text(shown).chars().count() > w) {
+                shown -= 1;
             }
-        };
+            line.push_str(&format!("   {}", text(shown)));
+        }
+        writeln!(out, "{}", fit(&line, paint.width))?;
+    }
+    if report.causes.len() > shown {
+        let mut by_code: BTreeMap<crate::report::Code, usize> = BTreeMap::new();
+        for c in &report.causes[shown..] {
+            *by_code.entry(c.code).or_default() += 1;
+        }
+        let codes: Vec<String> = by_code.iter().map(|(code, n)| format!("{n}× {code}")).collect();
+        let line = format!(
+            "… {} more causes ({}); -o json or -o wide lists every one",
+            report.causes.len() - shown,
+            codes.join(", ")
+        );
         writeln!(out, "{}", fit(&line, paint.width))?;
     }
     // Suppressed cluster findings have no Service row to show their code in parentheses.
@@ -498,7 +522,8 @@ fn causes(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result
 }
 
 pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {
-    if check {
+    // --no-headers is for scripts reading the rows, as kubectl's: the rows alone.
+    if check && !paint.no_headers {
         causes(out, report, paint)?;
     }
     let mut head = vec!["NAMESPACE", "NAME", "IP", "ANNOUNCER", "OBSERVED", "STATUS", "FINDINGS"];
@@ -549,6 +574,9 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
     }
     if let Some(nodes) = &report.spof {
         super::simulate::spof(out, report, nodes, paint)?;
+    }
+    if paint.no_headers {
+        return Ok(());
     }
     summary_line(out, report)?;
     next_line(out, report)

@@ -133,7 +133,10 @@ pub struct L2Rank {
 pub struct NodeGroup {
     pub excluded_by: Exclusion,
     pub count: usize,
-    pub nodes: Vec<std::sync::Arc<str>>,
+    /// `null` for the node-wide filters (`noSpeaker`, `networkUnavailable`, `excludeLabel`),
+    /// whose nodes the top-level `nodes` lists, and for `lostElection` (see `ranks`), unless
+    /// `--nodes all` or one Service is explained.
+    pub nodes: Option<Vec<std::sync::Arc<str>>>,
 }
 
 impl NodeGroup {
@@ -230,6 +233,11 @@ pub enum Exclusion {
 }
 
 impl Exclusion {
+    /// The filter removes the same nodes whatever the Service.
+    pub fn node_wide(self) -> bool {
+        matches!(self, Exclusion::NoSpeaker | Exclusion::NetworkUnavailable | Exclusion::ExcludeLabel)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Exclusion::NoServingEndpoint => "noServingEndpoint",

@@ -1,11 +1,8 @@
 //! The JSON contract, byte for byte: every case `scripts/golden-cases.sh` lists (`name|arguments`,
 //! one a line) run through the binary prints exactly `tests/golden/NAME.json`, which
 //! `scripts/gen-golden.sh` wrote. A refactoring must keep them; a deliberate change of the
-//! contract regenerates them (and the diff is reviewed).
-//!
-//! One normalisation, for the per-Service `status` field that follows `implementation` (added to
-//! v1alpha1 after the goldens were written): a line `"status": "<word>",` directly after a line
-//! `"implementation": "<word>",` at the same indentation is dropped from the binary's output.
+//! contract regenerates them (and the diff is reviewed: the v1alpha1 → v1beta1 change was
+//! checked field by field, every v1alpha1 field the same except the documented ones).
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -34,37 +31,6 @@ fn cases() -> Vec<Case> {
             Case { name: name.to_string(), args: args.split_whitespace().map(str::to_string).collect() }
         })
         .collect()
-}
-
-/// What `implementation` and `status` hold: `metallb`, `cilium-lbipam`, `pending`.
-fn is_word(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
-/// The indentation of `line` when it is `"KEY": "<word>",`.
-fn keyed<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let body = line.trim_start_matches(' ');
-    let value = body.strip_prefix('"')?.strip_prefix(key)?.strip_prefix("\": \"")?.strip_suffix("\",")?;
-    is_word(value).then(|| &line[..line.len() - body.len()])
-}
-
-/// `text` without each `"status": "<word>",` line that directly follows an
-/// `"implementation": "<word>",` line of the same indentation; and how many went.
-fn without_status(text: &str) -> (String, usize) {
-    let mut kept = String::with_capacity(text.len());
-    let mut removed = 0;
-    // The indentation of the line before, when it was an implementation line.
-    let mut implementation: Option<&str> = None;
-    for line in text.split_inclusive('\n') {
-        let bare = line.strip_suffix('\n').unwrap_or(line);
-        if implementation.take().is_some_and(|indent| keyed(bare, "status") == Some(indent)) {
-            removed += 1;
-            continue;
-        }
-        implementation = keyed(bare, "implementation");
-        kept.push_str(line);
-    }
-    (kept, removed)
 }
 
 /// Where `got` first differs from `want`: the line number (from 1) and both lines, quoted so that
@@ -100,22 +66,15 @@ fn check(case: &Case) -> Option<String> {
 
 /// The binary's `stdout` for `case` against the golden text `want`.
 fn compare(case: &Case, want: &str, stdout: &str) -> Option<String> {
-    let (got, removed) = without_status(stdout);
-    if let Some(diff) = first_difference(want, &got) {
+    if let Some(diff) = first_difference(want, stdout) {
         return Some(diff);
     }
-    // The per-Service status of check and explain (a Report): one status line removed per
-    // Service, each Service with its status.
+    // Every Service of a Report has its one-word status (the table's STATUS).
     let report = matches!(case.args.first().map(String::as_str), Some("check" | "explain"));
     if report {
         let doc: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        if let Some(services) = doc["services"].as_array() {
-            if removed != services.len() {
-                return Some(format!("{removed} status lines after implementation for {} Services", services.len()));
-            }
-            if let Some(s) = services.iter().find(|s| !s["status"].is_string()) {
-                return Some(format!("Service {}/{} has no status", s["namespace"], s["name"]));
-            }
+        if let Some(s) = doc["services"].as_array().into_iter().flatten().find(|s| !s["status"].is_string()) {
+            return Some(format!("Service {}/{} has no status", s["namespace"], s["name"]));
         }
     }
     None
@@ -146,26 +105,6 @@ fn every_golden_case_prints_its_file_byte_for_byte() {
 }
 
 #[test]
-fn only_a_status_line_right_after_implementation_at_its_indentation_is_dropped() {
-    let text = "{\n  \"implementation\": \"cilium-lbipam\",\n  \"status\": \"pending\",\n  \"x\": 1\n}\n";
-    assert_eq!(without_status(text), ("{\n  \"implementation\": \"cilium-lbipam\",\n  \"x\": 1\n}\n".to_string(), 1));
-    for kept in [
-        // Another indentation, not directly after, the last field (no comma), not a word.
-        "  \"implementation\": \"metallb\",\n    \"status\": \"ok\",\n",
-        "  \"implementation\": \"metallb\",\n  \"x\": 1,\n  \"status\": \"ok\",\n",
-        "  \"implementation\": \"metallb\",\n  \"status\": \"ok\"\n",
-        "  \"implementation\": \"metallb\",\n  \"status\": \"not ok\",\n",
-        "  \"implementation\": null,\n  \"status\": \"ok\",\n",
-        "  \"status\": \"ok\",\n",
-    ] {
-        assert_eq!(without_status(kept), (kept.to_string(), 0), "{kept:?}");
-    }
-    // Only the one line: a second status line stays and differs from the golden.
-    let twice = "  \"implementation\": \"metallb\",\n  \"status\": \"ok\",\n  \"status\": \"ok\",\n";
-    assert_eq!(without_status(twice), ("  \"implementation\": \"metallb\",\n  \"status\": \"ok\",\n".to_string(), 1));
-}
-
-#[test]
 fn the_first_difference_names_its_line_and_both_sides() {
     assert_eq!(first_difference("a\nb\n", "a\nb\n"), None);
     let d = first_difference("a\nb\nc\n", "a\nB\nc\n").unwrap();
@@ -177,25 +116,13 @@ fn the_first_difference_names_its_line_and_both_sides() {
 }
 
 #[test]
-fn once_one_service_has_a_status_every_service_needs_one() {
+fn a_service_without_status_fails_its_case() {
     let case = Case { name: "check-x".into(), args: vec!["check".into(), "-o".into(), "json".into()] };
-    let service = |name: &str, status: Option<&str>| {
-        let status = status.map(|s| format!("      \"status\": \"{s}\",\n")).unwrap_or_default();
-        format!("    {{\n      \"name\": \"{name}\",\n      \"implementation\": \"metallb\",\n{status}      \"ips\": []\n    }}")
-    };
-    let report = |a: Option<&str>, b: Option<&str>| {
-        format!("{{\n  \"kind\": \"Report\",\n  \"services\": [\n{},\n{}\n  ]\n}}\n", service("a", a), service("b", b))
-    };
-    let golden = report(None, None);
-    serde_json::from_str::<Value>(&golden).unwrap();
-    // Without the field: every Service misses it.
-    let none = compare(&case, &golden, &golden).unwrap();
-    assert!(none.contains("0 status lines after implementation for 2 Services"), "{none}");
-    // With it: all or nothing.
-    assert_eq!(compare(&case, &golden, &report(Some("ok"), Some("pending"))), None);
-    let half = compare(&case, &golden, &report(Some("ok"), None)).unwrap();
-    assert!(half.contains("1 status lines after implementation for 2 Services"), "{half}");
-    // Other commands are compared, not counted.
+    let with = "{\"kind\": \"Report\", \"services\": [{\"namespace\": \"a\", \"name\": \"b\", \"status\": \"ok\"}]}\n";
+    assert_eq!(compare(&case, with, with), None);
+    let without = "{\"kind\": \"Report\", \"services\": [{\"namespace\": \"a\", \"name\": \"b\"}]}\n";
+    assert!(compare(&case, without, without).unwrap().contains("has no status"));
+    // Other commands are compared, not checked for a status.
     let history = Case { name: "history-x".into(), args: vec!["history".into()] };
-    assert_eq!(compare(&history, &golden, &report(Some("ok"), None)), None);
+    assert_eq!(compare(&history, without, without), None);
 }

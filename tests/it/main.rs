@@ -23,6 +23,7 @@ mod loader;
 mod output;
 mod properties;
 mod render;
+mod scale;
 mod scenarios;
 mod ship;
 mod simulate;

@@ -143,3 +143,81 @@ fn examples_match(page: &std::path::Path) -> usize {
     }
     checked
 }
+
+fn at_columns(columns: &str, args: &[&str]) -> String {
+    crate::util::output(crate::util::lbdoctor().env("COLUMNS", columns).args(args)).0
+}
+
+#[test]
+fn check_trap_at_80_and_120_columns() {
+    insta::assert_snapshot!("check_trap_80_columns", at_columns("80", &["check", "--demo", "trap"]));
+    insta::assert_snapshot!("check_trap_120_columns", at_columns("120", &["check", "--demo", "trap"]));
+}
+
+/// The trap's one broken object is one cause, first, with its nine Services; the whole table
+/// fits 26 lines of 100 columns and ends with the command to run.
+#[test]
+fn the_trap_is_one_cause_naming_the_advertisement() {
+    let text = at_columns("100", &["check", "--demo", "trap"]);
+    assert!(text.lines().count() <= 26, "{} lines:\n{text}", text.lines().count());
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "CAUSES");
+    assert!(lines[1].starts_with("error    LBD102   L2Advertisement metallb-system/workers: "), "{text}");
+    assert!(lines[2].contains("fix: kubectl -n metallb-system edit l2advertisement workers   (9 Services: "), "{text}");
+    assert_eq!(text.matches("L2Advertisement metallb-system/workers").count(), 1, "{text}");
+    assert_eq!(lines.last(), Some(&"next: kubectl -n metallb-system edit l2advertisement workers"));
+
+    let (report, _) = crate::util::json(&["check", "--demo", "trap", "-o", "json"]);
+    let cause = &report["causes"][0];
+    assert_eq!(cause["object"], "L2Advertisement metallb-system/workers");
+    assert_eq!(cause["services"].as_array().unwrap().len(), 9);
+    assert_eq!(cause["codes"], serde_json::json!(["LBD101", "LBD102"]));
+    assert_eq!(report["summary"]["byStatus"], serde_json::json!({"dark": 10}));
+}
+
+/// `services[].status`, `.announcer` and `.observed` are what the table prints, for both demos
+/// and every scenario.
+#[test]
+fn json_status_announcer_and_observed_are_the_table_columns() {
+    let mut sources: Vec<Vec<String>> =
+        vec![vec!["--demo".into(), "healthy".into()], vec!["--demo".into(), "trap".into()]];
+    for entry in std::fs::read_dir(format!("{ROOT}/testdata/scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") && !path.to_str().unwrap().contains("unreadable") {
+            sources.push(vec!["--from".into(), path.to_str().unwrap().to_string()]);
+        }
+    }
+    let mut compared = 0;
+    for src in &sources {
+        let src: Vec<&str> = src.iter().map(String::as_str).collect();
+        let (report, _) = crate::util::json(&[&["check", "-o", "json"][..], &src].concat());
+        let table = table(&[&["check", "--color", "never"][..], &src].concat());
+        let header = table.lines().find(|l| l.starts_with("NAMESPACE")).unwrap_or_else(|| panic!("{src:?}: {table}"));
+        let col = |name: &str| header.find(name).unwrap();
+        let cut = |line: &str, from: &str, to: &str| line.get(col(from)..col(to)).unwrap_or("").trim().to_string();
+        let rows: Vec<&str> =
+            table.lines().skip_while(|l| !l.starts_with("NAMESPACE")).skip(1).take_while(|l| !l.is_empty()).collect();
+        let services = report["services"].as_array().unwrap();
+        assert_eq!(rows.len(), services.len(), "{src:?}");
+        for (row, svc) in rows.iter().zip(services) {
+            assert_eq!(cut(row, "STATUS", "FINDINGS"), svc["status"].as_str().unwrap(), "{src:?} {row}");
+            assert_eq!(cut(row, "ANNOUNCER", "OBSERVED"), svc["announcer"].as_str().unwrap(), "{src:?} {row}");
+            assert_eq!(cut(row, "OBSERVED", "STATUS"), svc["observed"].as_str().unwrap(), "{src:?} {row}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 40, "{compared} Services compared");
+}
+
+/// `--spof` on a cluster whose IPs are all dark says so, and comes before the summary.
+#[test]
+fn spof_tells_dark_ips_apart_and_precedes_the_summary() {
+    let text = table(&["check", "--demo", "trap", "--spof"]);
+    let spof = text.lines().position(|l| l.starts_with("Single points of failure")).expect(&text);
+    let truth =
+        text.lines().position(|l| l == "  none to lose: all 9 IPs are dark already (see CAUSES).").expect(&text);
+    let summary = text.lines().position(|l| l.starts_with("10 services (10 dark)")).expect(&text);
+    assert!(spof < truth && truth < summary, "{text}");
+    assert!(!text.contains("every announced IP has another node"), "{text}");
+}
