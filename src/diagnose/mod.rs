@@ -423,6 +423,10 @@ fn service_report(
     report
 }
 
+/// How much of the election order a report of many Services keeps per Service (one Service
+/// explained keeps `l2::RANKS_KEPT`, `--nodes all` every candidate).
+const RANKS_IN_LISTS: usize = 3;
+
 /// `one`: the report explains a single Service, so every group names its nodes.
 fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool, one: bool) -> Layer2 {
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
@@ -446,10 +450,11 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool, on
         candidates: el.candidates.count_ones(..),
         available: el.available.count_ones(..),
         emptied_by: el.emptied_by(&ctx),
-        verdict: verdict::sentence(world, pool, l2, &groups),
+        verdict: verdict::sentence(world, pool, l2, &groups, detail || one),
         ranks: el
             .order
             .iter()
+            .take(if detail || one { usize::MAX } else { RANKS_IN_LISTS })
             .enumerate()
             .map(|(i, r)| L2Rank {
                 rank: i + 1,

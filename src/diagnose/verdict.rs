@@ -9,8 +9,15 @@ use crate::metallb::config::Pool;
 use crate::report::Exclusion;
 
 /// `groups`: the non-announcing nodes by the first filter that removes them
-/// (`Election::exclusion_groups`).
-pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, groups: &[(Exclusion, FixedBitSet)]) -> String {
+/// (`Election::exclusion_groups`). Without `named`, groups of more than four nodes are counted,
+/// not named: a report of many Services names them in `excluded` and `nodes` instead.
+pub(super) fn sentence(
+    world: &World,
+    pool: &Pool,
+    l2: &L2Outcome,
+    groups: &[(Exclusion, FixedBitSet)],
+    named: bool,
+) -> String {
     let el = &l2.election;
     let ip = &el.ip;
     let head = match (el.expected_announcer(), l2.answering(world)) {
@@ -56,7 +63,7 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, groups: &[(Ex
         let count = group.count_ones(..);
         // The losers in election order, as the per-node rows list them.
         let ranked: Vec<usize> = el.order.iter().skip(1).map(|r| r.node).collect();
-        let subject = describe(world, group, (code == LostElection).then_some(ranked.as_slice()));
+        let subject = describe(world, group, (code == LostElection).then_some(ranked.as_slice()), named);
         let verb = if count == 1 { "is" } else { "are" };
         let text = match code {
             NoSpeaker => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
@@ -83,8 +90,9 @@ pub(super) fn sentence(world: &World, pool: &Pool, l2: &L2Outcome, groups: &[(Ex
     parts.join("; ")
 }
 
-/// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)" or "5 nodes (a, b, c, …)".
-fn describe(world: &World, group: &FixedBitSet, order: Option<&[usize]>) -> String {
+/// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)", "5 nodes (a, b, c, …)" or, not
+/// `named`, "5 nodes".
+fn describe(world: &World, group: &FixedBitSet, order: Option<&[usize]>, named: bool) -> String {
     let count = group.count_ones(..);
     let first = order.and_then(|o| o.first().copied()).or(group.ones().next()).unwrap_or_default();
     if count == 1 {
@@ -97,6 +105,12 @@ fn describe(world: &World, group: &FixedBitSet, order: Option<&[usize]>) -> Stri
         None => group.ones().take(4).map(|n| world.table.name(n)).collect(),
     };
     let more = if count > 4 { ", …" } else { "" };
+    if count > 4 && !named {
+        return match role {
+            Some(r) => format!("{count} {r} nodes"),
+            None => format!("{count} nodes"),
+        };
+    }
     match role {
         Some(r) => format!("{count} {r} nodes ({}{more})", names.join(", ")),
         None => format!("{count} nodes ({}{more})", names.join(", ")),

@@ -1,14 +1,34 @@
-//! Pretty JSON with arrays and objects of plain values on one line (`"ips": ["192.0.2.1",
-//! "192.0.2.2"]`, `{"rank": 1, "node": "a", …}`): a name list or a small record then costs a
-//! line, not a line per value, which keeps large reports small (docs/json.md). Anything holding
-//! an object or array keeps serde_json's layout.
+//! Pretty JSON with small values on one line: an array of plain values (`"ips": ["192.0.2.1",
+//! "192.0.2.2"]`, up to a few KB), and an object or array, nested or not, whose one-line form
+//! is short (`{"rank": 1, "node": "a", "hash": "…"}`). A name list or a small record then costs a
+//! line, not a line per value, which keeps large reports small (docs/json.md). Everything else
+//! keeps serde_json's layout. The document is the same for a JSON parser.
 
 use std::io::{self, Write};
 
-/// Longer arrays keep one element per line…
+/// An array of plain values stays on one line up to this many bytes (as serde_json wrote it)…
 const INLINE_MAX: usize = 4096;
-/// …and longer objects (counted with their indentation) one field per line.
-const INLINE_OBJECT_MAX: usize = 512;
+/// …anything else when its one-line form is at most this long.
+const INLINE_SHORT: usize = 200;
+
+/// An open `[` or `{` that may still go on one line: its text so far, its inner values already
+/// on one line.
+struct Frame {
+    text: Vec<u8>,
+    /// An object or array opened inside it.
+    nested: bool,
+}
+
+impl Frame {
+    fn limit(&self) -> usize {
+        if self.text[0] == b'[' && !self.nested {
+            INLINE_MAX
+        } else {
+            // Pretty text is at most a few times longer than its one-line form.
+            INLINE_SHORT * 4
+        }
+    }
+}
 
 pub struct InlineArrays<W: Write> {
     out: W,
@@ -16,8 +36,8 @@ pub struct InlineArrays<W: Write> {
     ready: Vec<u8>,
     in_string: bool,
     escaped: bool,
-    /// From an array's `[` or an object's `{` while no object or array has opened inside it.
-    pending: Option<Vec<u8>>,
+    /// The open brackets that may still go on one line, outermost first.
+    frames: Vec<Frame>,
     /// Brackets open outside strings: the document itself is never put on one line.
     depth: usize,
 }
@@ -29,7 +49,7 @@ impl<W: Write> InlineArrays<W> {
             ready: Vec::with_capacity(1 << 16),
             in_string: false,
             escaped: false,
-            pending: None,
+            frames: Vec::new(),
             depth: 0,
         }
     }
@@ -48,29 +68,42 @@ impl<W: Write> InlineArrays<W> {
             self.in_string = true;
         }
         if in_string || b == b'"' {
-            return self.push(b);
+            return self.run(&[b]);
         }
         match b {
             b'[' | b'{' => {
-                self.flush_pending()?;
                 self.depth += 1;
                 if self.depth == 1 {
                     return self.emit(&[b]);
                 }
-                self.pending = Some(vec![b]);
+                if let Some(parent) = self.frames.last_mut() {
+                    parent.nested = true;
+                }
+                self.frames.push(Frame { text: vec![b], nested: false });
                 Ok(())
             }
             b']' | b'}' => {
                 self.depth = self.depth.saturating_sub(1);
-                match self.pending.take() {
-                    Some(mut buf) => {
-                        buf.push(b);
-                        self.emit(&collapse(&buf))
+                let Some(mut frame) = self.frames.pop() else { return self.emit(&[b]) };
+                frame.text.push(b);
+                let line = collapse(&frame.text);
+                let fits = if frame.text[0] == b'[' && !frame.nested {
+                    frame.text.len() <= INLINE_MAX
+                } else {
+                    line.len() <= INLINE_SHORT
+                };
+                if fits {
+                    match self.frames.last_mut() {
+                        Some(parent) => parent.text.extend_from_slice(&line),
+                        None => self.emit(&line)?,
                     }
-                    None => self.emit(&[b]),
+                    return self.check_limit();
                 }
+                // Too long for one line: so are the values around it.
+                self.flush_frames()?;
+                self.emit(&frame.text)
             }
-            _ => self.push(b),
+            _ => self.run(&[b]),
         }
     }
 
@@ -79,40 +112,31 @@ impl<W: Write> InlineArrays<W> {
         Ok(())
     }
 
-    /// Bytes none of which changes the state.
+    /// Bytes none of which opens or closes anything.
     fn run(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match &mut self.pending {
-            Some(buf) if buf.len() + bytes.len() <= if buf[0] == b'{' { INLINE_OBJECT_MAX } else { INLINE_MAX } => {
-                buf.extend_from_slice(bytes);
-                Ok(())
-            }
-            Some(_) => {
-                self.flush_pending()?;
-                self.emit(bytes)
+        match self.frames.last_mut() {
+            Some(frame) => {
+                frame.text.extend_from_slice(bytes);
+                self.check_limit()
             }
             None => self.emit(bytes),
         }
     }
 
-    fn push(&mut self, b: u8) -> io::Result<()> {
-        match &mut self.pending {
-            Some(buf) if buf.len() < if buf[0] == b'{' { INLINE_OBJECT_MAX } else { INLINE_MAX } => {
-                buf.push(b);
-                Ok(())
-            }
-            Some(_) => {
-                self.flush_pending()?;
-                self.emit(&[b])
-            }
-            None => self.emit(&[b]),
+    /// An open value grown past what may go on one line gives up, and its parents with it.
+    fn check_limit(&mut self) -> io::Result<()> {
+        match self.frames.last() {
+            Some(f) if f.text.len() > f.limit() => self.flush_frames(),
+            _ => Ok(()),
         }
     }
 
-    fn flush_pending(&mut self) -> io::Result<()> {
-        match self.pending.take() {
-            Some(buf) => self.emit(&buf),
-            None => Ok(()),
+    /// Writes the open values as they are, outermost first: none of them goes on one line.
+    fn flush_frames(&mut self) -> io::Result<()> {
+        for frame in std::mem::take(&mut self.frames) {
+            self.ready.extend_from_slice(&frame.text);
         }
+        Ok(())
     }
 }
 
@@ -142,7 +166,10 @@ fn collapse(buf: &[u8]) -> Vec<u8> {
                 }
                 out.push(b);
                 if b == b',' {
+                    // One space after a comma, whether a newline or (already on one line) a
+                    // space followed it.
                     out.push(b' ');
+                    skipping = true;
                 }
             }
         }
@@ -185,7 +212,7 @@ impl<W: Write> Write for InlineArrays<W> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.flush_pending()?;
+        self.flush_frames()?;
         self.out.write_all(&self.ready)?;
         self.ready.clear();
         self.out.flush()
@@ -208,13 +235,19 @@ mod tests {
         let v = serde_json::json!({"ips": ["a", "b"], "empty": [], "rows": [{"n": [1, 2]}], "s": "[x, {y}]"});
         assert_eq!(
             render(&v),
-            "{\n  \"empty\": [],\n  \"ips\": [\"a\", \"b\"],\n  \"rows\": [\n    {\n      \"n\": [1, 2]\n    }\n  ],\n  \"s\": \"[x, {y}]\"\n}"
+            "{\n  \"empty\": [],\n  \"ips\": [\"a\", \"b\"],\n  \"rows\": [{\"n\": [1, 2]}],\n  \"s\": \"[x, {y}]\"\n}"
         );
         let flat = serde_json::json!({"ranks": [{"rank": 1, "node": "a"}, {"rank": 2, "node": "b"}], "o": {"p": {}}});
         assert_eq!(
             render(&flat),
-            "{\n  \"o\": {\n    \"p\": {}\n  },\n  \"ranks\": [\n    {\"node\": \"a\", \"rank\": 1},\n    {\"node\": \"b\", \"rank\": 2}\n  ]\n}"
+            "{\n  \"o\": {\"p\": {}},\n  \"ranks\": [{\"node\": \"a\", \"rank\": 1}, {\"node\": \"b\", \"rank\": 2}]\n}"
         );
+        // Records whose one line would be long keep one record a line.
+        let hash = "0".repeat(64);
+        let long = serde_json::json!({"ranks": [{"rank": 1, "hash": hash}, {"rank": 2, "hash": hash}, {"rank": 3, "hash": hash}]});
+        let text = render(&long);
+        assert_eq!(text.lines().count(), 7, "{text}");
+        assert!(text.contains(&format!("\n    {{\"hash\": \"{hash}\", \"rank\": 1}},\n")), "{text}");
     }
 
     #[test]

@@ -221,3 +221,28 @@ fn spof_tells_dark_ips_apart_and_precedes_the_summary() {
     assert!(spof < truth && truth < summary, "{text}");
     assert!(!text.contains("every announced IP has another node"), "{text}");
 }
+
+/// `explain svc NAME` shows the cluster findings that concern the Service, not the others.
+#[test]
+fn explain_keeps_only_the_cluster_findings_of_its_service() {
+    let file = "testdata/scenarios/bgp-nobody-advertises.yaml";
+    let codes = |svc: &str| {
+        let (report, _) = crate::util::json(&["explain", "svc", svc, "--from", file, "-o", "json"]);
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // Six cluster findings; each Service sees those naming its pool, advertisements or peers:
+    // gold's pool prefs has the LOCAL_PREF conflict, local's advertisement to-tor2 names a peer
+    // that does not exist, web's rack-b reaches no session. Pool both (LBD213) and the peer
+    // without speakers (LBD214) concern none of them.
+    assert_eq!(codes("gold"), ["LBD212"]);
+    assert_eq!(codes("local"), ["LBD210", "LBD211"]);
+    assert_eq!(codes("web"), ["LBD210"]);
+    // check keeps every cluster finding.
+    let (report, _) = crate::util::json(&["check", "--from", file, "-o", "json"]);
+    assert_eq!(report["findings"].as_array().unwrap().len(), 6);
+}

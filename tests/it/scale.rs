@@ -115,7 +115,7 @@ fn check_json_grows_with_nodes_plus_services_even_when_every_service_warns() {
         for s in services {
             let l2 = &s["metallb"]["layer2"];
             assert!(l2["nodes"].is_null());
-            assert!(l2["ranks"].as_array().unwrap().len() <= 5);
+            assert!(l2["ranks"].as_array().unwrap().len() <= 3);
             for g in l2["excluded"].as_array().unwrap() {
                 assert!(g["nodes"].as_array().is_none_or(|n| n.len() <= 10), "{g}");
             }
@@ -155,7 +155,12 @@ fn the_groups_partition_the_nodes_as_the_per_node_rows_do() {
         for (r, row) in t["metallb"]["layer2"]["ranks"].as_array().unwrap().iter().zip(ranked) {
             assert_eq!((&r["node"], &r["hash"]), (&row["node"], &row["hash"]));
         }
-        // The verdict is written from the groups, and says the same with or without rows.
-        assert_eq!(t["metallb"]["layer2"]["verdict"], a["metallb"]["layer2"]["verdict"]);
+        // The verdict is written from the groups: the same clauses with or without rows, the
+        // large groups counted rather than named in a list of Services.
+        let clauses = |v: &Value| -> Vec<String> {
+            v.as_str().unwrap().split("; ").map(|c| c.split(' ').next().unwrap().to_string()).collect()
+        };
+        assert_eq!(clauses(&t["metallb"]["layer2"]["verdict"]), clauses(&a["metallb"]["layer2"]["verdict"]));
+        assert!(t["metallb"]["layer2"]["ranks"].as_array().unwrap().len() <= 3);
     }
 }
