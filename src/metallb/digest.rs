@@ -30,11 +30,25 @@ pub fn election_digest(node: &str, ip: &str) -> Digest32 {
 
 /// The digests of `sha256(name + "#" + ip)` for every name, in order.
 pub fn election_digests<'a>(names: impl ExactSizeIterator<Item = &'a str>, ip: &str) -> Vec<Digest32> {
+    let mut out = vec![[0u8; 32]; names.len()];
+    each_election_digest(names.enumerate(), ip, |i, d| out[i] = d);
+    out
+}
+
+/// `f(key, sha256(name + "#" + ip))` for every `(key, name)`, in batches of sixteen on AVX-512
+/// (not necessarily in order): nothing is allocated that grows with the count.
+pub fn each_election_digest<'a, K: Copy + Default>(
+    items: impl Iterator<Item = (K, &'a str)>,
+    ip: &str,
+    mut f: impl FnMut(K, Digest32),
+) {
     #[cfg(target_arch = "x86_64")]
-    if names.len() >= 4 && std::arch::is_x86_feature_detected!("avx512f") {
-        return x86::digests(names, ip);
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        return x86::each_digest(items, ip, f);
     }
-    names.map(|n| election_digest(n, ip)).collect()
+    for (key, name) in items {
+        f(key, election_digest(name, ip));
+    }
 }
 
 /// The message as one padded SHA-256 block, when it fits (at most 55 bytes).
@@ -80,45 +94,48 @@ mod x86 {
     ];
 
     /// Falls back to one digest at a time on a CPU without AVX-512F, so it is safe to call anywhere.
-    pub(super) fn digests<'a>(names: impl Iterator<Item = &'a str>, ip: &str) -> Vec<Digest32> {
+    pub(super) fn each_digest<'a, K: Copy + Default>(
+        items: impl Iterator<Item = (K, &'a str)>,
+        ip: &str,
+        mut f: impl FnMut(K, Digest32),
+    ) {
         if !std::arch::is_x86_feature_detected!("avx512f") {
-            return names.map(|n| election_digest(n, ip)).collect();
+            return items.for_each(|(key, name)| f(key, election_digest(name, ip)));
         }
-        let names: Vec<&str> = names.collect();
-        let mut out = vec![[0u8; 32]; names.len()];
-        // words[t][lane] = big-endian word t of the block in `lane`; `index[lane]` = its output slot.
+        // words[t][lane] = big-endian word t of the block in `lane`; `keys[lane]` = its key.
         let mut words = [[0u32; 16]; 16];
-        let mut index = [0usize; 16];
+        let mut keys = [K::default(); 16];
         let mut used = 0;
-        let flush = |words: &[[u32; 16]; 16], index: &[usize], out: &mut [Digest32]| {
-            // SAFETY: compress16 needs AVX-512F, which `digests` checked before anything else.
+        let flush = |words: &[[u32; 16]; 16], keys: &[K], f: &mut dyn FnMut(K, Digest32)| {
+            // SAFETY: compress16 needs AVX-512F, which `each_digest` checked before anything else.
             let state = unsafe { compress16(words) };
-            for (lane, &slot) in index.iter().enumerate() {
+            for (lane, &key) in keys.iter().enumerate() {
+                let mut digest = [0u8; 32];
                 for (i, word) in state.iter().enumerate() {
-                    out[slot][4 * i..4 * i + 4].copy_from_slice(&word[lane].to_be_bytes());
+                    digest[4 * i..4 * i + 4].copy_from_slice(&word[lane].to_be_bytes());
                 }
+                f(key, digest);
             }
         };
-        for (i, name) in names.iter().enumerate() {
+        for (key, name) in items {
             let Some(block) = padded_block(name, ip) else {
-                out[i] = election_digest(name, ip);
+                f(key, election_digest(name, ip));
                 continue;
             };
             for (t, chunk) in block.chunks_exact(4).enumerate() {
                 words[t][used] = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
             }
-            index[used] = i;
+            keys[used] = key;
             used += 1;
             if used == 16 {
-                flush(&words, &index, &mut out);
+                flush(&words, &keys, &mut f);
                 used = 0;
             }
         }
         if used > 0 {
             // Lanes past `used` hold stale blocks; their results are ignored.
-            flush(&words, &index[..used], &mut out);
+            flush(&words, &keys[..used], &mut f);
         }
-        out
     }
 
     /// One SHA-256 compression of sixteen single-block messages, one per 32-bit lane:
