@@ -8,8 +8,8 @@ use std::io::{self, Write};
 
 /// An array of plain values stays on one line up to this many bytes (as serde_json wrote it)…
 const INLINE_MAX: usize = 4096;
-/// …anything else when its one-line form is at most this long.
-const INLINE_SHORT: usize = 200;
+/// …anything else when its one-line form is at most this long (a rank, a node, an allocation).
+const INLINE_SHORT: usize = 256;
 
 /// An open `[` or `{` that may still go on one line: its text so far, its inner values already
 /// on one line.
