@@ -38,6 +38,10 @@ pub struct InlineArrays<W: Write> {
     escaped: bool,
     /// The open brackets that may still go on one line, outermost first.
     frames: Vec<Frame>,
+    /// Buffers of closed frames, reused: a report opens millions of brackets.
+    spare: Vec<Vec<u8>>,
+    /// Where a frame's one-line form is written, reused.
+    line: Vec<u8>,
     /// Brackets open outside strings: the document itself is never put on one line.
     depth: usize,
 }
@@ -50,6 +54,8 @@ impl<W: Write> InlineArrays<W> {
             in_string: false,
             escaped: false,
             frames: Vec::new(),
+            spare: Vec::new(),
+            line: Vec::new(),
             depth: 0,
         }
     }
@@ -79,29 +85,36 @@ impl<W: Write> InlineArrays<W> {
                 if let Some(parent) = self.frames.last_mut() {
                     parent.nested = true;
                 }
-                self.frames.push(Frame { text: vec![b], nested: false });
+                let mut text = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(256));
+                text.clear();
+                text.push(b);
+                self.frames.push(Frame { text, nested: false });
                 Ok(())
             }
             b']' | b'}' => {
                 self.depth = self.depth.saturating_sub(1);
                 let Some(mut frame) = self.frames.pop() else { return self.emit(&[b]) };
                 frame.text.push(b);
-                let line = collapse(&frame.text);
+                let mut line = std::mem::take(&mut self.line);
+                collapse_into(&frame.text, &mut line);
                 let fits = if frame.text[0] == b'[' && !frame.nested {
                     frame.text.len() <= INLINE_MAX
                 } else {
                     line.len() <= INLINE_SHORT
                 };
-                if fits {
+                let result = if fits {
                     match self.frames.last_mut() {
                         Some(parent) => parent.text.extend_from_slice(&line),
-                        None => self.emit(&line)?,
+                        None => self.ready.extend_from_slice(&line),
                     }
-                    return self.check_limit();
-                }
-                // Too long for one line: so are the values around it.
-                self.flush_frames()?;
-                self.emit(&frame.text)
+                    self.check_limit()
+                } else {
+                    // Too long for one line: so are the values around it.
+                    self.flush_frames().and_then(|()| self.emit(&frame.text))
+                };
+                self.line = line;
+                self.spare.push(frame.text);
+                result
             }
             _ => self.run(&[b]),
         }
@@ -133,16 +146,17 @@ impl<W: Write> InlineArrays<W> {
 
     /// Writes the open values as they are, outermost first: none of them goes on one line.
     fn flush_frames(&mut self) -> io::Result<()> {
-        for frame in std::mem::take(&mut self.frames) {
+        for frame in self.frames.drain(..) {
             self.ready.extend_from_slice(&frame.text);
+            self.spare.push(frame.text);
         }
         Ok(())
     }
 }
 
-/// `[\n    "a",\n    "b"\n  ]` → `["a", "b"]`, `{\n  "a": 1\n}` → `{"a": 1}`.
-fn collapse(buf: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(buf.len());
+/// `[\n    "a",\n    "b"\n  ]` → `["a", "b"]`, `{\n  "a": 1\n}` → `{"a": 1}`, into `out`.
+fn collapse_into(buf: &[u8], out: &mut Vec<u8>) {
+    out.clear();
     let (mut in_string, mut escaped, mut skipping) = (false, false, false);
     for &b in buf {
         if in_string {
@@ -174,7 +188,6 @@ fn collapse(buf: &[u8]) -> Vec<u8> {
             }
         }
     }
-    out
 }
 
 /// Bytes that change the state outside a string, and inside one.
