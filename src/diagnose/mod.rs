@@ -170,7 +170,7 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
         summary: Summary::default(),
         causes: Vec::new(),
         nodes: node_facts(world),
-        node_sets: node_sets(world),
+        node_sets: node_sets(world, &ad_sets),
         services,
         findings: {
             let mut f = checks::cluster_findings(world);
@@ -234,7 +234,8 @@ fn node_facts(world: &World) -> Vec<NodeFacts> {
 }
 
 /// The nodes of every L2Advertisement, BGPAdvertisement and BGPPeer, once.
-fn node_sets(world: &World) -> Vec<NodeSet> {
+/// `ad_sets`: the L2Advertisements' node sets, as `ad_node_sets` resolved them.
+fn node_sets(world: &World, ad_sets: &[FixedBitSet]) -> Vec<NodeSet> {
     let Ok(config) = world.config.as_ref() else { return Vec::new() };
     let set = |kind: &'static str, name: &str, nodes: &FixedBitSet| NodeSet {
         kind,
@@ -242,11 +243,8 @@ fn node_sets(world: &World) -> Vec<NodeSet> {
         count: nodes.count_ones(..),
         nodes: nodes.ones().map(|n| world.node_names[n].clone()).collect(),
     };
-    let mut out: Vec<NodeSet> = config
-        .l2_advertisements
-        .iter()
-        .map(|ad| set("L2Advertisement", &ad.name, &world.table.set_of(&ad.nodes)))
-        .collect();
+    let mut out: Vec<NodeSet> =
+        config.l2_advertisements.iter().zip(ad_sets).map(|(ad, s)| set("L2Advertisement", &ad.name, s)).collect();
     if let Some(index) = world.bgp.as_ref() {
         out.extend(
             config.bgp_advertisements.iter().zip(&index.ad_sets).map(|(ad, s)| set("BGPAdvertisement", &ad.name, s)),

@@ -56,13 +56,13 @@ pub(super) fn sentence(
     use Exclusion::*;
     let score = |n: usize| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0);
     let winner = el.expected_announcer();
+    // The losers in election order, as the per-node rows list them.
+    let ranked: Vec<usize> = el.order.iter().skip(1).map(|r| r.node).collect();
     for code in [NoSpeaker, NetworkUnavailable, ExcludeLabel, NotSelected, NoLocalEndpoint, LostElection] {
         let Some((_, group)) = groups.iter().find(|(x, _)| *x == code) else {
             continue;
         };
         let count = group.count_ones(..);
-        // The losers in election order, as the per-node rows list them.
-        let ranked: Vec<usize> = el.order.iter().skip(1).map(|r| r.node).collect();
         let subject = describe(world, group, (code == LostElection).then_some(ranked.as_slice()), named);
         let verb = if count == 1 { "is" } else { "are" };
         let text = match code {

@@ -227,16 +227,6 @@ pub fn sort_candidates(
     order
 }
 
-/// The first node of the election order, without sorting the rest.
-pub fn first_candidate(
-    table: &NodeTable,
-    candidates: impl Iterator<Item = NodeId>,
-    ip: &str,
-    score: impl Fn(NodeId) -> i64,
-) -> Option<Ranked> {
-    top_candidates(table, candidates, ip, score, 1).into_iter().next()
-}
-
 /// The first `k` nodes of the election order. Digests stream through a list of the `k` best so
 /// far: nothing per candidate is kept (the whole order of one Service on 1,000 nodes is ~100 KB).
 pub fn top_candidates(

@@ -20,8 +20,13 @@ struct Frame {
 }
 
 impl Frame {
+    /// An array of plain values, which may be long and still go on one line.
+    fn plain_array(&self) -> bool {
+        self.text[0] == b'[' && !self.nested
+    }
+
     fn limit(&self) -> usize {
-        if self.text[0] == b'[' && !self.nested {
+        if self.plain_array() {
             INLINE_MAX
         } else {
             // Pretty text is at most a few times longer than its one-line form.
@@ -97,11 +102,8 @@ impl<W: Write> InlineArrays<W> {
                 frame.text.push(b);
                 let mut line = std::mem::take(&mut self.line);
                 collapse_into(&frame.text, &mut line);
-                let fits = if frame.text[0] == b'[' && !frame.nested {
-                    frame.text.len() <= INLINE_MAX
-                } else {
-                    line.len() <= INLINE_SHORT
-                };
+                let fits =
+                    if frame.plain_array() { frame.text.len() <= INLINE_MAX } else { line.len() <= INLINE_SHORT };
                 let result = if fits {
                     match self.frames.last_mut() {
                         Some(parent) => parent.text.extend_from_slice(&line),
