@@ -17,7 +17,7 @@ fn texts(ips: &[IpAddr]) -> Vec<String> {
     ips.iter().map(|ip| go_ip_string(*ip)).collect()
 }
 
-fn view<'w>(world: &'w World, o: &Outcome) -> Option<&'w crate::metallb::alloc::svc::SvcView> {
+fn view<'w>(world: &'w World, o: &Outcome) -> Option<&'w crate::metallb::alloc::svc::SvcView<'w>> {
     world.replay().map(|r| r.view(o))
 }
 

@@ -22,7 +22,7 @@ pub(super) fn names(world: &World, set: impl IntoIterator<Item = NodeId>, limit:
 /// Everything the per-Service checks read, computed once per Service.
 struct ServiceCtx<'a, 'w> {
     world: &'a World<'w>,
-    e: &'a Evaluation<'w>,
+    e: &'a Evaluation<'a>,
     svc: ObjectRef,
     /// Present when the Service is announced in layer 2 under a valid configuration.
     l2: Option<L2View<'a>>,
@@ -73,7 +73,7 @@ pub(super) fn service_findings(
 }
 
 impl<'a, 'w> ServiceCtx<'a, 'w> {
-    fn new(world: &'a World<'w>, e: &'a Evaluation<'w>, answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>) -> Self {
+    fn new(world: &'a World<'w>, e: &'a Evaluation<'a>, answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>) -> Self {
         let l2 = e.l2.as_ref().zip(world.config.as_ref().ok()).map(|(l2, config)| {
             let el = &l2.election;
             let ns = &world.setup.namespace;

@@ -24,7 +24,7 @@ pub struct World<'a> {
     pub config: Result<Config, ConfigError>,
     /// MetalLB's controller replayed over every Service; `None` without MetalLB or a valid
     /// controller configuration.
-    replay: OnceLock<Option<Replay>>,
+    replay: OnceLock<Option<Replay<'a>>>,
     /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
     pub controller_config: Result<Config, ConfigError>,
     /// The same CRs read under the other MetalLB behaviour, when it could change an answer (LBD107).
@@ -186,7 +186,7 @@ impl<'a> World<'a> {
                 let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
                 let views: Vec<SvcView> = self.snap.services.par_iter().map(SvcView::from_service).collect();
                 let lb_class = &self.setup.lb_class;
-                Some(replay(pools, views, |v| class_handled(v.load_balancer_class.as_deref(), lb_class)))
+                Some(replay(pools, views, |v| class_handled(v.load_balancer_class, lb_class)))
             }
             _ => None,
         };
@@ -195,7 +195,7 @@ impl<'a> World<'a> {
 
     /// The controller replay; `None` before `run_replay`, without MetalLB, or when its
     /// configuration is rejected.
-    pub fn replay(&self) -> Option<&Replay> {
+    pub fn replay(&self) -> Option<&Replay<'a>> {
         self.replay.get().and_then(Option::as_ref)
     }
 

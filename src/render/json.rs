@@ -2,19 +2,36 @@
 //! "192.0.2.2"]`, up to a few KB), and an object or array, nested or not, whose one-line form
 //! is short (`{"rank": 1, "node": "a", "hash": "…"}`). A name list or a small record then costs a
 //! line, not a line per value, which keeps large reports small (docs/json.md). Everything else
-//! keeps serde_json's layout. The document is the same for a JSON parser.
+//! is laid out as serde_json's pretty printer would. The document is the same for a JSON parser.
+//!
+//! The input is serde_json's compact output: laying it out costs one pass, where re-reading
+//! pretty text cost a pass per nesting level (reports are tens of MB).
 
 use std::io::{self, Write};
 
-/// An array of plain values stays on one line up to this many bytes (as serde_json wrote it)…
+/// An array of plain values stays on one line up to this many bytes of its pretty form…
 const INLINE_MAX: usize = 4096;
 /// …anything else when its one-line form is at most this long (a rank, a node, an allocation).
 const INLINE_SHORT: usize = 256;
+/// What the pretty form of anything but a plain array may reach and still go on one line.
+const PRETTY_SHORT: usize = INLINE_SHORT * 4;
 
-/// An open `[` or `{` that may still go on one line: its text so far, its inner values already
-/// on one line.
+/// An open `[` or `{` already laid out over several lines.
+struct Open {
+    level: usize,
+    /// No value inside it yet.
+    fresh: bool,
+}
+
+/// An open `[` or `{` that may still go on one line: its compact text so far, with the values
+/// inside it already in their one-line form.
 struct Frame {
     text: Vec<u8>,
+    level: usize,
+    /// Values started at its own level.
+    items: usize,
+    /// Its own `:`s (each gains a space).
+    colons: usize,
     /// An object or array opened inside it.
     nested: bool,
 }
@@ -25,14 +42,29 @@ impl Frame {
         self.text[0] == b'[' && !self.nested
     }
 
+    /// The length of its pretty form up to its closing bracket, the text already there counted.
+    fn pretty_len(&self) -> usize {
+        if self.items == 0 {
+            return self.text.len();
+        }
+        self.text.len() + self.colons + self.items * (1 + indent_len(self.level + 1)) + 1 + indent_len(self.level)
+    }
+
+    fn one_line_len(&self) -> usize {
+        self.text.len() + 1 + self.items.saturating_sub(1) + self.colons
+    }
+
     fn limit(&self) -> usize {
         if self.plain_array() {
             INLINE_MAX
         } else {
-            // Pretty text is at most a few times longer than its one-line form.
-            INLINE_SHORT * 4
+            PRETTY_SHORT
         }
     }
+}
+
+fn indent_len(level: usize) -> usize {
+    2 * level
 }
 
 pub struct InlineArrays<W: Write> {
@@ -41,14 +73,12 @@ pub struct InlineArrays<W: Write> {
     ready: Vec<u8>,
     in_string: bool,
     escaped: bool,
-    /// The open brackets that may still go on one line, outermost first.
+    /// The open brackets already laid out, outermost first; the document itself is always one.
+    open: Vec<Open>,
+    /// The open brackets inside those that may still go on one line, outermost first.
     frames: Vec<Frame>,
     /// Buffers of closed frames, reused: a report opens millions of brackets.
     spare: Vec<Vec<u8>>,
-    /// Where a frame's one-line form is written, reused.
-    line: Vec<u8>,
-    /// Brackets open outside strings: the document itself is never put on one line.
-    depth: usize,
 }
 
 impl<W: Write> InlineArrays<W> {
@@ -58,34 +88,49 @@ impl<W: Write> InlineArrays<W> {
             ready: Vec::with_capacity(1 << 16),
             in_string: false,
             escaped: false,
+            open: Vec::new(),
             frames: Vec::new(),
             spare: Vec::new(),
-            line: Vec::new(),
-            depth: 0,
         }
     }
 
-    fn byte(&mut self, b: u8) -> io::Result<()> {
-        let in_string = self.in_string;
-        if in_string {
-            if self.escaped {
-                self.escaped = false;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.in_string = false;
+    fn sink(&mut self) -> &mut Vec<u8> {
+        match self.frames.last_mut() {
+            Some(frame) => &mut frame.text,
+            None => &mut self.ready,
+        }
+    }
+
+    /// A value begins here: count it, or start its line.
+    fn item_starts(&mut self) {
+        if let Some(frame) = self.frames.last_mut() {
+            if frame.items == 0 {
+                frame.items = 1;
             }
-        } else if b == b'"' {
-            self.in_string = true;
+        } else if let Some(open) = self.open.last_mut() {
+            if open.fresh {
+                open.fresh = false;
+                let level = open.level + 1;
+                newline(&mut self.ready, level);
+            }
         }
-        if in_string || b == b'"' {
-            return self.run(&[b]);
-        }
+    }
+
+    /// Bytes outside strings, one at a time: compact JSON has few of them.
+    fn structural(&mut self, b: u8) {
         match b {
+            b'"' => {
+                self.item_starts();
+                self.in_string = true;
+                self.sink().push(b);
+            }
             b'[' | b'{' => {
-                self.depth += 1;
-                if self.depth == 1 {
-                    return self.emit(&[b]);
+                self.item_starts();
+                let level = self.open.len() + self.frames.len();
+                if level == 0 {
+                    self.ready.push(b);
+                    self.open.push(Open { level, fresh: true });
+                    return;
                 }
                 if let Some(parent) = self.frames.last_mut() {
                     parent.nested = true;
@@ -93,131 +138,198 @@ impl<W: Write> InlineArrays<W> {
                 let mut text = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(256));
                 text.clear();
                 text.push(b);
-                self.frames.push(Frame { text, nested: false });
-                Ok(())
+                self.frames.push(Frame { text, level, items: 0, colons: 0, nested: false });
             }
-            b']' | b'}' => {
-                self.depth = self.depth.saturating_sub(1);
-                let Some(mut frame) = self.frames.pop() else { return self.emit(&[b]) };
-                frame.text.push(b);
-                let mut line = std::mem::take(&mut self.line);
-                collapse_into(&frame.text, &mut line);
-                let fits =
-                    if frame.plain_array() { frame.text.len() <= INLINE_MAX } else { line.len() <= INLINE_SHORT };
-                let result = if fits {
-                    match self.frames.last_mut() {
-                        Some(parent) => parent.text.extend_from_slice(&line),
-                        None => self.ready.extend_from_slice(&line),
-                    }
-                    self.check_limit()
-                } else {
-                    // Too long for one line: so are the values around it.
-                    self.flush_frames().and_then(|()| self.emit(&frame.text))
-                };
-                self.line = line;
-                self.spare.push(frame.text);
-                result
+            b']' | b'}' => self.close(b),
+            b',' => match self.frames.last_mut() {
+                Some(frame) => {
+                    frame.items += 1;
+                    frame.text.push(b',');
+                }
+                None => {
+                    let level = self.open.last().map_or(0, |o| o.level) + 1;
+                    self.ready.push(b',');
+                    newline(&mut self.ready, level);
+                }
+            },
+            b':' => match self.frames.last_mut() {
+                Some(frame) => {
+                    frame.colons += 1;
+                    frame.text.push(b':');
+                }
+                None => self.ready.extend_from_slice(b": "),
+            },
+            _ => {
+                self.item_starts();
+                self.sink().push(b);
             }
-            _ => self.run(&[b]),
         }
     }
 
-    fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.ready.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    /// Bytes none of which opens or closes anything.
-    fn run(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self.frames.last_mut() {
-            Some(frame) => {
-                frame.text.extend_from_slice(bytes);
-                self.check_limit()
+    fn close(&mut self, b: u8) {
+        let Some(frame) = self.frames.pop() else {
+            // A bracket already laid out over several lines.
+            if let Some(open) = self.open.pop() {
+                if !open.fresh {
+                    newline(&mut self.ready, open.level);
+                }
             }
-            None => self.emit(bytes),
+            self.ready.push(b);
+            return;
+        };
+        let fits = if frame.plain_array() {
+            frame.pretty_len() < INLINE_MAX
+        } else {
+            frame.pretty_len() <= PRETTY_SHORT && frame.one_line_len() <= INLINE_SHORT
+        };
+        if fits {
+            let sink = match self.frames.last_mut() {
+                Some(parent) => &mut parent.text,
+                None => &mut self.ready,
+            };
+            one_line(&frame.text, sink);
+            sink.push(b);
+            self.spare.push(frame.text);
+            self.check_limit();
+        } else {
+            // Too long for one line: so are the values around it.
+            self.frames.push(frame);
+            self.flush_frames();
+            self.close(b);
         }
     }
 
     /// An open value grown past what may go on one line gives up, and its parents with it.
-    fn check_limit(&mut self) -> io::Result<()> {
-        match self.frames.last() {
-            Some(f) if f.text.len() > f.limit() => self.flush_frames(),
-            _ => Ok(()),
+    fn check_limit(&mut self) {
+        if self.frames.last().is_some_and(|f| f.pretty_len() > f.limit()) {
+            self.flush_frames();
         }
     }
 
-    /// Writes the open values as they are, outermost first: none of them goes on one line.
-    fn flush_frames(&mut self) -> io::Result<()> {
-        for frame in self.frames.drain(..) {
-            self.ready.extend_from_slice(&frame.text);
+    /// Lays the open values out over several lines, outermost first: none of them goes on one line.
+    fn flush_frames(&mut self) {
+        for frame in std::mem::take(&mut self.frames) {
+            pretty(&frame, &mut self.ready);
+            self.open.push(Open { level: frame.level, fresh: frame.items == 0 });
             self.spare.push(frame.text);
         }
-        Ok(())
     }
 }
 
-/// `[\n    "a",\n    "b"\n  ]` → `["a", "b"]`, `{\n  "a": 1\n}` → `{"a": 1}`, into `out`.
-fn collapse_into(buf: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    let (mut in_string, mut escaped, mut skipping) = (false, false, false);
-    for &b in buf {
+/// A frame's compact text (`{"a":1,"b":[1, 2]` — no closing bracket) on one line:
+/// `{"a": 1, "b": [1, 2]`. Values inside it are on one line already.
+fn one_line(text: &[u8], out: &mut Vec<u8>) {
+    let mut rest = text;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    while let Some(i) = rest.iter().position(|&b| matches!(b, b'"' | b'\\' | b',' | b':' | b'[' | b']' | b'{' | b'}')) {
+        let b = rest[i];
+        out.extend_from_slice(&rest[..=i]);
+        rest = &rest[i + 1..];
         if in_string {
-            out.push(b);
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
+            match b {
+                // The escaped byte, whatever it is, belongs to the string.
+                b'\\' => {
+                    if let Some((&next, left)) = rest.split_first() {
+                        out.push(next);
+                        rest = left;
+                    }
+                }
+                b'"' => in_string = false,
+                _ => {}
             }
             continue;
         }
         match b {
-            b'\n' => skipping = true,
-            b' ' if skipping => {}
-            _ => {
-                skipping = false;
-                if b == b'"' {
-                    in_string = true;
-                }
-                out.push(b);
-                if b == b',' {
-                    // One space after a comma, whether a newline or (already on one line) a
-                    // space followed it.
-                    out.push(b' ');
-                    skipping = true;
-                }
-            }
+            b'"' => in_string = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth -= 1,
+            // Depth 1 is the frame's own level (its opening bracket is the first byte).
+            b',' | b':' if depth == 1 => out.push(b' '),
+            _ => {}
         }
     }
+    out.extend_from_slice(rest);
 }
 
-/// Bytes that change the state outside a string, and inside one.
-fn special(b: u8, in_string: bool) -> bool {
-    if in_string {
-        b == b'"' || b == b'\\'
-    } else {
-        matches!(b, b'"' | b'[' | b']' | b'{' | b'}')
+/// A frame's compact text laid out as serde_json's pretty printer would, at `level`, up to
+/// where it ends; values inside it stay on their one line.
+fn pretty(frame: &Frame, out: &mut Vec<u8>) {
+    let (text, level) = (&frame.text, frame.level);
+    out.push(text[0]);
+    let mut rest = &text[1..];
+    // A value has begun (perhaps only its opening bracket, still in a frame of its own).
+    if frame.items == 0 {
+        return;
     }
+    newline(out, level + 1);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    while let Some(i) = rest.iter().position(|&b| matches!(b, b'"' | b'\\' | b',' | b':' | b'[' | b']' | b'{' | b'}')) {
+        let b = rest[i];
+        out.extend_from_slice(&rest[..=i]);
+        rest = &rest[i + 1..];
+        if in_string {
+            match b {
+                // The escaped byte, whatever it is, belongs to the string.
+                b'\\' => {
+                    if let Some((&next, left)) = rest.split_first() {
+                        out.push(next);
+                        rest = left;
+                    }
+                }
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => newline(out, level + 1),
+            b':' if depth == 0 => out.push(b' '),
+            _ => {}
+        }
+    }
+    out.extend_from_slice(rest);
+}
+
+fn newline(out: &mut Vec<u8>, level: usize) {
+    out.push(b'\n');
+    out.resize(out.len() + indent_len(level), b' ');
 }
 
 impl<W: Write> Write for InlineArrays<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let mut rest = data;
         while !rest.is_empty() {
-            // Plain runs are copied whole; only the bytes that change the state go one by one.
-            let run = if self.escaped {
-                0
+            if self.escaped {
+                self.escaped = false;
+                self.sink().push(rest[0]);
+                rest = &rest[1..];
+            } else if self.in_string {
+                // String contents are copied whole; only a quote or a backslash changes the state.
+                let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                let (taken, left) = rest.split_at((run + 1).min(rest.len()));
+                self.sink().extend_from_slice(taken);
+                if run < rest.len() {
+                    match rest[run] {
+                        b'"' => self.in_string = false,
+                        _ => self.escaped = true,
+                    }
+                }
+                rest = left;
+                if !self.in_string {
+                    self.check_limit();
+                }
             } else {
-                rest.iter().position(|&b| special(b, self.in_string)).unwrap_or(rest.len())
-            };
-            if run > 0 {
-                self.run(&rest[..run])?;
-                rest = &rest[run..];
-                continue;
+                self.structural(rest[0]);
+                rest = &rest[1..];
+                if !self.in_string {
+                    self.check_limit();
+                }
             }
-            self.byte(rest[0])?;
-            rest = &rest[1..];
         }
         if self.ready.len() >= 1 << 16 {
             self.out.write_all(&self.ready)?;
@@ -227,7 +339,7 @@ impl<W: Write> Write for InlineArrays<W> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.flush_frames()?;
+        self.flush_frames();
         self.out.write_all(&self.ready)?;
         self.ready.clear();
         self.out.flush()
@@ -240,7 +352,7 @@ mod tests {
 
     fn render(value: &serde_json::Value) -> String {
         let mut w = InlineArrays::new(Vec::new());
-        serde_json::to_writer_pretty(&mut w, value).unwrap();
+        serde_json::to_writer(&mut w, value).unwrap();
         w.flush().unwrap();
         String::from_utf8(w.out).unwrap()
     }
@@ -271,6 +383,24 @@ mod tests {
         let text = render(&v);
         assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
         assert!(text.contains("[\"x\", \"y\\\"]\"]"), "{text}");
+    }
+
+    #[test]
+    fn escapes_inside_strings_do_not_change_the_layout() {
+        let v = serde_json::json!({"m": [{"a": "x\n\"]}, y", "b": "\\"}, {"c": "q\t{"}]});
+        let text = render(&v);
+        assert_eq!(text, "{\n  \"m\": [{\"a\": \"x\\n\\\"]}, y\", \"b\": \"\\\\\"}, {\"c\": \"q\\t{\"}]\n}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn a_list_of_long_records_opens_a_line_per_record() {
+        let long = "x".repeat(300);
+        let v = serde_json::json!({"rows": [{"a": long}, {"b": 1}]});
+        assert_eq!(
+            render(&v),
+            format!("{{\n  \"rows\": [\n    {{\n      \"a\": \"{long}\"\n    }},\n    {{\"b\": 1}}\n  ]\n}}")
+        );
     }
 
     #[test]

@@ -156,8 +156,10 @@ pub fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: For
         let text = serde_saphyr::to_string(value).map_err(std::io::Error::other)?;
         return out.write_all(text.as_bytes());
     }
-    let mut w = json::InlineArrays::new(&mut *out);
-    serde_json::to_writer_pretty(&mut w, value)?;
+    // serde_json writes token by token; the buffer hands the layout pass large runs instead.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, json::InlineArrays::new(&mut *out));
+    serde_json::to_writer(&mut w, value)?;
     w.flush()?;
+    drop(w);
     writeln!(out)
 }

@@ -142,6 +142,7 @@ fn decode_all(pending: Vec<Split>, trim: bool) -> Result<Snapshot, LoadError> {
         })
         .collect();
     let mut collector = Collector::default();
+    collector.reserve(parsed.iter().flatten().flatten());
     for items in parsed {
         for item in items? {
             collector.add(item)?;
@@ -680,6 +681,29 @@ struct Collector {
 }
 
 impl Collector {
+    /// Room for the large kinds at once: growing a Vec of thousands of Services by doubling
+    /// copies them and leaves half-used memory behind.
+    fn reserve<'a>(&mut self, parsed: impl Iterator<Item = &'a Parsed>) {
+        let (mut nodes, mut services, mut slices, mut pods, mut events) = (0, 0, 0, 0, 0);
+        for p in parsed {
+            match p.object {
+                Object::Node(_) => nodes += 1,
+                Object::Service(_) => services += 1,
+                Object::EndpointSlice(_) => slices += 1,
+                Object::Pod(_) => pods += 1,
+                Object::Event(_) => events += 1,
+                _ => {}
+            }
+        }
+        let s = &mut self.snap;
+        s.nodes.reserve_exact(nodes);
+        s.services.reserve_exact(services);
+        s.endpoint_slices.reserve_exact(slices);
+        s.pods.reserve_exact(pods);
+        s.events.reserve_exact(events);
+        self.seen.reserve(nodes + services + slices + pods + events);
+    }
+
     fn add(&mut self, parsed: Parsed) -> Result<(), LoadError> {
         let Parsed { origin, key, display, object } = parsed;
         let s = &mut self.snap;

@@ -6,10 +6,11 @@ use lbdoctor::metallb::alloc::pools::{AllocPool, Pools};
 use lbdoctor::metallb::alloc::svc::{Port, SvcView};
 use proptest::prelude::*;
 
-fn view() -> SvcView {
+fn view() -> SvcView<'static> {
     let svc: k8s_openapi::api::core::v1::Service =
         serde_json::from_value(serde_json::json!({"metadata": {"namespace": "ns", "name": "x"}})).unwrap();
-    SvcView::from_service(&svc)
+    // Leaked: a view borrows its Service, and each test case needs only a few.
+    SvcView::from_service(Box::leak(Box::new(svc)))
 }
 
 fn key(k: u8) -> Key {

@@ -50,7 +50,7 @@ fn pools(v: &Value) -> Option<Pools> {
 }
 
 /// The vector's Service, as the Kubernetes object lbdoctor reads from a snapshot.
-fn service(v: &Value) -> SvcView {
+fn service(v: &Value) -> SvcView<'static> {
     let mut spec = json!({"type": v["type"], "ports": v["ports"]});
     for (from, to) in [
         ("selector", "selector"),
@@ -80,17 +80,15 @@ fn service(v: &Value) -> SvcView {
         obj["status"] = json!({"loadBalancer": {"ingress": v["statusIngress"]}});
     }
     let svc: Service = serde_json::from_value(obj).unwrap();
-    SvcView::from_service(&svc)
+    // Leaked: a view borrows its Service, and each test case needs only a few.
+    SvcView::from_service(Box::leak(Box::new(svc)))
 }
 
 fn ports(v: &Value) -> Vec<Port> {
     v.as_array()
         .into_iter()
         .flatten()
-        .map(|p| Port {
-            proto: p["protocol"].as_str().unwrap_or("").to_string(),
-            port: p["port"].as_i64().unwrap() as i32,
-        })
+        .map(|p| Port::new(p["protocol"].as_str().unwrap_or(""), p["port"].as_i64().unwrap() as i32))
         .collect()
 }
 

@@ -16,7 +16,7 @@ use crate::report::{BgpActual, Code, Finding, ObjectRef};
 /// What the per-Service BGP checks read.
 struct ServiceCtx<'a, 'w> {
     world: &'a World<'w>,
-    e: &'a Evaluation<'w>,
+    e: &'a Evaluation<'a>,
     o: &'a BgpOutcome,
     config: &'a Config,
     index: &'a BgpIndex,
@@ -161,7 +161,7 @@ struct ClusterCtx<'a, 'w> {
     world: &'a World<'w>,
     config: &'a Config,
     index: &'a BgpIndex,
-    evals: &'a [Evaluation<'w>],
+    evals: &'a [Evaluation<'a>],
 }
 
 impl ClusterCtx<'_, '_> {

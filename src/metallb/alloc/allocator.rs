@@ -348,7 +348,7 @@ impl Allocator {
         key: &Key,
     ) -> Result<(), AllocError> {
         let pool = pool_for(&self.pools, ips).ok_or_else(|| AllocError::NotAllowed { ips: ips.to_vec() })?;
-        if !pool.compatible_with(&svc.namespace, &svc.labels) {
+        if !pool.compatible_with(svc.namespace, svc.labels) {
             return Err(AllocError::PoolNotCompatible { pool: pool.name.clone() });
         }
         let pool_name = pool.name.clone();
@@ -523,13 +523,13 @@ impl Allocator {
     /// `pinnedPoolsForService`: namespace pools (in `ns_order`, else key order), then selector
     /// pools by name, filtered, then ordered by Go's `sort.Slice` over MetalLB's comparator.
     pub fn pinned_pools(&self, svc: &SvcView, ns_order: Option<&[String]>) -> Vec<String> {
-        let by_ns = self.pools.by_namespace.get(&svc.namespace).map(Vec::as_slice).unwrap_or_default();
+        let by_ns = self.pools.by_namespace.get(svc.namespace).map(Vec::as_slice).unwrap_or_default();
         let ns_list = ns_order.unwrap_or(by_ns);
         let mut out: Vec<String> = ns_list
             .iter()
             .chain(self.pools.by_service_selector.iter())
             .filter(|k| {
-                self.pools.get(k).is_some_and(|p| p.auto_assign && p.compatible_with(&svc.namespace, &svc.labels))
+                self.pools.get(k).is_some_and(|p| p.auto_assign && p.compatible_with(svc.namespace, svc.labels))
             })
             .cloned()
             .collect();
@@ -640,7 +640,7 @@ impl Allocator {
         key: &Key,
     ) -> Vec<(String, Vec<IpAddr>)> {
         let mut out: Vec<(String, Vec<IpAddr>)> = Vec::new();
-        let by_ns = self.pools.by_namespace.get(&svc.namespace).cloned().unwrap_or_default();
+        let by_ns = self.pools.by_namespace.get(svc.namespace).cloned().unwrap_or_default();
         // Namespace pools arrive in map order; try every order when there are few of them.
         let orders = if by_ns.len() <= 6 { permutations(&by_ns) } else { vec![by_ns.clone()] };
         for order in orders {
@@ -704,7 +704,7 @@ impl Allocator {
         for (map_key, pool) in &self.pools.by_name {
             let fit = if !pool.auto_assign {
                 PoolFit::AutoAssignOff
-            } else if let Some(why) = pool.incompatibility(&svc.namespace, &svc.labels) {
+            } else if let Some(why) = pool.incompatibility(svc.namespace, svc.labels) {
                 PoolFit::NotCompatible(why)
             } else if pool.service_allocation.is_some() && !pinned.contains(map_key) {
                 PoolFit::NeverAutoAssigned

@@ -84,7 +84,7 @@ impl Written {
 
     /// The annotations as MetalLB writes them.
     pub fn annotations(&self, input: &SvcView) -> Option<BTreeMap<String, String>> {
-        let mut a = input.annotations.clone();
+        let mut a = input.annotations.cloned();
         match &self.allocated_from {
             None => {}
             Some(None) => {
@@ -223,7 +223,7 @@ impl Controller {
         if policy == "RequireDualStack" && svc.cluster_ips.len() < 2 {
             sync.events.push(Event::warning(
                 "not enough clusterips",
-                format!("Service requires dual stack but not enough clusterips {}", go_v_strings(&svc.cluster_ips)),
+                format!("Service requires dual stack but not enough clusterips {}", go_v_strings(svc.cluster_ips)),
             ));
             self.clear(key, out);
             return Err(Failure::NotEnoughClusterIps);
@@ -248,7 +248,7 @@ impl Controller {
                         "noclusterIPsIPFamily",
                         format!(
                             "Failed to retrieve ClusterIPs IPFamily for {} {}: {e}",
-                            go_q_strings(&svc.cluster_ips),
+                            go_q_strings(svc.cluster_ips),
                             svc.cluster_ip
                         ),
                     ));
@@ -384,7 +384,7 @@ pub fn service_family(svc: &SvcView) -> Result<Family, String> {
     if svc.cluster_ips.is_empty() {
         for_addresses(std::slice::from_ref(&svc.cluster_ip))
     } else {
-        for_addresses(&svc.cluster_ips)
+        for_addresses(svc.cluster_ips)
     }
 }
 
@@ -413,8 +413,8 @@ pub fn desired_lb_ips(svc: &SvcView) -> Result<Option<Requested>, AllocError> {
         return Ok(Some((ips, family)));
     }
     if !svc.load_balancer_ip.is_empty() {
-        let ip = parse_go_ip(&svc.load_balancer_ip)
-            .ok_or_else(|| AllocError::InvalidSpecIp { raw: svc.load_balancer_ip.clone() })?;
+        let ip = parse_go_ip(svc.load_balancer_ip)
+            .ok_or_else(|| AllocError::InvalidSpecIp { raw: svc.load_balancer_ip.to_string() })?;
         return Ok(Some((vec![Some(ip)], Family::of(ip))));
     }
     Ok(None)

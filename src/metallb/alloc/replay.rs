@@ -48,16 +48,16 @@ pub struct Outcome {
     pub view: usize,
 }
 
-pub struct Replay {
+pub struct Replay<'a> {
     /// The allocator after every Service that holds IPs was re-registered.
     pub controller: Controller,
     pub outcomes: HashMap<String, Outcome>,
     /// The Services as the controller read them.
-    pub views: Vec<SvcView>,
+    pub views: Vec<SvcView<'a>>,
 }
 
-impl Replay {
-    pub fn view(&self, o: &Outcome) -> &SvcView {
+impl<'a> Replay<'a> {
+    pub fn view(&self, o: &Outcome) -> &SvcView<'a> {
         &self.views[o.view]
     }
 }
@@ -267,14 +267,14 @@ mod tests {
     use super::*;
     use crate::metallb::alloc::pools::AllocPool;
 
-    fn view(name: &str, ip: &str) -> SvcView {
+    fn view(name: &str, ip: &str) -> SvcView<'static> {
         let svc: k8s_openapi::api::core::v1::Service = serde_json::from_value(serde_json::json!({
             "metadata": {"namespace": "default", "name": name},
             "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.1", "ports": [{"port": 80, "protocol": "TCP"}]},
             "status": {"loadBalancer": {"ingress": [{"ip": ip}]}}
         }))
         .unwrap();
-        SvcView::from_service(&svc)
+        SvcView::from_service(Box::leak(Box::new(svc)))
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The parts of a Service MetalLB's controller reads and writes, taken out of the API object once.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -30,8 +31,21 @@ impl Ann {
 /// `(protocol, port)` as MetalLB compares them: the protocol string exactly as written.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Port {
-    pub proto: String,
+    /// Shared for the usual protocols: every allocation records its Service's ports.
+    pub proto: Cow<'static, str>,
     pub port: i32,
+}
+
+impl Port {
+    pub fn new(proto: &str, port: i32) -> Port {
+        let proto = match proto {
+            "TCP" => Cow::Borrowed("TCP"),
+            "UDP" => Cow::Borrowed("UDP"),
+            "SCTP" => Cow::Borrowed("SCTP"),
+            other => Cow::Owned(other.to_string()),
+        };
+        Port { proto, port }
+    }
 }
 
 impl fmt::Display for Port {
@@ -54,53 +68,57 @@ impl Ingress {
     }
 }
 
+/// Borrowed from the Service: the replay reads every Service of the snapshot, and copies of
+/// each one's labels, annotations and selector cost more than the objects themselves.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SvcView {
-    pub namespace: String,
-    pub name: String,
-    pub labels: Labels,
+pub struct SvcView<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub labels: &'a Labels,
     /// `None` is Go's nil map, which differs from an empty one for the "did it change" test.
-    pub annotations: Option<BTreeMap<String, String>>,
-    pub type_: String,
+    pub annotations: Option<&'a BTreeMap<String, String>>,
+    pub type_: &'a str,
     pub ports: Vec<Port>,
-    pub selector: Labels,
-    pub external_traffic_policy: String,
-    pub ip_families: Vec<String>,
-    pub ip_family_policy: Option<String>,
-    pub cluster_ip: String,
-    pub cluster_ips: Vec<String>,
-    pub load_balancer_ip: String,
-    pub load_balancer_class: Option<String>,
+    pub selector: &'a Labels,
+    pub external_traffic_policy: &'a str,
+    pub ip_families: &'a [String],
+    pub ip_family_policy: Option<&'a str>,
+    pub cluster_ip: &'a str,
+    pub cluster_ips: &'a [String],
+    pub load_balancer_ip: &'a str,
+    pub load_balancer_class: Option<&'a str>,
     /// `None` is a nil ingress list.
     pub ingress: Option<Vec<Ingress>>,
 }
 
-impl SvcView {
-    pub fn from_service(svc: &Service) -> SvcView {
+static NO_LABELS: Labels = Labels::new();
+
+impl<'a> SvcView<'a> {
+    pub fn from_service(svc: &'a Service) -> SvcView<'a> {
         static NO_SPEC: std::sync::OnceLock<k8s_openapi::api::core::v1::ServiceSpec> = std::sync::OnceLock::new();
         let spec = svc.spec.as_ref().unwrap_or_else(|| NO_SPEC.get_or_init(Default::default));
         let ingress = svc.status.as_ref().and_then(|s| s.load_balancer.as_ref()).and_then(|lb| lb.ingress.as_ref());
         SvcView {
-            namespace: svc.metadata.namespace.clone().unwrap_or_default(),
-            name: svc.metadata.name.clone().unwrap_or_default(),
-            labels: svc.metadata.labels.clone().unwrap_or_default(),
-            annotations: svc.metadata.annotations.clone(),
-            type_: spec.type_.clone().unwrap_or_else(|| "ClusterIP".into()),
+            namespace: svc.metadata.namespace.as_deref().unwrap_or_default(),
+            name: svc.metadata.name.as_deref().unwrap_or_default(),
+            labels: svc.metadata.labels.as_ref().unwrap_or(&NO_LABELS),
+            annotations: svc.metadata.annotations.as_ref(),
+            type_: spec.type_.as_deref().unwrap_or("ClusterIP"),
             ports: spec
                 .ports
                 .iter()
                 .flatten()
                 // The API server defaults the protocol; hand-written manifests may leave it out.
-                .map(|p| Port { proto: p.protocol.clone().unwrap_or_else(|| "TCP".into()), port: p.port })
+                .map(|p| Port::new(p.protocol.as_deref().unwrap_or("TCP"), p.port))
                 .collect(),
-            selector: spec.selector.clone().unwrap_or_default(),
-            external_traffic_policy: spec.external_traffic_policy.clone().unwrap_or_default(),
-            ip_families: spec.ip_families.clone().unwrap_or_default(),
-            ip_family_policy: spec.ip_family_policy.clone(),
-            cluster_ip: spec.cluster_ip.clone().unwrap_or_default(),
-            cluster_ips: spec.cluster_ips.clone().unwrap_or_default(),
-            load_balancer_ip: spec.load_balancer_ip.clone().unwrap_or_default(),
-            load_balancer_class: spec.load_balancer_class.clone(),
+            selector: spec.selector.as_ref().unwrap_or(&NO_LABELS),
+            external_traffic_policy: spec.external_traffic_policy.as_deref().unwrap_or_default(),
+            ip_families: spec.ip_families.as_deref().unwrap_or_default(),
+            ip_family_policy: spec.ip_family_policy.as_deref(),
+            cluster_ip: spec.cluster_ip.as_deref().unwrap_or_default(),
+            cluster_ips: spec.cluster_ips.as_deref().unwrap_or_default(),
+            load_balancer_ip: spec.load_balancer_ip.as_deref().unwrap_or_default(),
+            load_balancer_class: spec.load_balancer_class.as_deref(),
             ingress: ingress.map(|list| {
                 list.iter()
                     .map(|i| Ingress {
@@ -139,7 +157,7 @@ impl SvcView {
 
     /// `spec.ipFamilyPolicy`, nil meaning SingleStack.
     pub fn policy(&self) -> &str {
-        self.ip_family_policy.as_deref().unwrap_or("SingleStack")
+        self.ip_family_policy.unwrap_or("SingleStack")
     }
 
     pub fn ipv6_primary(&self) -> bool {
@@ -153,7 +171,7 @@ impl SvcView {
 
     pub fn deprecated_annotations(&self) -> Vec<&str> {
         self.annotations
-            .iter()
+            .into_iter()
             .flatten()
             .map(|(k, _)| k.as_str())
             .filter(|k| k.starts_with("metallb.universe.tf"))
