@@ -24,9 +24,16 @@ pub struct HistoryArgs {
 
 pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut dyn Write) -> Result<bool, AppError> {
     if let Some(dir) = &args.logs {
-        if !dir.is_dir() {
+        let what = match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such directory"),
+            Err(_) => Some("cannot be read"),
+            Ok(m) if m.is_file() => Some("a file, not a directory"),
+            Ok(_) => Some("not a directory (a FIFO, socket or device)"),
+        };
+        if let Some(what) = what {
             return Err(AppError::Usage(format!(
-                "--logs {}: not a directory (one file per speaker Pod, e.g. `kubectl logs -n metallb-system POD -c speaker > DIR/POD.log`)",
+                "--logs {}: {what}; pass a directory with one file per speaker Pod, e.g. `kubectl logs -n metallb-system POD -c speaker > DIR/POD.log`",
                 dir.display()
             )));
         }
@@ -84,14 +91,21 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
 /// Every regular file of the directory, scanned in parallel (one file per speaker).
 fn scan_dir(dir: &Path, since: Option<Timestamp>) -> Result<Vec<SpeakerLog>, AppError> {
     let read = |e: std::io::Error| AppError::Usage(format!("--logs {}: {e}", dir.display()));
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map_err(read)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
+    let entries: Vec<std::path::PathBuf> =
+        std::fs::read_dir(dir).map_err(read)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    // Only regular files (symlinks followed): a FIFO or a device would block or never end.
+    let (mut files, mut skipped): (Vec<_>, Vec<_>) = entries.into_iter().partition(|p| p.is_file());
     files.sort();
     if files.is_empty() {
-        return Err(AppError::Usage(format!("--logs {}: the directory holds no files", dir.display())));
+        skipped.sort();
+        let names: Vec<String> =
+            skipped.iter().take(5).filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        let what = if names.is_empty() {
+            "the directory is empty".to_string()
+        } else {
+            format!("the directory holds no regular files (skipped, not regular files: {})", names.join(", "))
+        };
+        return Err(AppError::Usage(format!("--logs {}: {what}", dir.display())));
     }
     files
         .par_iter()

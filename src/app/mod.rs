@@ -135,6 +135,27 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
     Ok((snap, opts, default_ns))
 }
 
+/// A `-n` naming no Namespace the snapshot holds is a typo, not an empty namespace: as a CI gate
+/// "no Services found" would pass it. Unknown when the Namespaces were not read.
+fn known_namespace(snap: &snapshot::Snapshot, scope: &Scope) -> Result<(), AppError> {
+    let ns = match scope {
+        Scope::Namespace(ns) | Scope::Service { namespace: ns, .. } => ns,
+        Scope::All => return Ok(()),
+    };
+    let names: Vec<&str> = snap.namespaces.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
+    if names.is_empty() || names.contains(&ns.as_str()) {
+        return Ok(());
+    }
+    let mut shown: Vec<&str> = names.iter().take(8).copied().collect();
+    if names.len() > shown.len() {
+        shown.push("…");
+    }
+    Err(AppError::Usage(format!(
+        "namespace {ns:?} does not exist (namespaces: {}); -A covers every namespace",
+        shown.join(", ")
+    )))
+}
+
 /// Why no answer can be given, when a resource the answer needs could not be read.
 fn unreadable_message(snap: &snapshot::Snapshot) -> Option<String> {
     let gaps: Vec<_> = diagnose::access::gaps(snap).into_iter().filter(|g| g.required).collect();

@@ -264,6 +264,16 @@ fn width(format: Format, env: &Env) -> Option<usize> {
 fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
     Ok(match command {
         Command::Explain { resource, name, nodes } => {
+            // kubectl's TYPE/NAME form: `explain svc/web`.
+            let (resource, name) = match (resource.split_once('/'), &name) {
+                (Some((kind, n)), None) if !n.is_empty() => (kind.to_string(), Some(n.to_string())),
+                (Some(_), Some(extra)) => {
+                    return Err(AppError::Usage(format!(
+                        "explain {resource} {extra}: give the Service as TYPE/NAME or as TYPE NAME, not both"
+                    )))
+                }
+                _ => (resource, name),
+            };
             let resource = Resource::parse(&resource).ok_or_else(|| {
                 AppError::Usage(format!(
                     "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
@@ -326,32 +336,55 @@ fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
     })
 }
 
+/// The longest duration Go (and so kubectl and MetalLB) can hold: 2^63 - 1 nanoseconds.
+const GO_MAX_SECONDS: f64 = 9_223_372_036.854_775;
+
+/// A duration flag's seconds, range-checked here so that no conversion downstream can overflow.
+fn duration_seconds(flag: &str, text: &str, expected: &str) -> Result<f64, AppError> {
+    let seconds = crate::k8s::go_duration_seconds(text)
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .ok_or_else(|| AppError::Usage(format!("{flag} {text:?}: expected {expected}")))?;
+    if seconds > GO_MAX_SECONDS {
+        return Err(too_long(flag, text));
+    }
+    Ok(seconds)
+}
+
+fn too_long(flag: &str, text: &str) -> AppError {
+    AppError::Usage(format!(
+        "{flag} {text:?}: longer than the longest duration Kubernetes tools accept (about 292 years, 2562047h)"
+    ))
+}
+
 /// kubectl's `--request-timeout`: `0` is none, a bare number is seconds, else a duration (`30s`, `1m`).
 fn request_timeout(text: &str) -> Result<RequestTimeout, AppError> {
+    let flag = "--request-timeout";
     let seconds = match text.parse::<u64>() {
-        Ok(n) => n as f64,
-        Err(_) => crate::k8s::go_duration_seconds(text).filter(|s| *s >= 0.0).ok_or_else(|| {
-            AppError::Usage(format!(
-                "--request-timeout {text:?}: expected a duration such as 30s, 1m or 0 (no timeout)"
-            ))
-        })?,
+        Ok(n) if n as f64 <= GO_MAX_SECONDS => n as f64,
+        Ok(_) => return Err(too_long(flag, text)),
+        Err(_) => duration_seconds(flag, text, "a duration such as 30s, 1m or 0 (no timeout)")?,
     };
     Ok(if seconds > 0.0 { RequestTimeout::After(Duration::from_secs_f64(seconds)) } else { RequestTimeout::Never })
 }
 
 /// `history --since`: the window before the snapshot was taken, as the timestamps it is taken off need.
 fn since_window(text: &str) -> Result<jiff::SignedDuration, AppError> {
-    crate::k8s::go_duration_seconds(text)
-        .filter(|s| *s > 0.0)
-        .map(jiff::SignedDuration::from_secs_f64)
-        .ok_or_else(|| AppError::Usage(format!("--since {text:?}: expected a duration such as 48h, 90m or 1h30m")))
+    let expected = "a duration such as 48h, 90m or 1h30m";
+    let seconds = duration_seconds("--since", text, expected)?;
+    if seconds == 0.0 {
+        return Err(AppError::Usage(format!("--since {text:?}: expected {expected}")));
+    }
+    Ok(jiff::SignedDuration::from_secs_f64(seconds))
 }
 
 /// `arping --timeout`, `announce --duration`.
 fn positive(flag: &str, text: &str) -> Result<Duration, AppError> {
-    crate::k8s::go_duration_seconds(text).filter(|s| *s > 0.0 && s.is_finite()).map(Duration::from_secs_f64).ok_or_else(
-        || AppError::Usage(format!("{flag} {text:?}: expected a positive duration such as 500ms, 30s or 10m")),
-    )
+    let expected = "a positive duration such as 500ms, 30s or 10m";
+    let seconds = duration_seconds(flag, text, expected)?;
+    if seconds == 0.0 {
+        return Err(AppError::Usage(format!("{flag} {text:?}: expected {expected}")));
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[cfg(test)]

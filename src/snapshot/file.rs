@@ -169,13 +169,26 @@ fn without_bom(mut text: String) -> String {
     text
 }
 
+/// The snapshot files under `dir`, sorted. Each real directory is read once, however many
+/// symlinks lead to it (`self -> .` would otherwise be walked until the path is too long), and
+/// only regular files are taken: a FIFO or a device in a directory would block or never end.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    walk_once(dir, out, &mut seen)
+}
+
+fn walk_once(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut std::collections::HashSet<PathBuf>) -> std::io::Result<()> {
+    if !seen.insert(std::fs::canonicalize(dir)?) {
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
     entries.sort();
     for path in entries {
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+        // Follows symlinks: a link to a file or a directory counts as what it points to.
+        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        if meta.is_dir() {
+            walk_once(&path, out, seen)?;
+        } else if meta.is_file() && matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
             out.push(path);
         }
     }
@@ -398,6 +411,13 @@ impl Pending<'_> {
         let mut object = object;
         let (namespace, name) =
             meta.unwrap_or_else(|| object.meta_mut().map(|m| crate::snapshot::key_of(m)).unwrap_or_default());
+        if name.is_empty() && !matches!(object, Object::Info(_) | Object::Ignored(_)) {
+            let what = if namespace.is_empty() { kind } else { format!("{kind} in namespace {namespace}") };
+            return Err(LoadError::Malformed {
+                origin: origin.to_string(),
+                message: format!("{what} has no metadata.name: every object needs one (add `metadata: {{name: …}}`)"),
+            });
+        }
         let display = object_label(&kind, &namespace, &name);
         Ok(Parsed { origin, key: (group, kind, namespace, name), display, object })
     }
@@ -627,13 +647,31 @@ fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split
     };
     let mut value = value;
     if is_list(head.kind.as_deref()) {
-        if let Some(serde_json::Value::Array(items)) = value.get_mut("items").map(std::mem::take) {
-            for (i, item) in items.into_iter().enumerate() {
-                let mut at = origin.clone();
-                at.item = Some(i);
-                split_value(at, item, out)?;
+        match value.get_mut("items").map(std::mem::take) {
+            Some(serde_json::Value::Array(items)) => {
+                for (i, item) in items.into_iter().enumerate() {
+                    let mut at = origin.clone();
+                    at.item = Some(i);
+                    split_value(at, item, out)?;
+                }
+                return Ok(());
             }
-            return Ok(());
+            // No items: an empty list, as the JSON form reads it.
+            None | Some(serde_json::Value::Null) => {}
+            Some(other) => {
+                let found = match other {
+                    serde_json::Value::Object(_) => "a mapping",
+                    serde_json::Value::String(_) => "a string",
+                    _ => "a scalar",
+                };
+                return Err(LoadError::Malformed {
+                    origin: origin.to_string(),
+                    message: format!(
+                        "{}: items must be a sequence of objects (`items:` then `- apiVersion: …` lines), not {found}",
+                        head.kind.as_deref().unwrap_or("List")
+                    ),
+                });
+            }
         }
     }
     out.push(Split::Ready(pending(origin, head, Doc::Value(value))?));

@@ -16,6 +16,7 @@ mod conformance_bgp;
 mod conformance_cilium;
 mod conformance_l2;
 mod golden;
+mod hardening;
 mod history;
 mod krew;
 mod live;
