@@ -3,10 +3,10 @@
 
 Half the Services hold consecutive addresses from the start of the /64 (so the lowest free
 address sits after a run of 5,000), half are pending and each is tried against that state.
-Times `check` and `explain pools` (release build) against Python's json.load of the same
+Times `check` and `explain pools` (release-lto build) against Python's json.load of the same
 file, alternating, and prints the medians and ratios (lower is better).
 
-    cargo build --release && scripts/bench-alloc.py [--services 10000] [--runs 7]
+    cargo build --profile release-lto && scripts/bench-alloc.py [--services 10000] [--runs 7]
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -41,7 +41,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--services", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--bin", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "kubectl-lbdoctor"))
+    ap.add_argument("--bin", default=os.path.join(os.path.dirname(__file__), "..", "target", "release-lto", "kubectl-lbdoctor"))
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "v6.json")

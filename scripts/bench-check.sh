@@ -4,7 +4,7 @@
 #
 #   scripts/bench-check.sh            # build, generate, measure, compare
 #
-# Steps: `cargo build --release`; generate a snapshot with
+# Steps: `cargo build --profile release-lto`; generate a snapshot with
 # scripts/gen-synthetic.py into a temp dir; then RUNS times, alternating,
 # time
 #   (a) python3 -c 'import json,sys; json.load(open(sys.argv[1]))' FILE
@@ -22,7 +22,7 @@
 #   SEED=1                             generator seed
 #   BENCH_TOOL=auto|hyperfine|python   how to time (auto: hyperfine if on PATH)
 #   SKIP_BUILD=1                       do not run cargo (binary must exist)
-#   LBDOCTOR_BIN=path                  binary to time (default: target/release)
+#   LBDOCTOR_BIN=path                  binary to time (default: target/release-lto)
 #   BENCH_JSON=path                    also write the raw samples/medians here
 #   KEEP_TMP=1                         keep the temp dir (snapshot) for inspection
 set -euo pipefail
@@ -47,11 +47,11 @@ command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
 if [[ -z "${LBDOCTOR_BIN:-}" ]]; then
   target_dir=${CARGO_TARGET_DIR:-target}
   [[ "$target_dir" = /* ]] || target_dir="$ROOT/$target_dir"
-  LBDOCTOR_BIN="$target_dir/release/kubectl-lbdoctor"
+  LBDOCTOR_BIN="$target_dir/release-lto/kubectl-lbdoctor"
 fi
 if [[ "$SKIP_BUILD" != 1 ]]; then
-  echo "bench-check: cargo build --release" >&2
-  (cd "$ROOT" && cargo build --release) || die "cargo build --release failed"
+  echo "bench-check: cargo build --profile release-lto" >&2
+  (cd "$ROOT" && cargo build --profile release-lto) || die "cargo build --profile release-lto failed"
 fi
 [[ -x "$LBDOCTOR_BIN" ]] || die "binary not found: $LBDOCTOR_BIN"
 

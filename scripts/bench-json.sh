@@ -2,10 +2,10 @@
 # The report-size and time targets of docs/json.md on a synthetic 1,000-node / 10,000-Service
 # cluster: `check -o json` bytes, its time against Python's json.load of the snapshot (the
 # ratio, one run each, best of three), and the same with a warning on every Service.
-# Usage: scripts/bench-json.sh [BINARY]   (default target/release/kubectl-lbdoctor)
+# Usage: scripts/bench-json.sh [BINARY]   (default target/release-lto/kubectl-lbdoctor)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bin=${1:-target/release/kubectl-lbdoctor}
+bin=${1:-target/release-lto/kubectl-lbdoctor}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 python3 scripts/gen-synthetic.py --nodes 1000 --services 10000 --out "$dir/big.json" >/dev/null 2>&1

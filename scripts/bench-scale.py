@@ -13,9 +13,9 @@ Then runs, interleaved RUNS times (so noise hits every command alike):
 and prints, per form, each command's median seconds, its ratio to json.load's median, its peak
 RSS (max over the runs) and, for lbdoctor, the output bytes.
 
-Usage: scripts/bench-scale.py [--bin target/release/kubectl-lbdoctor] [--runs 7]
+Usage: scripts/bench-scale.py [--bin target/release-lto/kubectl-lbdoctor] [--runs 7]
        [--nodes 1000] [--services 10000] [--keep DIR]
-No build: build the binary first (cargo build --release).
+No build: build the binary first (cargo build --profile release-lto).
 """
 
 import argparse
@@ -89,7 +89,7 @@ def run(cmd, out_path=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/kubectl-lbdoctor"))
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target/release-lto/kubectl-lbdoctor"))
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--nodes", type=int, default=1000)
     ap.add_argument("--services", type=int, default=10000)

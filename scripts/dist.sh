@@ -6,7 +6,7 @@
 #
 #   --target TRIPLE    Rust target triple, passed to cargo (default: the host); it also names
 #                      the archive's os/arch (x86_64|aarch64 on linux|apple-darwin).
-#   --binary PATH      package this binary instead of running `cargo build --release --locked`
+#   --binary PATH      package this binary instead of running `cargo build --profile release-lto --locked`
 #                      (tests; a binary built elsewhere). Without --target it is taken to be
 #                      the host's.
 #   --out-dir DIR      where the archive goes (default: dist/)
@@ -86,8 +86,8 @@ fi
 export SOURCE_DATE_EPOCH
 
 if [ -z "$binary" ]; then
-  (cd "$root" && cargo build --release --locked ${target:+--target "$target"})
-  binary="${CARGO_TARGET_DIR:-$root/target}/${target:+$target/}release/kubectl-lbdoctor"
+  (cd "$root" && cargo build --profile release-lto --locked ${target:+--target "$target"})
+  binary="${CARGO_TARGET_DIR:-$root/target}/${target:+$target/}release-lto/kubectl-lbdoctor"
 fi
 { [ -f "$binary" ] && [ -x "$binary" ]; } || die "binary '$binary' does not exist or is not executable"
 

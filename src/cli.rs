@@ -14,8 +14,10 @@ use crate::snapshot::{BgpType, Memberlist};
     version,
     about = "Explains why a LoadBalancer IP is (not) announced, or still pending: re-runs MetalLB's controller and speakers offline",
     propagate_version = true,
+    // The terminal's width, not clap's default cap of 100: pasted examples must stay whole.
+    max_term_width = 1000,
     after_help = "Examples:\n  \
-      # Who should announce web's IP, and why does every other node not? Why is it pending?\n  \
+      # Who should announce web's IP, and why not every other node? Why pending?\n  \
       kubectl lbdoctor explain svc web -n shop\n\n  \
       # MetalLB's pools: usage, who holds which IP, who could get one\n  \
       kubectl lbdoctor explain pools\n\n  \
@@ -48,7 +50,8 @@ pub struct GlobalArgs {
     /// The kubeconfig user to use (live mode)
     #[arg(long, global = true)]
     pub user: Option<String>,
-    /// Namespace of the Service(s) (default: the context's namespace)
+    /// Only this namespace: explain and history default to the context's; check and simulate cover
+    /// every namespace unless -n is given
     #[arg(short = 'n', long, global = true)]
     pub namespace: Option<String>,
     /// Every namespace
@@ -185,7 +188,7 @@ pub enum Command {
       kubectl lbdoctor check --from s.json\n\n  \
       # A JUnit report for the CI dashboard, failing on warnings too\n  \
       kubectl lbdoctor check --from s.json -o junit --fail-on warning > lbdoctor.xml\n\n  \
-      # Known issues accepted in .lbdoctor.yaml (each with a reason), one more ignored here\n  \
+      # Known issues accepted in .lbdoctor.yaml (with reasons), one more ignored\n  \
       kubectl lbdoctor check --config .lbdoctor.yaml --ignore LBD106\n\n\
 Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input\n\
 error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.md.")]
@@ -211,7 +214,7 @@ error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.
       # Draining worker-a: which IPs move where, and does any lose its announcer?\n  \
       kubectl lbdoctor simulate --down worker-a\n\n  \
       # Gate a label change in CI: exit 1 if it would leave an IP unannounced\n  \
-      kubectl lbdoctor simulate --from s.json --label worker-b node.kubernetes.io/exclude-from-external-load-balancers=\n\n  \
+      kubectl lbdoctor simulate --from s.json --label worker-b \\\n      node.kubernetes.io/exclude-from-external-load-balancers=\n\n  \
       # A new L2Advertisement, before it is applied\n  \
       kubectl lbdoctor simulate --from s.json --apply l2advertisement.yaml -o json\n\n\
 Only what differs is listed. Exit status as check, counting the findings the change brings:\n\
@@ -222,7 +225,7 @@ input error (an unknown node); 3 the cluster could not be read. See docs/simulat
     #[command(after_help = "Examples:\n  \
       # Live: every speaker's log (pods/log), Events and restarts, for every IP\n  \
       kubectl lbdoctor history --since 48h\n\n  \
-      # Offline: a snapshot and one `kubectl logs` file per speaker Pod (speaker-x7k2p.log)\n  \
+      # Offline: a snapshot, one `kubectl logs` file per speaker Pod (speaker-x7k2p.log)\n  \
       kubectl lbdoctor history --from s.json --logs ./speaker-logs\n\n  \
       # One Service\n  \
       kubectl lbdoctor history svc web -n shop --from s.json --logs ./speaker-logs\n\n\
@@ -308,12 +311,13 @@ It never changes the host's addresses, routes or interface settings. See docs/an
     Version,
     /// Print a shell completion script: bash, zsh, fish, or kubectl (the kubectl_complete-lbdoctor script)
     #[command(after_help = "Examples:\n  \
-      # kubectl lbdoctor <TAB> (kubectl >= 1.26 asks a kubectl_complete-lbdoctor on PATH; Service names too)\n  \
-      kubectl lbdoctor completion kubectl > ~/.local/bin/kubectl_complete-lbdoctor && chmod +x ~/.local/bin/kubectl_complete-lbdoctor\n\n  \
+      # kubectl lbdoctor <TAB>: kubectl 1.26+ runs kubectl_complete-lbdoctor\n  \
+      kubectl lbdoctor completion kubectl > ~/.local/bin/kubectl_complete-lbdoctor\n  \
+      chmod +x ~/.local/bin/kubectl_complete-lbdoctor\n\n  \
       # kubectl-lbdoctor <TAB>, called directly\n  \
       source <(kubectl lbdoctor completion bash)\n  \
       kubectl lbdoctor completion zsh > \"${fpath[1]}/_kubectl-lbdoctor\"\n  \
-      kubectl lbdoctor completion fish > ~/.config/fish/completions/kubectl-lbdoctor.fish")]
+      kubectl lbdoctor completion fish \\\n      > ~/.config/fish/completions/kubectl-lbdoctor.fish")]
     Completion { shell: CompletionShell },
 }
 

@@ -94,7 +94,12 @@ fn candidates(root: &clap::Command, before: &[String], partial: &str, env: &mut 
         }
     }
     if let Some(arg) = words.pending_value {
-        return flag_values(arg, sub, &words, env);
+        let (values, directive) = flag_values(arg, sub, &words, env);
+        // `--ignore LBD101,LB<TAB>`: a comma list, completed after its last comma.
+        if let (Some("ignore"), Some((done, _))) = (arg.get_long(), partial.rsplit_once(',')) {
+            return (values.into_iter().map(|(v, h)| (format!("{done},{v}"), h)).collect(), directive);
+        }
+        return (values, directive);
     }
     if partial.starts_with('-') {
         return (flags(root, sub), NO_FILE_COMP);
@@ -286,6 +291,10 @@ fn flag_values(arg: &clap::Arg, sub: Option<&clap::Command>, words: &Words, env:
         return (values, NO_FILE_COMP);
     }
     match long {
+        "ignore" => (
+            crate::report::Code::ALL.iter().map(|c| (c.as_str().to_string(), Some(c.title().to_string()))).collect(),
+            NO_FILE_COMP,
+        ),
         "namespace" => match namespaces(words, env) {
             Some(names) => (names, NO_FILE_COMP),
             None => (Vec::new(), NO_FILE_COMP | ERROR),

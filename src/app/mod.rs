@@ -208,7 +208,14 @@ fn snapshot(r: &Resolved, env: &mut Env, out: &mut dyn Write) -> Result<bool, Ap
             return Ok(false);
         }
     }
-    let mut collected = collect(r, env, true)?;
+    // `snapshot` is the one verb --from cannot stand in for: do not suggest it.
+    const FROM_HINT: &str = ", or read a snapshot with --from FILE.";
+    let mut collected = collect(r, env, true).map_err(|e| match e {
+        AppError::Live(crate::live::LiveError::Unreachable(m)) if m.ends_with(FROM_HINT) => {
+            AppError::Live(crate::live::LiveError::Unreachable(format!("{}.", &m[..m.len() - FROM_HINT.len()])))
+        }
+        other => other,
+    })?;
     let detected = diagnose::describe_installation(&collected.snapshot);
     if let Some(spec) = collected.objects.first_mut().and_then(|info| info.get_mut("spec")) {
         spec["detected"] = detected;

@@ -75,15 +75,29 @@ fn in_cluster(opts: &LiveOptions, looked: &str) -> Result<Connection, LiveError>
             apply_timeout(&mut config, opts);
             Ok(Connection { config, context: None })
         }
-        Err(e) => Err(LiveError::Unreachable(format!(
-            "no cluster to read: no kubeconfig ({looked}) and not running inside a Pod ({e}). Pass \
-             --kubeconfig, or read a snapshot with --from FILE."
-        ))),
+        Err(e) => {
+            // Outside a Pod the variable is simply unset: kube's words for that are noise.
+            let why = match std::env::var_os("KUBERNETES_SERVICE_HOST") {
+                None => "KUBERNETES_SERVICE_HOST is unset".to_string(),
+                Some(_) => e.to_string(),
+            };
+            Err(LiveError::Unreachable(format!(
+                "no cluster to read: no kubeconfig ({looked}) and not running inside a Pod ({why}). Pass \
+                 --kubeconfig, or read a snapshot with --from FILE."
+            )))
+        }
     }
 }
 
 fn read(path: &Path) -> Result<Kubeconfig, LiveError> {
-    Kubeconfig::read_from(path).map_err(|e| LiveError::Usage(format!("kubeconfig {}: {e}", path.display())))
+    Kubeconfig::read_from(path).map_err(|e| {
+        // kube's message repeats the path, quoted twice; say what the system said about it.
+        let why = match &e {
+            kube::config::KubeconfigError::ReadConfig(io, _) => io.to_string(),
+            other => other.to_string(),
+        };
+        LiveError::Usage(format!("kubeconfig {}: {why}", path.display()))
+    })
 }
 
 /// `$KUBECONFIG` as kubectl reads it: a path list, merged first-wins, missing files skipped.

@@ -46,7 +46,8 @@ impl fmt::Display for Origin {
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
             if let Some(col) = self.column {
-                write!(f, ":{col}")?;
+                // serde_json counts a position at the start of a line as column 0.
+                write!(f, ":{}", col.max(1))?;
             }
         }
         if let Some(item) = self.item {
@@ -61,9 +62,9 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
     let mut texts: Vec<(Arc<str>, String)> = Vec::new();
     for input in inputs {
         if input == "-" {
-            let mut text = String::new();
-            stdin.read_to_string(&mut text).map_err(|source| LoadError::Io { path: "<stdin>".into(), source })?;
-            texts.push(("<stdin>".into(), without_bom(text)));
+            let mut bytes = Vec::new();
+            stdin.read_to_end(&mut bytes).map_err(|source| LoadError::Io { path: "<stdin>".into(), source })?;
+            texts.push(("<stdin>".into(), without_bom(utf8("<stdin>", bytes)?)));
             continue;
         }
         let path = Path::new(input);
@@ -80,7 +81,8 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
         };
         for file in files {
             let name = file.display().to_string();
-            let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io { path: name.clone(), source })?;
+            let bytes = std::fs::read(&file).map_err(|source| LoadError::Io { path: name.clone(), source })?;
+            let text = utf8(&name, bytes)?;
             texts.push((name.into(), without_bom(text)));
         }
     }
@@ -159,6 +161,23 @@ fn decode_all(pending: Vec<Split>, trim: bool) -> Result<Snapshot, LoadError> {
             .collect();
     }
     Ok(snap)
+}
+
+/// The text of a file, or where it stops being UTF-8.
+fn utf8(name: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&valid[line_start..]).chars().count() + 1;
+        let byte = e.as_bytes()[valid.len()];
+        LoadError::Malformed {
+            origin: format!("{name}:{line}:{column}"),
+            message: format!(
+                "not UTF-8 text (byte 0x{byte:02X}): Kubernetes manifests are UTF-8; re-save the file as UTF-8"
+            ),
+        }
+    })
 }
 
 /// Editors on some systems start UTF-8 files with a byte-order mark; neither parser wants it.
@@ -261,8 +280,12 @@ impl Doc<'_> {
 }
 
 fn strip_position(message: String) -> String {
-    match message.rfind(" at line ") {
+    let message = match message.rfind(" at line ") {
         Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    match message.strip_prefix("EOF while parsing ") {
+        Some(what) => format!("the text ends inside {what} (a truncated file?)"),
         None => message,
     }
 }
@@ -424,6 +447,9 @@ impl Pending<'_> {
 }
 
 fn object_label(kind: &str, namespace: &str, name: &str) -> String {
+    if name.is_empty() {
+        return if namespace.is_empty() { kind.to_string() } else { format!("{kind} in namespace {namespace}") };
+    }
     if namespace.is_empty() {
         format!("{kind} {name}")
     } else {
@@ -803,10 +829,15 @@ fn malformed((origin, message): (Origin, String), object: &str) -> LoadError {
 
 pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     // The location is already in the prefix; keep the first line without a second position.
-    let text = e.to_string();
+    // The crate's words for users, not its hints about its own options.
+    let text = e.render_with_formatter(&serde_saphyr::UserMessageFormatter);
     let first = text.lines().next().unwrap_or("invalid YAML").trim();
-    match first.rfind(" at line ") {
-        Some(i) => first[..i].to_string(),
+    let first = match first.rfind(" at line ") {
+        Some(i) => &first[..i],
+        None => first,
+    };
+    match first.find("limits breached: Depth") {
+        Some(_) => "nested more than 128 levels deep: not a Kubernetes object".to_string(),
         None => first.to_string(),
     }
 }

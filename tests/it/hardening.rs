@@ -130,3 +130,221 @@ fn explain_takes_type_slash_name() {
     assert_eq!(code, 2);
     assert!(stderr.contains("not both"), "{stderr}");
 }
+
+/// The loader's errors in the user's words: where (file:line:col, 1-based) and what, never a
+/// library's hint about its own options.
+#[test]
+fn input_errors_are_in_plain_words_with_a_position() {
+    let d = dir();
+    let deep = format!("a:\n{}", (1..200).map(|i| format!("{}- \n", "  ".repeat(i))).collect::<String>());
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "dup.yaml",
+            b"apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  name: b\n".to_vec(),
+            "dup.yaml:5:3: duplicate mapping key `name`",
+        ),
+        (
+            "inf.yaml",
+            b"apiVersion: v1\nkind: Service\nmetadata: {name: a, namespace: d}\nspec:\n  ports:\n  - port: 1e400\n"
+                .to_vec(),
+            "inf.yaml:6:11: value `1e400` is not a finite number",
+        ),
+        ("deep.yaml", deep.into_bytes(), "nested more than 128 levels deep"),
+        (
+            "bad.yaml",
+            b"apiVersion: v1\nkind: Node\nmetadata:\n  name: \xff\xfe\n".to_vec(),
+            "bad.yaml:4:9: not UTF-8 text (byte 0xFF)",
+        ),
+        ("int.yaml", b"apiVersion: v1\nkind: Node\nmetadata:\n  name: 5\n".to_vec(), "Node: invalid type: integer `5`"),
+        (
+            "eof.json",
+            b"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\n".to_vec(),
+            "eof.json:2:1: the text ends inside a value",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let path = d.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let (_, stderr, code) = run(&["check", "--from", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {stderr}");
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+        for library in ["Options", "from_str_multiple", "Option<String>", "budget", "policy", "Depth {"] {
+            assert!(!stderr.contains(library), "{name}: {stderr}");
+        }
+    }
+    // The suppressions file goes through the same words.
+    let two = d.path().join("two.yaml");
+    std::fs::write(
+        &two,
+        "apiVersion: lbdoctor/v1beta1\nkind: Suppressions\n---\napiVersion: lbdoctor/v1beta1\nkind: Suppressions\n",
+    )
+    .unwrap();
+    let (_, stderr, code) = run(&["check", "--demo", "trap", "--config", two.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("only single YAML document expected") && !stderr.contains("from_str_multiple"), "{stderr}");
+    let null = d.path().join("null.yaml");
+    std::fs::write(&null, "apiVersion: lbdoctor/v1beta1\nkind: Suppressions\nsuppressions:\n- code: ~\n").unwrap();
+    let (_, stderr, code) = run(&["check", "--demo", "trap", "--config", null.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("null.yaml:4:9: null is not allowed here"), "{stderr}");
+}
+
+/// A small deterministic mutation fuzzer over the loader and the engines (the shared fuzzer in
+/// `../shared/tools/fuzz_inputs.py` goes further through the binary): every testdata snapshot,
+/// mutated a few thousand times in ways that broke parsers before — truncation, dropped and
+/// repeated lines, YAML tags, anchors, huge numbers, nulls — must load or be refused, never
+/// panic; what loads must diagnose without a panic.
+#[test]
+fn mutated_snapshots_never_panic() {
+    use lbdoctor::diagnose::{self, Options, Scope};
+    use std::sync::Arc;
+    const TOKENS: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        ",",
+        "-",
+        "\"",
+        "'",
+        "\n",
+        " ",
+        "#",
+        "&a ",
+        "*a",
+        "<<: *a\n",
+        "!!binary ",
+        "!!str ",
+        "1e400",
+        "-1",
+        "99999999999999999999",
+        "~",
+        "null",
+        "true",
+        "\t",
+        "\u{feff}",
+        "---\n",
+        "kind: List\n",
+        "items: {}\n",
+        "metadata: {}\n",
+        "name: ''\n",
+        "0x10",
+        ".inf",
+        "::",
+    ];
+    let mut files: Vec<std::path::PathBuf> = ["testdata/scenarios", "testdata/clusters", "testdata/bad"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "json")))
+        .collect();
+    files.sort();
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    let mut loaded = 0;
+    let rounds = 2500;
+    for round in 0..rounds {
+        let path = &files[round % files.len()];
+        let mut text = std::fs::read_to_string(path).unwrap();
+        for _ in 0..1 + next(3) {
+            let boundary = |t: &str, i: usize| (0..=i.min(t.len())).rev().find(|&j| t.is_char_boundary(j)).unwrap();
+            let at = boundary(&text, next(text.len() + 1));
+            match next(5) {
+                0 => text.truncate(at),
+                1 => {
+                    let end = boundary(&text, at + next(40));
+                    text.replace_range(at..end, "");
+                }
+                2 => text.insert_str(at, TOKENS[next(TOKENS.len())]),
+                3 => {
+                    let lines: Vec<&str> = text.lines().collect();
+                    let line = lines.get(next(lines.len())).map_or(String::new(), |l| l.to_string());
+                    text.insert_str(at, &format!("{line}\n"));
+                }
+                _ => {
+                    let end = boundary(&text, at + 1);
+                    text.replace_range(at..end, TOKENS[next(TOKENS.len())]);
+                }
+            }
+        }
+        let name: Arc<str> = format!("{}#{round}", path.display()).into();
+        let input = [(name, text.clone())];
+        let outcome = std::panic::catch_unwind(|| {
+            let Ok(snap) = lbdoctor::snapshot::load_texts(&input) else { return false };
+            let opts = Options { scope: Scope::All, detail: true, overrides: Default::default() };
+            let _ = diagnose::diagnose(&snap, &opts);
+            true
+        });
+        match outcome {
+            Ok(ok) => loaded += usize::from(ok),
+            Err(_) => panic!("round {round}: a mutation of {} panicked; input:\n{text}", path.display()),
+        }
+    }
+    // Enough of the mutations still load for the engines to be exercised, not only the parsers.
+    assert!(loaded > rounds / 10, "only {loaded} of {rounds} mutations loaded");
+}
+
+/// Help examples are pasted into shells: at 80 columns none is broken across lines, and a wide
+/// terminal gets its width, not clap's cap of 100.
+#[test]
+fn help_examples_stay_whole() {
+    for sub in
+        ["", "check", "explain", "simulate", "history", "snapshot", "arping", "announce", "version", "completion"]
+    {
+        let args: Vec<&str> = if sub.is_empty() { vec!["--help"] } else { vec![sub, "--help"] };
+        let (help, _, code) = crate::util::output(crate::util::lbdoctor().env("COLUMNS", "80").args(&args));
+        assert_eq!(code, 0);
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let command = line.trim_start();
+            if command.starts_with("kubectl ") || command.starts_with("source ") || command.starts_with("chmod ") {
+                assert!(line.len() <= 80, "{sub}: {line}");
+                // A command continues only after a backslash, never because the help wrapped it.
+                let next = lines.get(i + 1).map_or("", |l| l.trim_start());
+                assert!(
+                    line.ends_with('\\')
+                        || next.is_empty()
+                        || next.starts_with('#')
+                        || next.starts_with("kubectl ")
+                        || next.starts_with("chmod ")
+                        || next.starts_with("source "),
+                    "{sub}: {line:?} is followed by {next:?}"
+                );
+            }
+        }
+    }
+    let (wide, _, _) = crate::util::output(crate::util::lbdoctor().env("COLUMNS", "200").args(["check", "--help"]));
+    assert!(wide.lines().any(|l| l.len() > 100), "{wide}");
+}
+
+#[test]
+fn ignore_completes_finding_codes_after_the_last_comma() {
+    let (out, _, _) = run(&["__complete", "check", "--ignore", ""]);
+    assert!(out.lines().any(|l| l.starts_with("LBD101\t")), "{out}");
+    let (out, _, _) = run(&["__complete", "check", "--ignore", "LBD101,"]);
+    assert!(out.lines().any(|l| l.starts_with("LBD101,LBD102\t")), "{out}");
+}
+
+/// Connection errors name the fix once, in the user's words.
+#[test]
+fn kubeconfig_and_connection_errors_say_it_once() {
+    let (_, stderr, code) = run(&["--kubeconfig", "nope", "check"]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr.matches("nope").count(), 1, "{stderr}");
+    assert!(!stderr.contains("'\""), "{stderr}");
+    let (_, stderr, code) = run(&["check"]);
+    assert_eq!(code, 3);
+    assert!(!stderr.contains("incluster environment variable") && stderr.contains("--from FILE"), "{stderr}");
+    // A server nobody answers on: `snapshot` cannot read --from, so it is not suggested.
+    let d = dir();
+    let kubeconfig = d.path().join("config");
+    std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: abc}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n").unwrap();
+    let (_, stderr, code) = run(&["--kubeconfig", kubeconfig.to_str().unwrap(), "snapshot"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("cannot read the Kubernetes API server") && !stderr.contains("--from"), "{stderr}");
+}
