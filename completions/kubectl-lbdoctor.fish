@@ -28,7 +28,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l kubec
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -78,7 +78,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explai
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -120,7 +120,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -166,7 +166,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simula
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -206,7 +206,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand histor
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -245,7 +245,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapsh
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -287,7 +287,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -330,7 +330,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announ
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -371,7 +371,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand versio
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
@@ -409,7 +409,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand comple
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l user -d 'The kubeconfig user to use (live mode)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s n -l namespace -d 'Namespace of the Service(s) (default: the context\'s namespace)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
