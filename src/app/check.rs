@@ -22,7 +22,7 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     let rules = suppressions(&args.ignore, args.config.as_deref(), args.no_config, env)?;
     let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check, args.all_nodes))?;
     opts.scope = r.namespaces.every_unless_n();
-    super::known_namespace(&snap, &opts.scope)?;
+    super::known_namespace(&snap, &opts.scope, &r.source)?;
     let mut origins = std::mem::take(&mut snap.origins);
     let mut report = diagnose::diagnose(&snap, &opts)?;
     if args.spof {

@@ -44,7 +44,7 @@ pub(super) fn explain(
         (None, true) => Scope::All,
         (None, false) => Scope::Namespace(namespace),
     };
-    super::known_namespace(&snap, &opts.scope)?;
+    super::known_namespace(&snap, &opts.scope, &r.source)?;
     let report = build_report(snap, &opts)?;
     render::render(out, &report, r.format, view, r.paint())?;
     // Only the findings of the Services explained count, not the configuration's (DESIGN §3).

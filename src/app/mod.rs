@@ -137,7 +137,7 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
 
 /// A `-n` naming no Namespace the snapshot holds is a typo, not an empty namespace: as a CI gate
 /// "no Services found" would pass it. Unknown when the Namespaces were not read.
-fn known_namespace(snap: &snapshot::Snapshot, scope: &Scope) -> Result<(), AppError> {
+fn known_namespace(snap: &snapshot::Snapshot, scope: &Scope, source: &Source) -> Result<(), AppError> {
     let ns = match scope {
         Scope::Namespace(ns) | Scope::Service { namespace: ns, .. } => ns,
         Scope::All => return Ok(()),
@@ -150,8 +150,13 @@ fn known_namespace(snap: &snapshot::Snapshot, scope: &Scope) -> Result<(), AppEr
     if names.len() > shown.len() {
         shown.push("…");
     }
+    let place = match source {
+        Source::Live => "in the cluster".to_string(),
+        Source::Demo(_) => "in the demo".to_string(),
+        Source::Files(files) => format!("in {}", files.join(", ")),
+    };
     Err(AppError::Usage(format!(
-        "namespace {ns:?} does not exist (namespaces: {}); -A covers every namespace",
+        "namespace {ns:?} does not exist {place} (namespaces: {}); -A covers every namespace",
         shown.join(", ")
     )))
 }

@@ -145,16 +145,39 @@ fn cause(g: Group) -> Cause {
 /// written as "its IP".
 fn common_message(findings: &[(&Finding, Option<&ServiceReport>)]) -> Option<String> {
     let normalised = |(f, s): &(&Finding, Option<&ServiceReport>)| {
-        let mut text = f.message.clone();
-        if findings.len() > 1 {
-            for ip in s.iter().flat_map(|s| &s.ips) {
-                text = text.replace(ip.as_str(), "its IP");
-            }
+        let ips: std::collections::HashSet<&str> = s.iter().flat_map(|s| &s.ips).map(String::as_str).collect();
+        if findings.len() > 1 && !ips.is_empty() {
+            its_ip(&f.message, &ips)
+        } else {
+            f.message.clone()
         }
-        text
     };
     let first = normalised(findings.first()?);
     findings.iter().skip(1).all(|f| normalised(f) == first).then_some(first)
+}
+
+/// `text` with every whole address of `ips` written as "its IP", in one pass: a message may list
+/// a Service's thousand addresses, and 192.0.2.1 must not match the start of 192.0.2.10.
+fn its_ip(text: &str, ips: &std::collections::HashSet<&str>) -> String {
+    let address_char = |c: char| c.is_ascii_hexdigit() || c == '.' || c == ':';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(address_char) {
+        out.push_str(&rest[..start]);
+        let token_len = rest[start..].find(|c: char| !address_char(c)).unwrap_or(rest.len() - start);
+        let token = &rest[start..start + token_len];
+        // A sentence may end right after an address: "… 192.0.2.1."
+        let bare = token.trim_end_matches(['.', ':']);
+        if ips.contains(bare) {
+            out.push_str("its IP");
+            out.push_str(&token[bare.len()..]);
+        } else {
+            out.push_str(token);
+        }
+        rest = &rest[start + token_len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The command that starts the fix, with the real names.
@@ -183,5 +206,18 @@ fn explain(key: &str) -> String {
     match key.split_once('/') {
         Some((ns, name)) => format!("kubectl lbdoctor explain svc {name} -n {ns}"),
         None => format!("kubectl lbdoctor explain svc {key}"),
+    }
+}
+
+#[cfg(test)]
+mod its_ip_tests {
+    #[test]
+    fn whole_addresses_only_in_one_pass() {
+        let ips: std::collections::HashSet<&str> = ["192.0.2.1", "2001:db8::1"].into_iter().collect();
+        assert_eq!(
+            super::its_ip("192.0.2.1 and 192.0.2.10, 2001:db8::1 not 2001:db8::10; ends 192.0.2.1.", &ips),
+            "its IP and 192.0.2.10, its IP not 2001:db8::10; ends its IP."
+        );
+        assert_eq!(super::its_ip("no address", &ips), "no address");
     }
 }

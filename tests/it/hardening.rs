@@ -113,7 +113,10 @@ fn a_namespace_that_does_not_exist_is_a_usage_error() {
     ] {
         let (_, stderr, code) = run(args);
         assert_eq!(code, 2, "{args:?}: {stderr}");
-        assert!(stderr.contains("namespace \"nosuchns\" does not exist") && stderr.contains("media"), "{stderr}");
+        assert!(
+            stderr.contains(&format!("namespace \"nosuchns\" does not exist in {HOMELAB}")) && stderr.contains("media"),
+            "{stderr}"
+        );
     }
     let (_, stderr, code) = run(&["check", "--from", HOMELAB, "-n", "media"]);
     assert_ne!(code, 2, "{stderr}");
