@@ -366,3 +366,105 @@ pub enum CompletionShell {
     /// the kubectl_complete-lbdoctor script kubectl's own completion runs
     Kubectl,
 }
+
+/// The global flags each subcommand does not read: hidden from its help, still accepted (and
+/// refused with a reason where they would mislead, as `snapshot --from`).
+const NOT_READ: &[(&str, &[&str])] = &[
+    (
+        "version",
+        &[
+            "kubeconfig",
+            "context",
+            "cluster",
+            "user",
+            "namespace",
+            "all_namespaces",
+            "request_timeout",
+            "chunk_size",
+            "from",
+            "demo",
+            "no_headers",
+            "fail_on",
+            "ignore_exclude_lb",
+            "lb_class",
+            "memberlist",
+            "bgp_type",
+            "metallb_version",
+        ],
+    ),
+    (
+        "completion",
+        &[
+            "kubeconfig",
+            "context",
+            "cluster",
+            "user",
+            "namespace",
+            "all_namespaces",
+            "request_timeout",
+            "chunk_size",
+            "from",
+            "demo",
+            "output",
+            "no_headers",
+            "fail_on",
+            "ignore_exclude_lb",
+            "lb_class",
+            "memberlist",
+            "bgp_type",
+            "metallb_version",
+        ],
+    ),
+    (
+        "snapshot",
+        &[
+            "namespace",
+            "all_namespaces",
+            "from",
+            "no_headers",
+            "fail_on",
+            "ignore_exclude_lb",
+            "lb_class",
+            "memberlist",
+            "bgp_type",
+            "metallb_version",
+        ],
+    ),
+];
+
+/// [`Cli`] as parsed and as its help shows it: each subcommand's help lists only the global
+/// flags it reads. A subcommand that defines an argument itself does not receive the global one,
+/// so it gets a hidden copy.
+pub fn command() -> clap::Command {
+    use clap::ValueEnum;
+    let root = <Cli as clap::CommandFactory>::command();
+    let globals: Vec<clap::Arg> = root.get_arguments().filter(|a| a.is_global_set()).cloned().collect();
+    let output = globals.iter().find(|a| a.get_id() == "output").cloned();
+    let subs: Vec<String> = root.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    let mut cmd = root;
+    for sub in subs {
+        let hidden = NOT_READ.iter().find(|(name, _)| *name == sub).map_or(&[][..], |(_, ids)| *ids);
+        cmd = cmd.mut_subcommand(&sub, |mut s| {
+            for arg in globals.iter().filter(|a| hidden.contains(&a.get_id().as_str())) {
+                s = s.arg(arg.clone().hide(true));
+            }
+            // `-o` shows only the formats this subcommand writes; the others still parse, so the
+            // refusal can say why (JUnit and SARIF are for `check`).
+            if let (false, Some(output)) = (hidden.contains(&"output"), &output) {
+                let values: Vec<clap::builder::PossibleValue> = Format::value_variants()
+                    .iter()
+                    .filter_map(|f| Some(f.to_possible_value()?.hide(f.written_by(&sub).is_err())))
+                    .collect();
+                if values.iter().any(|v| v.is_hide_set()) {
+                    let parser = clap::builder::TypedValueParser::map(
+                        clap::builder::PossibleValuesParser::new(values),
+                        |name: String| Format::from_str(&name, false).unwrap_or(Format::Table),
+                    );
+                    s = s.arg(output.clone().value_parser(parser));
+                }
+            }
+            s
+        });
+    }
+    cmd
+}

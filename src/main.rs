@@ -1,8 +1,6 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
-
 // Loading a cluster dump allocates millions of small strings; mimalloc halves that cost.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -17,7 +15,8 @@ fn main() -> ExitCode {
     let cli = if completing {
         None
     } else {
-        match Cli::try_parse_from(lbdoctor::cli::normalize_args(std::env::args_os())) {
+        let matches = lbdoctor::cli::command().try_get_matches_from(lbdoctor::cli::normalize_args(std::env::args_os()));
+        match matches.and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m)) {
             Ok(cli) => Some(cli),
             Err(e) => {
                 let code = if e.use_stderr() { 2 } else { 0 };

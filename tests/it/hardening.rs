@@ -351,3 +351,36 @@ fn kubeconfig_and_connection_errors_say_it_once() {
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("cannot read the Kubernetes API server") && !stderr.contains("--from"), "{stderr}");
 }
+
+/// Each subcommand's help lists the global flags it reads, not all twenty.
+#[test]
+fn help_lists_only_the_flags_a_subcommand_reads() {
+    let help = |sub: &str| run(&[sub, "--help"]).0;
+    let flags = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                l.trim_start().strip_prefix("--").or_else(|| l.trim_start().get(4..).and_then(|r| r.strip_prefix("--")))
+            })
+            .map(|f| f.split([' ', '<', '[']).next().unwrap_or("").to_string())
+            .collect()
+    };
+    let version = flags(&help("version"));
+    for absent in ["from", "kubeconfig", "fail-on", "bgp-type", "no-headers", "namespace"] {
+        assert!(!version.iter().any(|f| f == absent), "version lists --{absent}: {version:?}");
+    }
+    let snapshot_help = help("snapshot");
+    let snapshot = flags(&snapshot_help);
+    for absent in ["from", "fail-on", "bgp-type", "namespace"] {
+        assert!(!snapshot.iter().any(|f| f == absent), "snapshot lists --{absent}: {snapshot:?}");
+    }
+    assert!(snapshot.iter().any(|f| f == "kubeconfig"), "{snapshot:?}");
+    assert!(snapshot_help.contains("[possible values: json, yaml]"), "{snapshot_help}");
+    let check = flags(&help("check"));
+    for present in ["from", "kubeconfig", "fail-on", "bgp-type", "namespace"] {
+        assert!(check.iter().any(|f| f == present), "check lacks --{present}: {check:?}");
+    }
+    // Hidden is not refused: the flag still parses and the verb says why it does not apply.
+    let (_, stderr, code) = run(&["snapshot", "--from", HOMELAB]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("files given with --from are a snapshot already"), "{stderr}");
+}
