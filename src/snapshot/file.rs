@@ -237,7 +237,9 @@ struct HeadMeta {
 
 /// One document, still untyped.
 enum Doc<'a> {
-    Value(serde_json::Value),
+    /// A YAML document as a value, with its own text and first line when it is a whole document
+    /// (not a List item): a decode error is then placed by decoding that text again.
+    Value(serde_json::Value, Option<(&'a str, u64)>),
     /// A JSON object, with the byte offset of its text in the file and the file's line index.
     Raw(&'a RawValue, usize, &'a LineIndex),
     /// A JSON object from an API response: no file position to report.
@@ -263,7 +265,19 @@ impl LineIndex {
 impl Doc<'_> {
     fn parse<T: DeserializeOwned>(self, origin: &Origin) -> Result<T, (Origin, String)> {
         match self {
-            Doc::Value(v) => serde_json::from_value(v).map_err(|e| (origin.clone(), e.to_string())),
+            Doc::Value(v, source) => serde_json::from_value(v).map_err(|e| {
+                // The value has no positions; the document's text, decoded straight into the
+                // type, says where (the failure path only).
+                let located = source.and_then(|(text, first_line)| {
+                    let e = serde_saphyr::from_str_with_options::<T>(text, yaml_options()).err()?;
+                    let loc = e.location()?;
+                    let mut at = origin.clone();
+                    at.line = Some(first_line + loc.line() - 1);
+                    at.column = Some(loc.column());
+                    Some((at, yaml_message(&e)))
+                });
+                located.unwrap_or_else(|| (origin.clone(), e.to_string()))
+            }),
             Doc::Text(t) => serde_json::from_str(t).map_err(|e| (origin.clone(), strip_position(e.to_string()))),
             Doc::Raw(raw, offset, lines) => serde_json::from_str(raw.get()).map_err(|e| {
                 // serde_json counts from the start of the object's own text.
@@ -374,7 +388,7 @@ impl Pending<'_> {
         let raw_text = match &doc {
             Doc::Raw(raw, ..) => Some(raw.get()),
             Doc::Text(t) => Some(*t),
-            Doc::Value(_) => None,
+            Doc::Value(..) => None,
         };
         let display = |kind: &str| {
             let (namespace, name) = known_meta.clone().unwrap_or_else(|| {
@@ -633,14 +647,21 @@ fn split_yaml<'a>(file: &Arc<str>, text: &'a str, out: &mut Vec<Split<'a>>) -> R
             let origin = Origin { file: file.clone(), line, column, item: None };
             LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
         })?;
-    for doc in docs {
-        let origin = Origin {
-            file: file.clone(),
-            line: Some(doc.referenced.line()),
-            column: Some(doc.referenced.column()),
-            item: None,
-        };
-        split_value(origin, doc.value, out)?;
+    // Each document's own text, for error positions: from its first line to the next `---`.
+    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let start_of = |line: u64| line_starts.get(line.saturating_sub(1) as usize).copied().unwrap_or(text.len());
+    let starts: Vec<u64> = docs.iter().map(|d| d.referenced.line()).collect();
+    for (i, doc) in docs.into_iter().enumerate() {
+        let line = doc.referenced.line();
+        let end = starts.get(i + 1).map_or(text.len(), |&next| start_of(next));
+        let mut own = &text[start_of(line).min(end)..end];
+        if i + 1 < starts.len() {
+            if let Some(separator) = own.rfind("\n---") {
+                own = &own[..separator + 1];
+            }
+        }
+        let origin = Origin { file: file.clone(), line: Some(line), column: Some(doc.referenced.column()), item: None };
+        split_value(origin, doc.value, Some((own, line)), out)?;
     }
     Ok(())
 }
@@ -652,7 +673,12 @@ pub fn yaml_documents(name: &str, text: &str) -> Result<Vec<serde_json::Value>, 
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }
 
-fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+fn split_value<'a>(
+    origin: Origin,
+    value: serde_json::Value,
+    source: Option<(&'a str, u64)>,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
     if value.is_null() {
         return Ok(());
     }
@@ -678,7 +704,7 @@ fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split
                 for (i, item) in items.into_iter().enumerate() {
                     let mut at = origin.clone();
                     at.item = Some(i);
-                    split_value(at, item, out)?;
+                    split_value(at, item, None, out)?;
                 }
                 return Ok(());
             }
@@ -700,7 +726,7 @@ fn split_value<'a>(origin: Origin, value: serde_json::Value, out: &mut Vec<Split
             }
         }
     }
-    out.push(Split::Ready(pending(origin, head, Doc::Value(value))?));
+    out.push(Split::Ready(pending(origin, head, Doc::Value(value, source))?));
     Ok(())
 }
 

@@ -164,6 +164,12 @@ fn input_errors_are_in_plain_words_with_a_position() {
             b"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\n".to_vec(),
             "eof.json:2:1: the text ends inside a value",
         ),
+        // A wrong type deep in the second document is placed at the field, not at the object.
+        (
+            "field.yaml",
+            b"apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    a: [1]\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: y}\n".to_vec(),
+            "field.yaml:10:8: Node a: expected string scalar",
+        ),
     ];
     for (name, text, expected) in cases {
         let path = d.path().join(name);
