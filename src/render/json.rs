@@ -219,6 +219,29 @@ impl<W: Write> InlineArrays<W> {
 /// A frame's compact text (`{"a":1,"b":[1, 2]` — no closing bracket) on one line:
 /// `{"a": 1, "b": [1, 2]`. Values inside it are on one line already.
 fn one_line(text: &[u8], out: &mut Vec<u8>) {
+    out.push(text[0]);
+    copy_with_separators(&text[1..], out, |_, out| out.push(b' '));
+}
+
+/// A frame's compact text laid out as serde_json's pretty printer would, at its level, up to
+/// where it ends; values inside it stay on their one line.
+fn pretty(frame: &Frame, out: &mut Vec<u8>) {
+    let level = frame.level;
+    out.push(frame.text[0]);
+    // A value has begun (perhaps only its opening bracket, still in a frame of its own).
+    if frame.items == 0 {
+        return;
+    }
+    newline(out, level + 1);
+    copy_with_separators(&frame.text[1..], out, |b, out| match b {
+        b',' => newline(out, level + 1),
+        _ => out.push(b' '),
+    });
+}
+
+/// Copies a frame's text after its opening bracket, calling `after` behind each of the frame's
+/// own `,` and `:` (not those inside strings or inner values).
+fn copy_with_separators(text: &[u8], out: &mut Vec<u8>, mut after: impl FnMut(u8, &mut Vec<u8>)) {
     let mut rest = text;
     let mut depth = 0usize;
     let mut in_string = false;
@@ -244,51 +267,7 @@ fn one_line(text: &[u8], out: &mut Vec<u8>) {
             b'"' => in_string = true,
             b'[' | b'{' => depth += 1,
             b']' | b'}' => depth -= 1,
-            // Depth 1 is the frame's own level (its opening bracket is the first byte).
-            b',' | b':' if depth == 1 => out.push(b' '),
-            _ => {}
-        }
-    }
-    out.extend_from_slice(rest);
-}
-
-/// A frame's compact text laid out as serde_json's pretty printer would, at `level`, up to
-/// where it ends; values inside it stay on their one line.
-fn pretty(frame: &Frame, out: &mut Vec<u8>) {
-    let (text, level) = (&frame.text, frame.level);
-    out.push(text[0]);
-    let mut rest = &text[1..];
-    // A value has begun (perhaps only its opening bracket, still in a frame of its own).
-    if frame.items == 0 {
-        return;
-    }
-    newline(out, level + 1);
-    let mut depth = 0usize;
-    let mut in_string = false;
-    while let Some(i) = rest.iter().position(|&b| matches!(b, b'"' | b'\\' | b',' | b':' | b'[' | b']' | b'{' | b'}')) {
-        let b = rest[i];
-        out.extend_from_slice(&rest[..=i]);
-        rest = &rest[i + 1..];
-        if in_string {
-            match b {
-                // The escaped byte, whatever it is, belongs to the string.
-                b'\\' => {
-                    if let Some((&next, left)) = rest.split_first() {
-                        out.push(next);
-                        rest = left;
-                    }
-                }
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' => depth -= 1,
-            b',' if depth == 0 => newline(out, level + 1),
-            b':' if depth == 0 => out.push(b' '),
+            b',' | b':' if depth == 0 => after(b, out),
             _ => {}
         }
     }
