@@ -367,69 +367,20 @@ pub enum CompletionShell {
     Kubectl,
 }
 
+/// The global flags by what they are for, as the subcommands read them.
+const CLUSTER_FLAGS: &[&str] = &["kubeconfig", "context", "cluster", "user", "request_timeout", "chunk_size"];
+const SCOPE_FLAGS: &[&str] = &["namespace", "all_namespaces"];
+const INPUT_FLAGS: &[&str] = &["from", "demo"];
+const REPORT_FLAGS: &[&str] = &["no_headers", "fail_on"];
+const REPLAY_FLAGS: &[&str] = &["ignore_exclude_lb", "lb_class", "memberlist", "bgp_type", "metallb_version"];
+
 /// The global flags each subcommand does not read: hidden from its help, still accepted (and
 /// refused with a reason where they would mislead, as `snapshot --from`).
-const NOT_READ: &[(&str, &[&str])] = &[
-    (
-        "version",
-        &[
-            "kubeconfig",
-            "context",
-            "cluster",
-            "user",
-            "namespace",
-            "all_namespaces",
-            "request_timeout",
-            "chunk_size",
-            "from",
-            "demo",
-            "no_headers",
-            "fail_on",
-            "ignore_exclude_lb",
-            "lb_class",
-            "memberlist",
-            "bgp_type",
-            "metallb_version",
-        ],
-    ),
-    (
-        "completion",
-        &[
-            "kubeconfig",
-            "context",
-            "cluster",
-            "user",
-            "namespace",
-            "all_namespaces",
-            "request_timeout",
-            "chunk_size",
-            "from",
-            "demo",
-            "output",
-            "no_headers",
-            "fail_on",
-            "ignore_exclude_lb",
-            "lb_class",
-            "memberlist",
-            "bgp_type",
-            "metallb_version",
-        ],
-    ),
-    (
-        "snapshot",
-        &[
-            "namespace",
-            "all_namespaces",
-            "from",
-            "no_headers",
-            "fail_on",
-            "ignore_exclude_lb",
-            "lb_class",
-            "memberlist",
-            "bgp_type",
-            "metallb_version",
-        ],
-    ),
+const NOT_READ: &[(&str, &[&[&str]])] = &[
+    ("version", &[CLUSTER_FLAGS, SCOPE_FLAGS, INPUT_FLAGS, REPORT_FLAGS, REPLAY_FLAGS]),
+    ("completion", &[CLUSTER_FLAGS, SCOPE_FLAGS, INPUT_FLAGS, &["output"], REPORT_FLAGS, REPLAY_FLAGS]),
+    // `snapshot --demo` writes the demo as a snapshot file.
+    ("snapshot", &[SCOPE_FLAGS, &["from"], REPORT_FLAGS, REPLAY_FLAGS]),
 ];
 
 /// [`Cli`] as parsed and as its help shows it: each subcommand's help lists only the global
@@ -443,7 +394,11 @@ pub fn command() -> clap::Command {
     let subs: Vec<String> = root.get_subcommands().map(|s| s.get_name().to_string()).collect();
     let mut cmd = root;
     for sub in subs {
-        let hidden = NOT_READ.iter().find(|(name, _)| *name == sub).map_or(&[][..], |(_, ids)| *ids);
+        let hidden: Vec<&str> = NOT_READ
+            .iter()
+            .filter(|(name, _)| *name == sub)
+            .flat_map(|(_, groups)| groups.iter().copied().flatten().copied())
+            .collect();
         cmd = cmd.mut_subcommand(&sub, |mut s| {
             for arg in globals.iter().filter(|a| hidden.contains(&a.get_id().as_str())) {
                 s = s.arg(arg.clone().hide(true));
