@@ -340,9 +340,9 @@ fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
 const GO_MAX_SECONDS: f64 = 9_223_372_036.854_775;
 
 /// A duration flag's seconds, range-checked here so that no conversion downstream can overflow.
-fn duration_seconds(flag: &str, text: &str, expected: &str) -> Result<f64, AppError> {
+fn duration_seconds(flag: &str, text: &str, expected: &str, zero_allowed: bool) -> Result<f64, AppError> {
     let seconds = crate::k8s::go_duration_seconds(text)
-        .filter(|s| s.is_finite() && *s >= 0.0)
+        .filter(|s| s.is_finite() && (*s > 0.0 || (zero_allowed && *s == 0.0)))
         .ok_or_else(|| AppError::Usage(format!("{flag} {text:?}: expected {expected}")))?;
     if seconds > GO_MAX_SECONDS {
         return Err(too_long(flag, text));
@@ -362,28 +362,20 @@ fn request_timeout(text: &str) -> Result<RequestTimeout, AppError> {
     let seconds = match text.parse::<u64>() {
         Ok(n) if n as f64 <= GO_MAX_SECONDS => n as f64,
         Ok(_) => return Err(too_long(flag, text)),
-        Err(_) => duration_seconds(flag, text, "a duration such as 30s, 1m or 0 (no timeout)")?,
+        Err(_) => duration_seconds(flag, text, "a duration such as 30s, 1m or 0 (no timeout)", true)?,
     };
     Ok(if seconds > 0.0 { RequestTimeout::After(Duration::from_secs_f64(seconds)) } else { RequestTimeout::Never })
 }
 
 /// `history --since`: the window before the snapshot was taken, as the timestamps it is taken off need.
 fn since_window(text: &str) -> Result<jiff::SignedDuration, AppError> {
-    let expected = "a duration such as 48h, 90m or 1h30m";
-    let seconds = duration_seconds("--since", text, expected)?;
-    if seconds == 0.0 {
-        return Err(AppError::Usage(format!("--since {text:?}: expected {expected}")));
-    }
+    let seconds = duration_seconds("--since", text, "a duration such as 48h, 90m or 1h30m", false)?;
     Ok(jiff::SignedDuration::from_secs_f64(seconds))
 }
 
 /// `arping --timeout`, `announce --duration`.
 fn positive(flag: &str, text: &str) -> Result<Duration, AppError> {
-    let expected = "a positive duration such as 500ms, 30s or 10m";
-    let seconds = duration_seconds(flag, text, expected)?;
-    if seconds == 0.0 {
-        return Err(AppError::Usage(format!("{flag} {text:?}: expected {expected}")));
-    }
+    let seconds = duration_seconds(flag, text, "a positive duration such as 500ms, 30s or 10m", false)?;
     Ok(Duration::from_secs_f64(seconds))
 }
 
