@@ -237,13 +237,36 @@ struct HeadMeta {
 
 /// One document, still untyped.
 enum Doc<'a> {
-    /// A YAML document as a value, with its own text and first line when it is a whole document
-    /// (not a List item): a decode error is then placed by decoding that text again.
-    Value(serde_json::Value, Option<(&'a str, u64)>),
+    /// A YAML document as a value, with its place in the file when it is a whole document (not
+    /// a List item): a decode error is then placed by decoding its text again.
+    Value(serde_json::Value, Option<YamlPlace<'a>>),
     /// A JSON object, with the byte offset of its text in the file and the file's line index.
     Raw(&'a RawValue, usize, &'a LineIndex),
     /// A JSON object from an API response: no file position to report.
     Text(&'a str),
+}
+
+/// Where a whole YAML document sits in its file; its text is cut out only when an error needs it.
+#[derive(Clone, Copy)]
+struct YamlPlace<'a> {
+    text: &'a str,
+    lines: &'a LineIndex,
+    /// The document's first line, and the next document's.
+    line: u64,
+    next: Option<u64>,
+}
+
+impl<'a> YamlPlace<'a> {
+    /// From the document's first line to the `---` before the next one.
+    fn own_text(&self) -> &'a str {
+        let start_of = |line| self.lines.line_start(line, self.text.len());
+        let end = self.next.map_or(self.text.len(), start_of);
+        let own = &self.text[start_of(self.line).min(end)..end];
+        match own.rfind("\n---").filter(|_| self.next.is_some()) {
+            Some(separator) => &own[..separator + 1],
+            None => own,
+        }
+    }
 }
 
 struct LineIndex {
@@ -254,6 +277,14 @@ impl LineIndex {
     fn new(text: &str) -> LineIndex {
         LineIndex { newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect() }
     }
+    /// The byte offset where a 1-based line starts (the text's end past its last line).
+    fn line_start(&self, line: u64, text_len: usize) -> usize {
+        match line.checked_sub(2) {
+            None => 0,
+            Some(i) => self.newlines.get(i as usize).map_or(text_len, |&n| n + 1),
+        }
+    }
+
     /// 1-based line and column of a byte offset.
     fn position(&self, offset: usize) -> (u64, u64) {
         let line = self.newlines.partition_point(|&n| n < offset);
@@ -268,11 +299,11 @@ impl Doc<'_> {
             Doc::Value(v, source) => serde_json::from_value(v).map_err(|e| {
                 // The value has no positions; the document's text, decoded straight into the
                 // type, says where (the failure path only).
-                let located = source.and_then(|(text, first_line)| {
-                    let e = serde_saphyr::from_str_with_options::<T>(text, yaml_options()).err()?;
+                let located = source.and_then(|place| {
+                    let e = serde_saphyr::from_str_with_options::<T>(place.own_text(), yaml_options()).err()?;
                     let loc = e.location()?;
                     let mut at = origin.clone();
-                    at.line = Some(first_line + loc.line() - 1);
+                    at.line = Some(place.line + loc.line() - 1);
                     at.column = Some(loc.column());
                     Some((at, yaml_message(&e)))
                 });
@@ -550,7 +581,7 @@ fn split_text<'a>(
     if (trimmed.starts_with('{') || trimmed.starts_with('[')) && !yaml_stream {
         split_json(file, text, lines, out)
     } else {
-        split_yaml(file, text, out)
+        split_yaml(file, text, lines, out)
     }
 }
 
@@ -640,28 +671,24 @@ fn split_raw<'a>(
     Ok(())
 }
 
-fn split_yaml<'a>(file: &Arc<str>, text: &'a str, out: &mut Vec<Split<'a>>) -> Result<(), LoadError> {
+fn split_yaml<'a>(
+    file: &Arc<str>,
+    text: &'a str,
+    lines: &'a LineIndex,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
     let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
         serde_saphyr::from_multiple_with_options(text, yaml_options()).map_err(|e| {
             let (line, column) = e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
             let origin = Origin { file: file.clone(), line, column, item: None };
             LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
         })?;
-    // Each document's own text, for error positions: from its first line to the next `---`.
-    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-    let start_of = |line: u64| line_starts.get(line.saturating_sub(1) as usize).copied().unwrap_or(text.len());
     let starts: Vec<u64> = docs.iter().map(|d| d.referenced.line()).collect();
     for (i, doc) in docs.into_iter().enumerate() {
         let line = doc.referenced.line();
-        let end = starts.get(i + 1).map_or(text.len(), |&next| start_of(next));
-        let mut own = &text[start_of(line).min(end)..end];
-        if i + 1 < starts.len() {
-            if let Some(separator) = own.rfind("\n---") {
-                own = &own[..separator + 1];
-            }
-        }
+        let place = YamlPlace { text, lines, line, next: starts.get(i + 1).copied() };
         let origin = Origin { file: file.clone(), line: Some(line), column: Some(doc.referenced.column()), item: None };
-        split_value(origin, doc.value, Some((own, line)), out)?;
+        split_value(origin, doc.value, Some(place), out)?;
     }
     Ok(())
 }
@@ -676,7 +703,7 @@ pub fn yaml_documents(name: &str, text: &str) -> Result<Vec<serde_json::Value>, 
 fn split_value<'a>(
     origin: Origin,
     value: serde_json::Value,
-    source: Option<(&'a str, u64)>,
+    source: Option<YamlPlace<'a>>,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     if value.is_null() {
