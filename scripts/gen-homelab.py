@@ -377,7 +377,9 @@ def service(ns, name, ip, etp, ports, selector, annotations, created):
     cip = f"203.0.113.{_cluster_ip[0]}"
     spec_ports = []
     for pname, port, target, proto in ports:
-        _node_port[0] += rng.randint(7, 900)
+        # The draw is kept (the rest of the data follows from the same stream); the step is folded so
+        # ports stay below 32000 (healthCheckNodePorts) and inside the default --service-node-port-range.
+        _node_port[0] += 7 + rng.randint(7, 900) % 140
         spec_ports.append({"name": pname, "port": port, "targetPort": target,
                            "protocol": proto, "nodePort": _node_port[0]})
     ann = {"metallb.io/ip-allocated-from-pool": POOL}

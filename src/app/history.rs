@@ -66,12 +66,13 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
             Some(end - window)
         }
     };
-    let (speaker_logs, unknown) = match &args.logs {
-        Some(dir) => (scan_dir(dir, since)?, None),
+    let (speaker_logs, unknown, refused) = match &args.logs {
+        Some(dir) => (scan_dir(dir, since)?, None, Vec::new()),
         None if snap.live => live_logs(r, &snap, since)?,
         None => (
             Vec::new(),
             Some("no speaker logs: pass --logs DIR, one `kubectl logs -n NAMESPACE POD -c speaker > DIR/POD.log` file per speaker Pod".into()),
+            Vec::new(),
         ),
     };
     let inputs = engine::Inputs {
@@ -82,7 +83,8 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
         since,
         service,
     };
-    let history = engine::history(&inputs);
+    let mut history = engine::history(&inputs);
+    history.findings.extend(diagnose::access::refused_findings(&refused));
     std::mem::forget(snap);
     render::render_history(out, &history, r.format, r.paint())?;
     Ok(r.fails(history.findings.iter().map(|f| f.severity)))
@@ -120,11 +122,11 @@ fn scan_dir(dir: &Path, since: Option<Timestamp>) -> Result<Vec<SpeakerLog>, App
         .collect()
 }
 
-fn live_logs(
-    r: &Resolved,
-    snap: &crate::snapshot::Snapshot,
-    since: Option<Timestamp>,
-) -> Result<(Vec<SpeakerLog>, Option<String>), AppError> {
+/// The speakers' logs read from the cluster; why some could not be read, one clause per cause;
+/// the reads RBAC refused, one per namespace (they become LBD230).
+type LiveLogs = (Vec<SpeakerLog>, Option<String>, Vec<crate::snapshot::Denied>);
+
+fn live_logs(r: &Resolved, snap: &crate::snapshot::Snapshot, since: Option<Timestamp>) -> Result<LiveLogs, AppError> {
     let opts = r.kube.live_options(false);
     let pods: Vec<(String, String)> = snap
         .pods
@@ -133,9 +135,50 @@ fn live_logs(
         .filter_map(|p| Some((p.metadata.namespace.clone()?, p.metadata.name.clone()?)))
         .collect();
     if pods.is_empty() {
-        return Ok((Vec::new(), Some("no speaker Pods in the cluster, so no speaker logs".into())));
+        return Ok((Vec::new(), Some("no speaker Pods in the cluster, so no speaker logs".into()), Vec::new()));
     }
     let (scanned, failed) = crate::live::logs::read(&opts, &pods, since)?;
     let logs = scanned.into_iter().map(|(source, stats)| SpeakerLog { source, stats }).collect();
-    Ok((logs, (!failed.is_empty()).then(|| failed.join("; "))))
+    let (forbidden, other): (Vec<_>, Vec<_>) = failed.into_iter().partition(|f| f.code == Some(403));
+    let mut refused: Vec<crate::snapshot::Denied> = Vec::new();
+    for f in &forbidden {
+        if !refused.iter().any(|d| d.namespace == f.namespace) {
+            refused.push(crate::snapshot::Denied {
+                resource: "pods/log".into(),
+                verb: "get".into(),
+                namespace: f.namespace.clone(),
+                name: String::new(),
+                reason: "forbidden".into(),
+                message: f.why.clone(),
+            });
+        }
+    }
+    Ok((logs, log_failures(&other, &forbidden), refused))
+}
+
+/// One clause per cause, the Pods it hit listed once: "3 speaker logs (speaker-a, speaker-b,
+/// speaker-c) could not be read: 500 …". A message that names its Pod counts as the same cause.
+fn log_failures(other: &[crate::live::logs::Failed], forbidden: &[crate::live::logs::Failed]) -> Option<String> {
+    let mut causes: Vec<(String, String, Vec<&str>)> = Vec::new();
+    for f in other {
+        let key = f.why.replace(&f.pod, "\u{0}");
+        match causes.iter_mut().find(|(k, ..)| *k == key) {
+            Some((_, _, pods)) => pods.push(&f.pod),
+            None => causes.push((key, f.why.clone(), vec![&f.pod])),
+        }
+    }
+    let mut clauses: Vec<String> =
+        causes.iter().map(|(_, why, pods)| format!("{} could not be read: {why}", speaker_logs(pods))).collect();
+    if !forbidden.is_empty() {
+        let pods: Vec<&str> = forbidden.iter().map(|f| f.pod.as_str()).collect();
+        clauses.push(format!("{} are forbidden (see LBD230)", speaker_logs(&pods)));
+    }
+    (!clauses.is_empty()).then(|| clauses.join("; "))
+}
+
+fn speaker_logs(pods: &[&str]) -> String {
+    let shown: Vec<&str> = pods.iter().take(3).copied().collect();
+    let more = if pods.len() > shown.len() { format!(", … (+{})", pods.len() - shown.len()) } else { String::new() };
+    let noun = if pods.len() == 1 { "speaker log" } else { "speaker logs" };
+    format!("{} {noun} ({}{more})", pods.len(), shown.join(", "))
 }

@@ -173,8 +173,16 @@ fn unreadable_message(snap: &snapshot::Snapshot) -> Option<String> {
         "could not read what the answer needs: {}. No answer is given rather than a guess.",
         missing.join("; ")
     );
+    // A list that expired while paging is not a permission problem: say what to do instead.
+    let mut retries: Vec<&str> = gaps.iter().filter_map(|g| g.retry.as_deref()).collect();
+    retries.dedup();
+    for retry in &retries {
+        text.push_str(&format!(" {}{}.", &retry[..1].to_uppercase(), &retry[1..]));
+    }
     if checks.is_empty() {
-        text.push_str(" Collect the snapshot with permission to list these kinds.");
+        if retries.is_empty() {
+            text.push_str(" Collect the snapshot with permission to list these kinds.");
+        }
     } else {
         text.push_str(&format!(
             " These commands show the permissions that are missing (ask for get/list on them):\n{}",

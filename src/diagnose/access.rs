@@ -10,8 +10,11 @@ use crate::snapshot::{Denied, Snapshot};
 pub struct Gap {
     /// `pods: forbidden (list in metallb-system)`, as in `source.unreadable`.
     pub entry: String,
-    /// The command that checks the permission; `None` for hand-written snapshot entries.
+    /// The command that checks the permission; `None` for hand-written snapshot entries and
+    /// for lists that were allowed but expired.
     pub check: Option<String>,
+    /// Not a permission problem: what to do instead (a list whose continue token kept expiring).
+    pub retry: Option<String>,
     /// The answer cannot be given without it.
     pub required: bool,
     /// What is unknown without it; `None` when nothing lbdoctor concludes depends on it.
@@ -34,7 +37,8 @@ pub fn gaps(snap: &Snapshot) -> Vec<Gap> {
         .map(|entry| match info.denied.iter().find(|d| &d.summary() == entry) {
             Some(d) => Gap {
                 entry: entry.clone(),
-                check: Some(d.can_i()),
+                check: (!d.is_expired_list()).then(|| d.can_i()),
+                retry: d.is_expired_list().then(|| d.message.clone()),
                 required: required(d, &metallb.namespace, cilium.installed.then_some(cilium.namespace.as_str())),
                 unknown: consequence(&d.resource, &d.name, cilium.installed),
                 object: d.object_with_scope(),
@@ -44,6 +48,7 @@ pub fn gaps(snap: &Snapshot) -> Vec<Gap> {
                 Gap {
                     entry: entry.clone(),
                     check: None,
+                    retry: None,
                     required: legacy_required.contains(entry),
                     unknown: consequence(resource, "", cilium.installed),
                     object: resource.to_string(),
@@ -84,26 +89,51 @@ fn consequence(resource: &str, name: &str, cilium: bool) -> Option<&'static str>
             "Cilium's settings (cilium-config): its defaults are assumed"
         }
         "pods" => "Pods outside MetalLB's namespace (Cilium agents, k3s svclb): whether they run, and their readiness",
+        "pods/log" => "what the speakers logged (announcements, withdrawals, memberlist changes): the history is the cluster's current state alone",
         "nodes" | "services" | "endpointslices" => "every verdict",
-        // kube-proxy and metallb-excludel2 are collected for the record; no conclusion reads them.
-        "configmaps" | "leases" => return None,
+        // Collected for the record: no verdict reads them, but a snapshot without them is not the whole story.
+        "configmaps" if name == "metallb-excludel2" => {
+            "the interfaces MetalLB's speakers never announce on (metallb-excludel2): not in the snapshot"
+        }
+        "configmaps" if name == "kube-proxy" => "kube-proxy's settings (mode, strictARP): not in the snapshot",
+        "configmaps" => "the ConfigMap's settings: not in the snapshot",
+        "leases" => "who holds the Leases (Cilium's L2 announcements, leader election): not in the snapshot",
         _ => "every verdict that depends on it",
     })
 }
 
+/// LBD230 for reads refused outside the snapshot (`history`'s speaker logs).
+pub fn refused_findings(refused: &[Denied]) -> Vec<Finding> {
+    let gaps = refused.iter().map(|d| Gap {
+        entry: d.summary(),
+        check: Some(d.can_i()),
+        retry: None,
+        required: false,
+        unknown: consequence(&d.resource, &d.name, false),
+        object: d.object_with_scope(),
+    });
+    lbd230(gaps.collect())
+}
+
 /// LBD230: a resource that could not be read, for every gap that does not stop the run.
 pub fn findings(snap: &Snapshot) -> Vec<Finding> {
-    gaps(snap)
-        .into_iter()
+    lbd230(gaps(snap))
+}
+
+fn lbd230(gaps: Vec<Gap>) -> Vec<Finding> {
+    gaps.into_iter()
         .filter(|g| !g.required)
         .filter_map(|g| Some((g.unknown?, g)))
         .map(|(unknown, g)| {
             Finding::new(
                 Code::LBD230,
                 format!("could not read {}; unknown: {unknown}", g.entry),
-                match &g.check {
-                    Some(check) => format!("grant get/list on it to whoever runs lbdoctor; check with `{check}`"),
-                    None => "collect the snapshot with permission to read it".into(),
+                match (&g.check, &g.retry) {
+                    (_, Some(retry)) => retry.clone(),
+                    (Some(check), None) => {
+                        format!("grant get/list on it to whoever runs lbdoctor; check with `{check}`")
+                    }
+                    (None, None) => "collect the snapshot with permission to read it".into(),
                 },
                 vec![ObjectRef::verbatim(g.object)],
             )

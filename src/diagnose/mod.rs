@@ -51,12 +51,22 @@ pub struct Options {
     pub overrides: Overrides,
 }
 
+/// Where a missing object was looked for, in an error's words.
+pub(crate) fn place(snap: &Snapshot) -> &'static str {
+    if snap.live {
+        "the cluster"
+    } else {
+        "the snapshot"
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum DiagnoseError {
-    #[error("Service {namespace}/{name} is not in the snapshot{hint}")]
-    ServiceNotFound { namespace: String, name: String, hint: String },
-    #[error("IPAddressPool {name} is not in the snapshot{hint}")]
-    PoolNotFound { name: String, hint: String },
+    /// `place`: "the cluster" read live, else "the snapshot".
+    #[error("Service {namespace}/{name} is not in {place}{hint}")]
+    ServiceNotFound { namespace: String, name: String, place: &'static str, hint: String },
+    #[error("IPAddressPool {name} is not in {place}{hint}")]
+    PoolNotFound { name: String, place: &'static str, hint: String },
 }
 
 /// One Service as the speakers see it, before it becomes report rows.
@@ -142,7 +152,12 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
                     }
                 }
             };
-            return Err(DiagnoseError::ServiceNotFound { namespace: namespace.clone(), name: name.clone(), hint });
+            return Err(DiagnoseError::ServiceNotFound {
+                namespace: namespace.clone(),
+                name: name.clone(),
+                place: place(snap),
+                hint,
+            });
         }
     }
 

@@ -119,6 +119,7 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
         if pools.is_empty() {
             return Err(DiagnoseError::PoolNotFound {
                 name: n.to_string(),
+                place: super::place(world.snap),
                 hint: match &world.controller_config {
                     Err(e) => format!(": MetalLB rejects its configuration ({})", e.message),
                     Ok(cfg) if !cfg.pools.is_empty() => format!(

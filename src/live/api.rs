@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::core::params::ListParams;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
@@ -121,8 +120,36 @@ impl Api {
                 self.context.as_deref().map(|c| format!(" --context {c}")).unwrap_or_default(),
             ))),
             kube::Error::Api(status) => Failure::Status(status.code, status.reason.clone(), status.message.clone()),
-            other => Failure::Fatal(self.unreachable(&chain(&other))),
+            other => {
+                let why = chain(&other);
+                Failure::Fatal(match why.find("invalid peer certificate") {
+                    Some(at) => self.untrusted(&why[at..]),
+                    None => self.unreachable(&why),
+                })
+            }
         })
+    }
+
+    /// TLS failed on the server's certificate: the server is up, the kubeconfig's trust is wrong.
+    fn untrusted(&self, why: &str) -> LiveError {
+        let context = self.context.as_deref().map(|c| format!(" (context {c})")).unwrap_or_default();
+        let host = self.server.trim_start_matches("https://").trim_start_matches("http://");
+        let host = if host.contains(':') { host.to_string() } else { format!("{host}:443") };
+        let what = if why.contains("UnknownIssuer") {
+            "its TLS certificate is not signed by the certificate authority the kubeconfig trusts for this \
+             cluster (certificate-authority or certificate-authority-data)"
+                .to_string()
+        } else {
+            "its TLS certificate is not valid for this connection".to_string()
+        };
+        LiveError::Unreachable(format!(
+            "cannot trust the Kubernetes API server {}{context}: {what}: {why}. Compare the issuer the server \
+             presents, `openssl s_client -connect {host} -showcerts </dev/null | openssl x509 -noout -issuer`, \
+             with the kubeconfig's CA, `kubectl config view --raw --minify -o \
+             jsonpath='{{.clusters[0].cluster.certificate-authority-data}}' | base64 -d | openssl x509 -noout \
+             -subject`; if the cluster's CA was rotated, fetch the new kubeconfig.",
+            self.server
+        ))
     }
 
     fn unreachable(&self, why: &str) -> LiveError {
@@ -182,15 +209,8 @@ impl Api {
         let (mut pages, mut restarts) = (0usize, 0usize);
         let mut token: Option<String> = None;
         loop {
-            let lp = ListParams {
-                label_selector: target.label_selector.clone(),
-                field_selector: target.field_selector.clone(),
-                limit: self.page_size,
-                continue_token: token.clone(),
-                ..ListParams::default()
-            };
-            let req = kube::core::Request::new(&path)
-                .list(&lp)
+            let req = http::Request::get(list_uri(&path, target, self.page_size, token.as_deref()))
+                .body(Vec::new())
                 .map_err(|e| LiveError::Usage(format!("{label}: cannot build the request: {e}")))?;
             match self.text(req).await {
                 Ok(text) => {
@@ -211,6 +231,11 @@ impl Api {
                     token = None;
                     out.objects.clear();
                     pages = 0;
+                }
+                Err(Failure::Status(410, ..)) if token.is_some() => {
+                    out.objects.clear();
+                    out.denied = Some(expired(target, self.page_size));
+                    break;
                 }
                 Err(Failure::Status(code, reason, message)) => {
                     out.objects.clear();
@@ -360,6 +385,50 @@ fn stamp(item: &str, resource: &Resource, origin: Arc<str>) -> Result<ObjectText
         text,
     })
 }
+
+/// `PATH?labelSelector=…&limit=…&continue=…`: only the parameters that are set, encoded.
+fn list_uri(path: &str, target: &Target, limit: Option<u32>, token: Option<&str>) -> String {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    if let Some(l) = &target.label_selector {
+        query.append_pair("labelSelector", l);
+    }
+    if let Some(f) = &target.field_selector {
+        query.append_pair("fieldSelector", f);
+    }
+    if let Some(n) = limit {
+        query.append_pair("limit", &n.to_string());
+    }
+    if let Some(t) = token {
+        query.append_pair("continue", t);
+    }
+    let query = query.finish();
+    if query.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{query}")
+    }
+}
+
+/// A paged list whose continue token kept expiring (410 Gone): the server compacted its history
+/// faster than the pages came. Not a permission problem; fewer, larger pages get through.
+fn expired(target: &Target, page_size: Option<u32>) -> Denied {
+    let pages = page_size.map(|n| format!(" of {n} objects")).unwrap_or_default();
+    Denied {
+        resource: target.resource.name(),
+        verb: "list".into(),
+        namespace: target.namespace.clone().unwrap_or_default(),
+        name: String::new(),
+        reason: LIST_EXPIRED.into(),
+        message: format!(
+            "the list expired {} times while paging{pages} (410 Gone: the server compacted the state it was \
+             paging through); retry with a larger --chunk-size, or --chunk-size 0 for one response",
+            RESTARTS + 1
+        ),
+    }
+}
+
+/// `Denied.reason` of a list whose continue token kept expiring.
+pub const LIST_EXPIRED: &str = "list expired (410 Gone)";
 
 fn decode_error(origin: &Arc<str>, e: serde_json::Error) -> LiveError {
     LiveError::Decode(format!("{origin}: the API server's answer is not valid JSON: {e}"))

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use kube::config::{Config, KubeConfigOptions, Kubeconfig};
 
-use super::{LiveError, LiveOptions};
+use super::{credentials, LiveError, LiveOptions};
 
 /// The client configuration and the context name it came from (`None` in-cluster).
 pub struct Connection {
@@ -62,17 +62,23 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connection, LiveError> {
             return Err(LiveError::Usage(format!("user {name:?} is not in the kubeconfig")));
         }
     }
+    let user = opts.user.clone().or_else(|| {
+        let name = context.as_ref()?;
+        kubeconfig.contexts.iter().find(|c| &c.name == name)?.context.as_ref()?.user.clone()
+    });
     let mut config = Config::from_custom_kubeconfig(kubeconfig, &kc_opts).await.map_err(|e| {
         LiveError::Usage(format!("the kubeconfig cannot be used: {e}; check `kubectl config view --minify`"))
     })?;
-    apply_timeout(&mut config, opts);
+    credentials::settle(&mut config.auth_info, user.as_deref().unwrap_or("(none)"))?;
+    finish(&mut config, opts);
     Ok(Connection { config, context })
 }
 
 fn in_cluster(opts: &LiveOptions, looked: &str) -> Result<Connection, LiveError> {
     match Config::incluster() {
         Ok(mut config) => {
-            apply_timeout(&mut config, opts);
+            credentials::settle(&mut config.auth_info, "(the Pod's service account)")?;
+            finish(&mut config, opts);
             Ok(Connection { config, context: None })
         }
         Err(e) => {
@@ -114,9 +120,29 @@ fn merged(list: &std::ffi::OsStr) -> Result<Option<Kubeconfig>, LiveError> {
     Ok(merged)
 }
 
-fn apply_timeout(config: &mut Config, opts: &LiveOptions) {
-    // The whole request is bounded where it is sent (api.rs), so the message can name the flag.
-    if let Some(t) = opts.request_timeout {
-        config.connect_timeout = Some(t);
+fn finish(config: &mut Config, opts: &LiveOptions) {
+    // The whole request, connecting included, is bounded where it is sent (api.rs), so that the
+    // message can name the flag; a connect timeout of the same length would fire first.
+    if opts.request_timeout.is_some() {
+        config.connect_timeout = None;
     }
+    if let Ok(agent) = http::HeaderValue::from_str(&user_agent()) {
+        config.headers.push((http::header::USER_AGENT, agent));
+    }
+}
+
+/// As kubectl's `kubectl/v1.32.4 (linux/amd64) kubernetes/abc1234`, so audit logs can tell
+/// lbdoctor's requests apart.
+pub fn user_agent() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!(
+        "kubectl-lbdoctor/{} ({}/{arch}) {}",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS,
+        env!("LBDOCTOR_GIT_COMMIT")
+    )
 }

@@ -12,11 +12,21 @@ const CHANNEL: usize = 16;
 /// Logs read at once.
 const PARALLEL: usize = 4;
 
-/// The scanned logs by source, and the reads that failed, as prose.
-pub type Read = (Vec<(String, LogStats)>, Vec<String>);
+/// The scanned logs by source, and the reads that failed.
+pub type Read = (Vec<(String, LogStats)>, Vec<Failed>);
+
+/// A speaker log that could not be read.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub namespace: String,
+    pub pod: String,
+    /// The HTTP status, when the server answered.
+    pub code: Option<u16>,
+    pub why: String,
+}
 
 /// Per speaker Pod (`namespace`, `name`): its scanned log, named `pods/NAME/log`. Refused or
-/// failed reads are returned as prose, not as an error: the history is still worth showing.
+/// failed reads are returned, not an error: the history is still worth showing.
 pub fn read(opts: &LiveOptions, pods: &[(String, String)], since: Option<Timestamp>) -> Result<Read, LiveError> {
     super::runtime()?.block_on(async {
         let conn = connect::connect(opts).await?;
@@ -31,34 +41,44 @@ pub fn read(opts: &LiveOptions, pods: &[(String, String)], since: Option<Timesta
                 tokio::spawn(async move {
                     let _permit = gate.acquire().await.expect("the semaphore is never closed");
                     let result = one(&client, &ns, &name, since).await;
-                    (name, result)
+                    (ns, name, result)
                 })
             })
             .collect();
         let mut scanned = Vec::new();
         let mut failed = Vec::new();
-        for task in tasks {
+        for (task, (ns, name)) in tasks.into_iter().zip(pods) {
             match task.await {
-                Ok((name, Ok(stats))) => scanned.push((format!("pods/{name}/log"), stats)),
-                Ok((name, Err(why))) => failed.push(format!("pods/{name}/log: {why}")),
-                Err(e) => failed.push(format!("a log reader failed: {e}")),
+                Ok((_, name, Ok(stats))) => scanned.push((format!("pods/{name}/log"), stats)),
+                Ok((namespace, pod, Err((code, why)))) => failed.push(Failed { namespace, pod, code, why }),
+                Err(e) => failed.push(Failed {
+                    namespace: ns.clone(),
+                    pod: name.clone(),
+                    code: None,
+                    why: format!("the log reader failed: {e}"),
+                }),
             }
         }
         Ok((scanned, failed))
     })
 }
 
-async fn one(client: &kube::Client, ns: &str, name: &str, since: Option<Timestamp>) -> Result<LogStats, String> {
+async fn one(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    since: Option<Timestamp>,
+) -> Result<LogStats, (Option<u16>, String)> {
     let mut query = "container=speaker".to_string();
     if let Some(t) = since {
         query.push_str(&format!("&sinceTime={}", t.strftime("%Y-%m-%dT%H:%M:%SZ")));
     }
     let path = format!("/api/v1/namespaces/{ns}/pods/{name}/log?{query}");
-    let req = http::Request::get(path).body(Vec::new()).map_err(|e| e.to_string())?;
+    let req = http::Request::get(path).body(Vec::new()).map_err(|e| (None, e.to_string()))?;
     let mut body = client.request_stream(req).await.map_err(|e| match e {
-        kube::Error::Api(s) if s.code == 403 => "forbidden (get pods/log)".to_string(),
-        kube::Error::Api(s) => format!("{} {}", s.code, s.message),
-        other => other.to_string(),
+        kube::Error::Api(s) if s.code == 403 => (Some(403), "forbidden (get pods/log)".to_string()),
+        kube::Error::Api(s) => (Some(s.code), format!("{} {}", s.code, s.message)),
+        other => (None, other.to_string()),
     })?;
     let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(CHANNEL);
     let scanner = tokio::task::spawn_blocking(move || {
@@ -79,7 +99,7 @@ async fn one(client: &kube::Client, ns: &str, name: &str, since: Option<Timestam
         }
     }
     drop(tx);
-    scanner.await.map_err(|e| e.to_string())?.map_err(|e| format!("reading the log: {e}"))
+    scanner.await.map_err(|e| (None, e.to_string()))?.map_err(|e| (None, format!("reading the log: {e}")))
 }
 
 /// The network's chunks as a blocking reader, for the scanner's thread.

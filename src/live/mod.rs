@@ -3,6 +3,7 @@
 
 mod api;
 pub(crate) mod connect;
+mod credentials;
 pub(crate) mod kinds;
 pub(crate) mod logs;
 pub mod progress;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use serde_json::Value;
 
+pub use self::api::LIST_EXPIRED;
 use self::api::{Api, Listed, Target};
 use self::kinds::*;
 use self::progress::Progress;

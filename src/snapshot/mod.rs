@@ -154,6 +154,11 @@ impl Denied {
         format!("{}: {} ({}{scope})", self.object(), self.reason, self.verb)
     }
 
+    /// A list that was allowed but whose continue token kept expiring (410 Gone).
+    pub fn is_expired_list(&self) -> bool {
+        self.reason == crate::live::LIST_EXPIRED
+    }
+
     /// The command that tells whether the current credentials may do what was refused.
     pub fn can_i(&self) -> String {
         let scope = if self.namespace.is_empty() { " -A".to_string() } else { format!(" -n {}", self.namespace) };

@@ -23,6 +23,7 @@ mod live;
 mod loader;
 mod output;
 mod properties;
+mod realapi;
 mod render;
 mod scale;
 mod scenarios;

@@ -1,0 +1,269 @@
+//! The tests themselves. Each starts its own server (about 5 s), so they run in parallel.
+
+use serde_json::Value;
+
+use super::load;
+use super::server::Server;
+use crate::util::{lbdoctor, output, parse_json};
+
+/// A report with what only says where it came from left out: `source` (live or file, capture
+/// time, context), and of the status writers (managedFields) the loader's own writes and the
+/// times, which a server sets itself. Everything else must not depend on where it came from.
+fn verdicts(mut report: Value) -> Value {
+    report.as_object_mut().unwrap().remove("source");
+    for svc in report["services"].as_array_mut().into_iter().flatten() {
+        if let Some(writers) = svc["ownership"]["statusWriters"].as_array_mut() {
+            writers.retain(|w| w["manager"] != load::MANAGER);
+            for w in writers.iter_mut() {
+                w.as_object_mut().unwrap().remove("time");
+            }
+        }
+    }
+    report
+}
+
+/// Where two JSON values differ, path by path, for a readable failure.
+fn differences(a: &Value, b: &Value, at: &str, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                differences(
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                    &format!("{at}.{k}"),
+                    out,
+                );
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                differences(p, q, &format!("{at}[{i}]"), out);
+            }
+        }
+        _ if a == b => {}
+        _ => out.push(format!("{at}: live {a} / file {b}")),
+    }
+}
+
+/// Loads `file` into a fresh server; the live `check -o json` must equal `check --from file`.
+fn live_equals_file(test: &str, file: &str) -> Option<Server> {
+    let server = Server::start(test)?;
+    load::apply(&server, &load::objects(file));
+    let (stdout, stderr, code) = server.lbdoctor(&["check", "-A", "-o", "json"]);
+    let live = parse_json(&stdout, &stderr);
+    let (fstdout, fstderr, fcode) = output(lbdoctor().args(["check", "-A", "-o", "json", "--from", file]));
+    let from_file = parse_json(&fstdout, &fstderr);
+    let mut diff = Vec::new();
+    differences(&verdicts(live.clone()), &verdicts(from_file), "", &mut diff);
+    assert!(
+        diff.is_empty(),
+        "{file}: the live report differs from the file's:\n{}\nlive stderr: {stderr}",
+        diff.join("\n")
+    );
+    assert_eq!(code, fcode, "{file}: exit codes differ; live stderr: {stderr}");
+    assert_eq!(live["source"]["mode"], "live");
+    Some(server)
+}
+
+#[test]
+fn homelab_live_equals_file() {
+    live_equals_file("homelab_live_equals_file", crate::util::HOMELAB);
+}
+
+#[test]
+fn trap_live_equals_file() {
+    live_equals_file("trap_live_equals_file", crate::util::TRAP);
+}
+
+/// Cilium's L2 Leases are judged against the clock (expired or not at capture time), so a
+/// loaded file cannot equal itself there; what must hold is that `snapshot` captures what `check`
+/// read: `check --from` the live snapshot gives the live report.
+#[test]
+fn lease_scenario_live_equals_its_own_snapshot() {
+    let test = "lease_scenario_live_equals_its_own_snapshot";
+    let Some(server) = Server::start(test) else { return };
+    load::apply(&server, &load::objects("testdata/scenarios/cilium-l2-shared-ip.yaml"));
+    let (snapshot, stderr, code) = server.lbdoctor(&["snapshot"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr, _) = server.lbdoctor(&["check", "-A", "-o", "json"]);
+    let live = parse_json(&stdout, &stderr);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), snapshot).unwrap();
+    let (fstdout, fstderr, _) = output(lbdoctor().args(["check", "-A", "-o", "json", "--from"]).arg(file.path()));
+    let mut diff = Vec::new();
+    differences(&verdicts(live.clone()), &verdicts(parse_json(&fstdout, &fstderr)), "", &mut diff);
+    assert!(diff.is_empty(), "live and its own snapshot differ:\n{}", diff.join("\n"));
+    // The scenario's Leases are old: the live replay must see them expired.
+    assert!(live["causes"].as_array().unwrap().iter().any(|c| c["code"] == "LBD142"), "{stdout}");
+}
+
+/// Scenarios that stress what a real server changes on the way in: defaults, dual stack,
+/// custom resources with and without status subresources, managedFields, Leases, BGP.
+/// (Not every scenario can be: a Service with two ipFamilies and no ipFamilyPolicy, or two
+/// writers of one identical status in managedFields, are states a real server never stores.)
+#[test]
+fn metallb_scenarios_live_equal_files() {
+    for file in [
+        "testdata/scenarios/alloc-sharing-conflict.yaml",
+        "testdata/scenarios/bgp-two-routers.yaml",
+        "testdata/scenarios/network-unavailable.yaml",
+        "testdata/scenarios/etp-local-no-candidate-endpoint.yaml",
+    ] {
+        if live_equals_file("metallb_scenarios_live_equal_files", file).is_none() {
+            return;
+        }
+    }
+}
+
+#[test]
+fn cilium_scenarios_live_equal_files() {
+    for file in [
+        "testdata/scenarios/cilium-nodeipam-dual-stack.yaml",
+        "testdata/scenarios/cilium-lbipam-pending.yaml",
+        "testdata/scenarios/overlapping-pools.yaml",
+    ] {
+        if live_equals_file("cilium_scenarios_live_equal_files", file).is_none() {
+            return;
+        }
+    }
+}
+
+/// By hand: `LBDOCTOR_LOAD=testdata/clusters/homelab.yaml cargo test --test it load_by_hand --
+/// --ignored --nocapture` starts a server, loads the file and leaves both running; the output
+/// says how to use and stop it.
+#[test]
+#[ignore = "by hand: leaves a server running"]
+fn load_by_hand() {
+    let file = std::env::var("LBDOCTOR_LOAD").expect("set LBDOCTOR_LOAD to a snapshot file");
+    let Some(server) = Server::start("load_by_hand") else { return };
+    load::apply(&server, &load::objects(&file));
+    let dir = server.keep();
+    println!("loaded {file}\n  ../shared/k8s/apiserver.sh exec {dir} kubectl get svc -A\n  ../shared/k8s/apiserver.sh exec {dir} target/debug/kubectl-lbdoctor check\n  ../shared/k8s/apiserver.sh stop {dir}", dir = dir.display());
+}
+
+/// A kubeconfig for this server with one user, given as its YAML block (`token: …`), and the CA.
+fn kubeconfig(
+    server: &Server,
+    dir: &std::path::Path,
+    name: &str,
+    ca: &std::path::Path,
+    user: &str,
+) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    server: {}\n    certificate-authority: {}\n\
+         users:\n- name: u\n  user:\n{user}\ncontexts:\n- name: c\n  context: {{cluster: test, user: u}}\ncurrent-context: c\n",
+        server.url(),
+        ca.display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `--kubeconfig PATH` (apiserver.sh exec sets KUBECONFIG to the admin's).
+fn with_kubeconfig(path: &std::path::Path) -> impl FnOnce(&mut std::process::Command) + '_ {
+    move |cmd| {
+        cmd.arg("--kubeconfig").arg(path);
+    }
+}
+
+/// What each way of being wrong about credentials or the server gives: a run that works where
+/// kubectl's does (tokens with a newline, an exec plugin, run once), exit 3 with the fix named
+/// where it cannot.
+#[test]
+fn credentials_and_unusable_servers() {
+    let test = "credentials_and_unusable_servers";
+    let Some(server) = Server::start(test) else { return };
+    load::apply(&server, &load::objects(crate::util::HOMELAB));
+    let work = tempfile::tempdir().unwrap();
+    let ca = server.pki("ca.crt");
+    let token = "admin-token-0123456789";
+    // What a working read exits with here (the homelab has findings).
+    let (_, _, works) = output(lbdoctor().args(["check", "--from", crate::util::HOMELAB]));
+
+    // 1. An inline token with the newline a YAML block scalar keeps: works, no panic.
+    let inline = kubeconfig(&server, work.path(), "inline", &ca, &format!("    token: \"{token}\\n\""));
+    let (_, stderr, code) = server.lbdoctor_with(&["check"], with_kubeconfig(&inline));
+    assert_eq!(code, works, "inline token with a newline: {stderr}");
+
+    // 2. A token file as `echo TOKEN > file` writes it: works, as with kubectl.
+    std::fs::write(work.path().join("token"), format!("{token}\n")).unwrap();
+    let file_user = format!("    tokenFile: {}", work.path().join("token").display());
+    let from_file = kubeconfig(&server, work.path(), "tokenfile", &ca, &file_user);
+    let (_, stderr, code) = server.lbdoctor_with(&["check"], with_kubeconfig(&from_file));
+    assert_eq!(code, works, "tokenFile ending in a newline: {stderr}");
+
+    // 3. An exec plugin runs once per command, for check and for history (which reads logs too).
+    let count = work.path().join("runs");
+    let plugin = work.path().join("plugin.sh");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/sh\necho run >> {}\nprintf '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{token}\"}}}}'\n",
+            count.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exec_user = format!(
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never",
+        plugin.display()
+    );
+    let exec = kubeconfig(&server, work.path(), "exec", &ca, &exec_user);
+    for args in [&["check"][..], &["history"][..]] {
+        let _ = std::fs::remove_file(&count);
+        let (_, stderr, code) = server.lbdoctor_with(args, with_kubeconfig(&exec));
+        assert!(code < 2, "{args:?} with an exec plugin: {stderr}");
+        let runs = std::fs::read_to_string(&count).unwrap_or_default().lines().count();
+        assert_eq!(runs, 1, "{args:?} ran the exec plugin {runs} times");
+    }
+
+    // 4. A token the server does not know: 401, log in again.
+    let bogus = kubeconfig(&server, work.path(), "bogus", &ca, "    token: not-a-token");
+    let (_, stderr, code) = server.lbdoctor_with(&["check"], with_kubeconfig(&bogus));
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("401 Unauthorized") && stderr.contains("Log in again"), "{stderr}");
+
+    // 5. A valid token without rights: which permission, and the command that checks it.
+    let (_, stderr, code) = server.lbdoctor(&["check", "--context", "nobody"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("kubectl auth can-i list nodes"), "{stderr}");
+
+    // 6. A CA that did not sign the server's certificate.
+    let other_ca = work.path().join("other-ca.crt");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    std::fs::write(&other_ca, params.self_signed(&key).unwrap().pem()).unwrap();
+    let wrong_ca = kubeconfig(&server, work.path(), "wrong-ca", &other_ca, &format!("    token: {token}"));
+    let (_, stderr, code) = server.lbdoctor_with(&["check"], with_kubeconfig(&wrong_ca));
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("not signed by the certificate authority"), "{stderr}");
+    assert!(stderr.contains("openssl s_client"), "{stderr}");
+
+    // 7. Live explain of a Service that is not there: "in the cluster".
+    let (_, stderr, code) = server.lbdoctor(&["explain", "svc", "nope"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not in the cluster"), "{stderr}");
+
+    // 8. A frozen server: the documented timeout message, not the connector's.
+    // SAFETY: kill has no memory preconditions; the pid is this test's server.
+    unsafe { libc::kill(server.apiserver_pid(), libc::SIGSTOP) };
+    let (_, stderr, code) = server.lbdoctor(&["check", "--request-timeout", "1s"]);
+    // SAFETY: as above.
+    unsafe { libc::kill(server.apiserver_pid(), libc::SIGCONT) };
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("no answer within 1s (--request-timeout)"), "{stderr}");
+
+    // 9. A stopped server (the process gone, its network namespace still there).
+    // SAFETY: as above.
+    unsafe { libc::kill(server.apiserver_pid(), libc::SIGKILL) };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (_, stderr, code) = server.lbdoctor(&["check"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("Check that the cluster is up"), "{stderr}");
+}
