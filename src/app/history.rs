@@ -138,6 +138,11 @@ fn live_logs(r: &Resolved, snap: &crate::snapshot::Snapshot, since: Option<Times
         return Ok((Vec::new(), Some("no speaker Pods in the cluster, so no speaker logs".into()), Vec::new()));
     }
     let (scanned, failed) = crate::live::logs::read(&opts, &pods, since)?;
+    let nodes: std::collections::HashMap<&str, &str> = snap
+        .pods
+        .iter()
+        .filter_map(|p| Some((p.metadata.name.as_deref()?, p.spec.as_ref()?.node_name.as_deref()?)))
+        .collect();
     let logs = scanned.into_iter().map(|(source, stats)| SpeakerLog { source, stats }).collect();
     let (forbidden, other): (Vec<_>, Vec<_>) = failed.into_iter().partition(|f| f.code == Some(403));
     let mut refused: Vec<crate::snapshot::Denied> = Vec::new();
@@ -153,22 +158,35 @@ fn live_logs(r: &Resolved, snap: &crate::snapshot::Snapshot, since: Option<Times
             });
         }
     }
-    Ok((logs, log_failures(&other, &forbidden), refused))
+    Ok((logs, log_failures(&other, &forbidden, &nodes), refused))
 }
 
 /// One clause per cause, the Pods it hit listed once: "3 speaker logs (speaker-a, speaker-b,
-/// speaker-c) could not be read: 500 …". A message that names its Pod counts as the same cause.
-fn log_failures(other: &[crate::live::logs::Failed], forbidden: &[crate::live::logs::Failed]) -> Option<String> {
+/// speaker-c) could not be read: 500 …". Messages that differ only in their Pod's and node's
+/// names are one cause, shown with POD and NODE in their place.
+fn log_failures(
+    other: &[crate::live::logs::Failed],
+    forbidden: &[crate::live::logs::Failed],
+    nodes: &std::collections::HashMap<&str, &str>,
+) -> Option<String> {
     let mut causes: Vec<(String, String, Vec<&str>)> = Vec::new();
     for f in other {
-        let key = f.why.replace(&f.pod, "\u{0}");
-        match causes.iter_mut().find(|(k, ..)| *k == key) {
+        let mut general = f.why.replace(&f.pod, "POD");
+        if let Some(node) = nodes.get(f.pod.as_str()).filter(|n| !n.is_empty()) {
+            general = general.replace(node, "NODE");
+        }
+        match causes.iter_mut().find(|(g, ..)| *g == general) {
             Some((_, _, pods)) => pods.push(&f.pod),
-            None => causes.push((key, f.why.clone(), vec![&f.pod])),
+            None => causes.push((general, f.why.clone(), vec![&f.pod])),
         }
     }
-    let mut clauses: Vec<String> =
-        causes.iter().map(|(_, why, pods)| format!("{} could not be read: {why}", speaker_logs(pods))).collect();
+    let mut clauses: Vec<String> = causes
+        .iter()
+        .map(|(general, why, pods)| {
+            let why = if pods.len() == 1 { why } else { general };
+            format!("{} could not be read: {why}", speaker_logs(pods))
+        })
+        .collect();
     if !forbidden.is_empty() {
         let pods: Vec<&str> = forbidden.iter().map(|f| f.pod.as_str()).collect();
         clauses.push(format!("{} are forbidden (see LBD230)", speaker_logs(&pods)));

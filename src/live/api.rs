@@ -135,7 +135,8 @@ impl Api {
         let context = self.context.as_deref().map(|c| format!(" (context {c})")).unwrap_or_default();
         let host = self.server.trim_start_matches("https://").trim_start_matches("http://");
         let host = if host.contains(':') { host.to_string() } else { format!("{host}:443") };
-        let what = if why.contains("UnknownIssuer") {
+        // UnknownIssuer: another CA; BadSignature: a CA of the same name but another key.
+        let what = if why.contains("UnknownIssuer") || why.contains("BadSignature") {
             "its TLS certificate is not signed by the certificate authority the kubeconfig trusts for this \
              cluster (certificate-authority or certificate-authority-data)"
                 .to_string()

@@ -21,7 +21,7 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
                 sum(|l| l.untimed)
             )?;
         }
-        Some(why) => writeln!(out, "Speaker logs: {why}")?,
+        Some(why) => super::style::wrapped(out, &format!("Speaker logs: {why}"), paint, 2, false)?,
     }
     for l in h.logs.iter().filter(|l| l.node.is_none()) {
         writeln!(out, "  {}: no speaker Pod of that name in the snapshot, so its node is unknown", l.source)?;

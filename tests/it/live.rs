@@ -124,6 +124,27 @@ fn pagination_follows_continue_tokens_and_restarts_after_410() {
     assert_eq!(node_requests.iter().filter(|r| !r.contains("continue=")).count(), 2, "two fresh starts");
 }
 
+/// Continue tokens that keep expiring are not a permission problem: the message says the list
+/// expired and what to change, and names no `kubectl auth can-i`.
+#[test]
+fn a_list_that_keeps_expiring_says_so_and_suggests_a_larger_chunk_size() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let behaviour = Behaviour { expire_always: BTreeSet::from(["services".to_string()]), ..token_behaviour() };
+    let (api, dir, kubeconfig) = server_for(file, behaviour);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "--chunk-size", "1"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("services: list expired (410 Gone)"), "{}", run.stderr);
+    assert!(run.stderr.contains("retry with a larger --chunk-size, or --chunk-size 0"), "{}", run.stderr);
+    assert!(!run.stderr.contains("can-i") && !run.stderr.contains("permission"), "{}", run.stderr);
+    // Four tries from the first page (the first and three restarts), each stopped on its second page.
+    let services: Vec<String> = api.requests().into_iter().filter(|r| r.starts_with("GET /api/v1/services?")).collect();
+    assert_eq!(services.iter().filter(|r| !r.contains("continue=")).count(), 4, "{services:#?}");
+    assert_eq!(services.len(), 8, "{services:#?}");
+    // One response with --chunk-size 0 has no token to expire.
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "--chunk-size", "0"]);
+    assert!(run.code < 2, "{}", run.stderr);
+}
+
 #[test]
 fn chunk_size_0_lists_without_paging_and_proxies_honour_no_proxy() {
     let file = Path::new("testdata/clusters/homelab.yaml");
@@ -242,8 +263,9 @@ fn forbidden_namespaces_matter_only_where_the_answer_lives() {
         .filter(|f| f["code"] == "LBD230")
         .map(|f| f["objects"][0].clone())
         .collect();
-    // Nothing reads kube-proxy's ConfigMap yet, and cilium-config only matters where Cilium runs.
-    assert_eq!(lbd230, [json!("pods -n kube-system")]);
+    // kube-proxy's ConfigMap is kept for the record (so its absence is said); cilium-config only
+    // matters where Cilium runs.
+    assert_eq!(lbd230, [json!("pods -n kube-system"), json!("configmaps/kube-proxy -n kube-system")]);
 
     // The same refusal where Cilium runs: its agents and settings are part of the answer.
     let file = Path::new("testdata/scenarios/cilium-nodeipam-dual-stack.yaml");
@@ -318,7 +340,8 @@ fn https_with_the_kubeconfig_ca_and_token() {
     std::fs::write(&wrong_ca, text).unwrap();
     let run = lbdoctor(dir.path(), Some(&wrong_ca), &["check"]);
     assert_eq!(run.code, 3);
-    assert!(run.stderr.contains("cannot read the Kubernetes API server"), "{}", run.stderr);
+    assert!(run.stderr.contains("cannot trust the Kubernetes API server"), "{}", run.stderr);
+    assert!(run.stderr.contains("not signed by the certificate authority the kubeconfig trusts"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
 

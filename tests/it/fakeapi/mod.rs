@@ -27,6 +27,8 @@ pub struct Behaviour {
     pub forbidden_in: BTreeSet<(String, String)>,
     /// Resources whose first continue token is expired (410 Gone) once.
     pub expire_once: BTreeSet<String>,
+    /// Resources whose every continue token is expired (410 Gone), as under constant compaction.
+    pub expire_always: BTreeSet<String>,
     /// Added before every answer.
     pub latency: Duration,
     /// When set, requests must carry `Authorization: Bearer <token>` or get 401.
@@ -404,8 +406,9 @@ fn objects(state: &State, group: &str, version: &str, rest: &[&str], query: &BTr
         None => 0,
         Some(token) => match select::open_token(token) {
             Some((p, offset)) if p == plural => {
-                if state.behaviour.expire_once.contains(plural)
-                    && state.expired.lock().unwrap().insert(plural.to_string())
+                if state.behaviour.expire_always.contains(plural)
+                    || (state.behaviour.expire_once.contains(plural)
+                        && state.expired.lock().unwrap().insert(plural.to_string()))
                 {
                     return status(410, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.");
                 }

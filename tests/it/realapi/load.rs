@@ -175,7 +175,7 @@ pub fn apply(server: &Server, objects: &[Value]) {
     // and the report orders writers by time.
     let mut later: std::collections::BTreeMap<usize, Vec<Request>> = Default::default();
     for (o, managers) in ordered.iter().zip(&managers) {
-        if o["kind"] == "Namespace" || !o.get("status").is_some_and(|s| s.as_object().is_some_and(|m| !m.is_empty())) {
+        if o["kind"] == "Namespace" || o.get("status").is_none_or(|s| s.as_object().is_none_or(|m| m.is_empty())) {
             continue;
         }
         let merge = o["kind"] == "Node";

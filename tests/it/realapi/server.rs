@@ -109,10 +109,6 @@ impl Server {
         self.dir.path()
     }
 
-    pub fn kubeconfig(&self) -> PathBuf {
-        self.dir().join("kubeconfig")
-    }
-
     pub fn pki(&self, file: &str) -> PathBuf {
         self.dir().join("pki").join(file)
     }

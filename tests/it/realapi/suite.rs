@@ -267,3 +267,187 @@ fn credentials_and_unusable_servers() {
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("Check that the cluster is up"), "{stderr}");
 }
+
+/// What the server recorded of lbdoctor's reads: only get and list, all with its User-Agent,
+/// never a Secret, query strings as a client should write them; `--chunk-size 2` really pages.
+#[test]
+fn audit_log_paging_and_the_kubectl_plugin() {
+    let test = "audit_log_paging_and_the_kubectl_plugin";
+    let Some(server) = Server::start(test) else { return };
+    load::apply(&server, &load::objects(crate::util::HOMELAB));
+    let (plain, stderr, code) = server.lbdoctor(&["check", "-o", "json"]);
+    assert!(code < 2, "{stderr}");
+    let (paged, stderr, _) = server.lbdoctor(&["check", "-o", "json", "--chunk-size", "2"]);
+    let mut diff = Vec::new();
+    differences(&verdicts(parse_json(&paged, &stderr)), &verdicts(parse_json(&plain, "")), "", &mut diff);
+    assert!(diff.is_empty(), "--chunk-size 2 changes the report:\n{}", diff.join("\n"));
+    // No kubelet here: every speaker's log answers 500, each naming its own Pod and node. One
+    // cause is one clause, wrapped to the terminal.
+    let (history, stderr, _) = server.lbdoctor_with(&["history"], |c| {
+        c.env("COLUMNS", "80");
+    });
+    let para: Vec<&str> = history.lines().take_while(|l| !l.is_empty()).collect();
+    assert!(para[0].starts_with("Speaker logs: 8 speaker logs (speaker-"), "{history}\n{stderr}");
+    assert_eq!(para.join(" ").matches("could not be read").count(), 1, "{history}");
+    assert!(para.iter().all(|l| l.chars().count() <= 80), "{history}");
+
+    let audit = server.audit();
+    let ours: Vec<&Value> =
+        audit.iter().filter(|e| e["userAgent"].as_str().is_some_and(|a| a.starts_with("kubectl-lbdoctor/"))).collect();
+    assert!(ours.len() > 20, "lbdoctor's requests carry its User-Agent: {} found", ours.len());
+    let agent = ours[0]["userAgent"].as_str().unwrap();
+    let (version, _, _) = output(lbdoctor().args(["version", "-o", "json"]));
+    let version = parse_json(&version, "");
+    let want = format!(
+        "kubectl-lbdoctor/{} (linux/amd64) {}",
+        version["version"].as_str().unwrap(),
+        version["gitCommit"].as_str().unwrap()
+    );
+    assert_eq!(agent, want);
+    for e in &ours {
+        let uri = e["requestURI"].as_str().unwrap();
+        assert!(matches!(e["verb"].as_str(), Some("get" | "list")), "{} {uri}", e["verb"]);
+        assert!(!uri.contains("/secrets") && !uri.contains("?&") && !uri.ends_with('?'), "{uri}");
+    }
+    // Every request from the admin's kubeconfig user is lbdoctor's or the loader's (curl).
+    let others: Vec<&str> = audit
+        .iter()
+        .filter(|e| e["user"]["username"] == "admin")
+        .filter_map(|e| e["userAgent"].as_str())
+        .filter(|a| !a.starts_with("kubectl-lbdoctor/") && !a.starts_with("curl/"))
+        .collect();
+    assert!(others.is_empty(), "requests without lbdoctor's User-Agent: {others:?}");
+    // Pages of two: the 8 Nodes took four requests, each with the previous page's token.
+    let node_pages: Vec<&str> = ours
+        .iter()
+        .filter_map(|e| e["requestURI"].as_str())
+        .filter(|u| u.starts_with("/api/v1/nodes?") && u.contains("limit=2"))
+        .collect();
+    assert_eq!(node_pages.len(), 4, "{node_pages:?}");
+    assert_eq!(node_pages.iter().filter(|u| u.contains("continue=")).count(), 3, "{node_pages:?}");
+    // History asked for the speakers' logs (which this server cannot give: no kubelet).
+    assert!(ours.iter().any(|e| e["requestURI"].as_str().is_some_and(|u| u.contains("/log?container=speaker"))));
+
+    // The kubectl plugin path: the real kubectl finds kubectl-lbdoctor on PATH, and its
+    // completion runs kubectl_complete-lbdoctor, which lists the cluster's Services.
+    let Some(kubectl) = crate::util::which("kubectl") else {
+        crate::util::skipped(test, "kubectl is not installed: the plugin path is not tried");
+        return;
+    };
+    let bin_dir = std::path::Path::new(crate::util::BIN).parent().unwrap().to_path_buf();
+    let completions = std::path::Path::new(crate::util::ROOT).join("completions");
+    let path = format!("{}:{}:/usr/local/bin:/usr/bin:/bin", bin_dir.display(), completions.display());
+    let run = |args: &[&str]| {
+        let out = server.exec(&kubectl).env("PATH", &path).args(args).output().unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    };
+    let (stdout, stderr, code) = run(&["lbdoctor", "check"]);
+    let (direct, _, direct_code) = server.lbdoctor(&["check"]);
+    assert_eq!(code, Some(direct_code), "kubectl lbdoctor check: {stderr}");
+    assert_eq!(stdout, direct, "kubectl lbdoctor check prints what the plugin prints");
+    let (stdout, stderr, _) = run(&["__complete", "lbdoctor", "explain", "svc", ""]);
+    for name in ["grafana", "traefik", "prometheus"] {
+        assert!(stdout.lines().any(|l| l.split('\t').next() == Some(name)), "{name} not completed: {stdout}\n{stderr}");
+    }
+}
+
+/// docs/rbac.yaml is enough, and each of its rules is needed: without it lbdoctor either stops
+/// with exit 3 naming the resource (what the answer cannot do without) or says LBD230 naming it
+/// (what is unknown without it). Rules for kinds this server does not serve change nothing.
+#[test]
+fn docs_rbac_is_sufficient_and_every_rule_counts() {
+    let test = "docs_rbac_is_sufficient_and_every_rule_counts";
+    let Some(server) = Server::start(test) else { return };
+    load::apply(&server, &load::objects(crate::util::HOMELAB));
+    let text = std::fs::read_to_string(std::path::Path::new(crate::util::ROOT).join("docs/rbac.yaml")).unwrap();
+    let role: Value = serde_saphyr::from_str(&text).unwrap();
+    let rules = role["rules"].as_array().unwrap().clone();
+    // One ClusterRole and ServiceAccount per variant: the whole file, and the file minus rule i.
+    let mut objects = Vec::new();
+    let variants: Vec<(String, Vec<Value>)> = std::iter::once(("full".to_string(), rules.clone()))
+        .chain((0..rules.len()).map(|i| {
+            let mut fewer = rules.clone();
+            fewer.remove(i);
+            (format!("minus-{i}"), fewer)
+        }))
+        .collect();
+    for (name, rules) in &variants {
+        let name = format!("lbd-{name}");
+        objects.push(serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": name}, "rules": rules}));
+        objects.push(serde_json::json!({"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": name, "namespace": "default"}}));
+        objects.push(serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": "default"}]}));
+    }
+    load::apply(&server, &objects);
+    let work = tempfile::tempdir().unwrap();
+    let config_for = |name: &str| {
+        let (code, body) = server.curl(
+            "POST",
+            &format!("/api/v1/namespaces/default/serviceaccounts/lbd-{name}/token"),
+            "application/json",
+            Some(&serde_json::json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})),
+        );
+        assert_eq!(code, 201, "TokenRequest for lbd-{name}: {body}");
+        let token: Value = serde_json::from_str(&body).unwrap();
+        let token = token["status"]["token"].as_str().unwrap().to_string();
+        kubeconfig(&server, work.path(), name, &server.pki("ca.crt"), &format!("    token: {token}"))
+    };
+    // RBAC reaches the authorizer's cache a moment after the write.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+
+    let (admin, stderr, admin_code) = server.lbdoctor(&["check", "-o", "json"]);
+    let admin = verdicts(parse_json(&admin, &stderr));
+    let full = config_for("full");
+    let (stdout, stderr, code) = server.lbdoctor_with(&["check", "-o", "json"], with_kubeconfig(&full));
+    assert_eq!(code, admin_code, "docs/rbac.yaml alone: {stderr}");
+    let mut diff = Vec::new();
+    differences(&verdicts(parse_json(&stdout, &stderr)), &admin, "", &mut diff);
+    assert!(diff.is_empty(), "docs/rbac.yaml reads less than the admin:\n{}", diff.join("\n"));
+    let (_, stderr, _) = server.lbdoctor_with(&["history", "-o", "json"], with_kubeconfig(&full));
+    assert!(!stderr.contains("forbidden"), "{stderr}");
+
+    let served = |resource: &str| !resource.starts_with("frrconfigurations");
+    let mut outcomes = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let resources: Vec<String> =
+            rule["resources"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+        let config = config_for(&format!("minus-{i}"));
+        // pods/log is read by history only.
+        let verb = if resources == ["pods/log"] { "history" } else { "check" };
+        let (stdout, stderr, code) = server.lbdoctor_with(&[verb, "-o", "json"], with_kubeconfig(&config));
+        let outcome = if code == 3 {
+            let named = resources.iter().find(|r| stderr.contains(r.as_str()));
+            assert!(named.is_some(), "without {resources:?}: exit 3 must name one of them: {stderr}");
+            format!("exit 3 ({})", named.unwrap())
+        } else {
+            let report = parse_json(&stdout, &stderr);
+            let lbd230: Vec<String> = report["findings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|f| f["code"] == "LBD230")
+                .map(|f| f["objects"].to_string())
+                .collect();
+            if resources.iter().any(|r| served(r)) {
+                assert!(
+                    lbd230.iter().any(|o| resources.iter().any(|r| o.contains(r.as_str()))),
+                    "without {resources:?} ({verb}): no LBD230 names them; exit {code}, LBD230 on {lbd230:?}\n{stderr}"
+                );
+                format!("LBD230 {}", lbd230.join(" "))
+            } else {
+                assert!(lbd230.is_empty(), "{resources:?} are not served here, yet: {lbd230:?}");
+                "nothing (not served)".to_string()
+            }
+        };
+        outcomes.push(format!("{resources:?}: {outcome}"));
+    }
+    eprintln!("{test}:\n  {}", outcomes.join("\n  "));
+}
