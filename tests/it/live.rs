@@ -642,3 +642,52 @@ fn live_history_reads_pods_log_and_equals_the_offline_history() {
     assert_eq!(log_requests.len(), 8, "one pods/log GET per speaker: {log_requests:?}");
     assert!(log_requests.iter().all(|r| r.starts_with("GET ") && r.contains("container=speaker")));
 }
+
+/// An exec plugin that fails, or is not installed, ends the run with exit 3 naming the plugin and
+/// the user, and its install hint; one that works runs once even for `history`.
+#[test]
+fn exec_plugins_run_once_and_their_failures_name_the_plugin() {
+    let file = Path::new("testdata/clusters/homelab.yaml");
+    let (_api, dir, kubeconfig) = server_for(file, token_behaviour());
+    let text = std::fs::read_to_string(&kubeconfig).unwrap();
+    let with_exec = |name: &str, command: &str| {
+        let exec = format!(
+            "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {command}\n      interactiveMode: Never\n      installHint: install the login helper\n"
+        );
+        let path = dir.path().join(format!("{name}.kubeconfig"));
+        std::fs::write(&path, text.replace(&format!("    token: {TOKEN}\n"), &exec)).unwrap();
+        path
+    };
+    let script = |name: &str, body: &str| {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path.display().to_string()
+    };
+    let count = dir.path().join("runs");
+    let works = script(
+        "works.sh",
+        &format!(
+            "echo run >> {}\nprintf '{{\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{TOKEN}\\\\n\"}}}}'",
+            count.display()
+        ),
+    );
+    let run = lbdoctor(dir.path(), Some(&with_exec("works", &works)), &["history"]);
+    assert!(run.code < 2, "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 1, "history ran the plugin more than once");
+
+    let fails = script("fails.sh", "echo 'login expired' >&2; exit 1");
+    let run = lbdoctor(dir.path(), Some(&with_exec("fails", &fails)), &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("fails.sh") && run.stderr.contains("\"tester\""), "{}", run.stderr);
+    assert!(run.stderr.contains("login expired"), "the plugin's own stderr passes through: {}", run.stderr);
+
+    let run = lbdoctor(dir.path(), Some(&with_exec("missing", "/nonexistent/login")), &["check"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot be started") && run.stderr.contains("install the login helper"),
+        "{}",
+        run.stderr
+    );
+}

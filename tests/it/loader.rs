@@ -180,3 +180,31 @@ fn json_documents_joined_by_yaml_separators_are_a_yaml_stream() {
     let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
     assert!(err.contains("joined.json:2:1: trailing characters"), "{err}");
 }
+
+/// What a real API server would refuse in the test data, checked without one (the real-server
+/// suite needs root): node ports inside the default --service-node-port-range, none used twice.
+#[test]
+fn testdata_services_use_node_ports_a_real_server_accepts() {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["testdata/clusters", "testdata/scenarios"] {
+        for entry in fs::read_dir(dir).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
+    let mut checked = 0;
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "yaml")) {
+        let snap = load(&[path.to_str().unwrap()]).unwrap();
+        let mut used = std::collections::BTreeSet::new();
+        for svc in &snap.services {
+            let name = svc.metadata.name.clone().unwrap_or_default();
+            let Some(spec) = &svc.spec else { continue };
+            let ports = spec.ports.iter().flatten().filter_map(|p| p.node_port);
+            for port in ports.chain(spec.health_check_node_port) {
+                assert!((30000..=32767).contains(&port), "{}: Service {name}: node port {port}", path.display());
+                assert!(used.insert(port), "{}: Service {name}: node port {port} used twice", path.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} node ports in the test data");
+}
