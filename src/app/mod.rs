@@ -174,13 +174,12 @@ fn unreadable_message(snap: &snapshot::Snapshot) -> Option<String> {
         missing.join("; ")
     );
     // A list that expired while paging is not a permission problem: say what to do instead.
-    let mut retries: Vec<&str> = gaps.iter().filter_map(|g| g.retry.as_deref()).collect();
-    retries.dedup();
-    for retry in &retries {
-        text.push_str(&format!(" {}{}.", &retry[..1].to_uppercase(), &retry[1..]));
+    let retry = gaps.iter().find_map(|g| g.retry);
+    if let Some(retry) = retry {
+        text.push_str(&format!(" A list that keeps expiring while paging needs fewer, larger pages: {retry}."));
     }
     if checks.is_empty() {
-        if retries.is_empty() {
+        if retry.is_none() {
             text.push_str(" Collect the snapshot with permission to list these kinds.");
         }
     } else {

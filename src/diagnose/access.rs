@@ -3,7 +3,7 @@
 //! unknown because of it and the `kubectl auth can-i` command that checks the permission.
 
 use crate::report::{Code, Finding, ObjectRef};
-use crate::snapshot::{Denied, Snapshot};
+use crate::snapshot::{Denied, Snapshot, LIST_EXPIRED_ADVICE};
 
 /// One resource that could not be read.
 #[derive(Debug, Clone)]
@@ -14,7 +14,7 @@ pub struct Gap {
     /// for lists that were allowed but expired.
     pub check: Option<String>,
     /// Not a permission problem: what to do instead (a list whose continue token kept expiring).
-    pub retry: Option<String>,
+    pub retry: Option<&'static str>,
     /// The answer cannot be given without it.
     pub required: bool,
     /// What is unknown without it; `None` when nothing lbdoctor concludes depends on it.
@@ -38,7 +38,7 @@ pub fn gaps(snap: &Snapshot) -> Vec<Gap> {
             Some(d) => Gap {
                 entry: entry.clone(),
                 check: (!d.is_expired_list()).then(|| d.can_i()),
-                retry: d.is_expired_list().then(|| d.message.clone()),
+                retry: d.is_expired_list().then_some(LIST_EXPIRED_ADVICE),
                 required: required(d, &metallb.namespace, cilium.installed.then_some(cilium.namespace.as_str())),
                 unknown: consequence(&d.resource, &d.name, cilium.installed),
                 object: d.object_with_scope(),
@@ -130,7 +130,7 @@ fn lbd230(gaps: Vec<Gap>) -> Vec<Finding> {
                 Code::LBD230,
                 format!("could not read {}; unknown: {unknown}", g.entry),
                 match (&g.check, &g.retry) {
-                    (_, Some(retry)) => retry.clone(),
+                    (_, Some(retry)) => retry.to_string(),
                     (Some(check), None) => {
                         format!("grant get/list on it to whoever runs lbdoctor; check with `{check}`")
                     }

@@ -13,7 +13,7 @@ use tokio::sync::Semaphore;
 use super::kinds::{Resource, CUSTOM};
 use super::progress::Progress;
 use super::LiveError;
-use crate::snapshot::{Denied, ObjectText};
+use crate::snapshot::{Denied, ObjectText, LIST_EXPIRED, LIST_EXPIRED_ADVICE};
 
 /// A LIST (or a GET by name) of one resource.
 #[derive(Debug, Clone)]
@@ -411,25 +411,16 @@ fn list_uri(path: &str, target: &Target, limit: Option<u32>, token: Option<&str>
 }
 
 /// A paged list whose continue token kept expiring (410 Gone): the server compacted its history
-/// faster than the pages came. Not a permission problem; fewer, larger pages get through.
+/// faster than the pages came.
 fn expired(target: &Target, page_size: Option<u32>) -> Denied {
     let pages = page_size.map(|n| format!(" of {n} objects")).unwrap_or_default();
-    Denied {
-        resource: target.resource.name(),
-        verb: "list".into(),
-        namespace: target.namespace.clone().unwrap_or_default(),
-        name: String::new(),
-        reason: LIST_EXPIRED.into(),
-        message: format!(
-            "the list expired {} times while paging{pages} (410 Gone: the server compacted the state it was \
-             paging through); retry with a larger --chunk-size, or --chunk-size 0 for one response",
-            RESTARTS + 1
-        ),
-    }
+    let message = format!(
+        "the list expired {} times while paging{pages} (410 Gone: the server compacted the state it was \
+         paging through); {LIST_EXPIRED_ADVICE}",
+        RESTARTS + 1
+    );
+    Denied { reason: LIST_EXPIRED.into(), ..denied(target, "list", 410, String::new(), message) }
 }
-
-/// `Denied.reason` of a list whose continue token kept expiring.
-pub const LIST_EXPIRED: &str = "list expired (410 Gone)";
 
 fn decode_error(origin: &Arc<str>, e: serde_json::Error) -> LiveError {
     LiveError::Decode(format!("{origin}: the API server's answer is not valid JSON: {e}"))

@@ -109,7 +109,7 @@ struct ExecCredential {
     status: Option<ExecStatus>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct ExecStatus {
     token: Option<String>,
@@ -155,8 +155,7 @@ fn run(exec: &ExecConfig, user: &str) -> Result<Settled, LiveError> {
             crate::snapshot::file::yaml_message(&e)
         ))
     })?;
-    let status =
-        answer.status.unwrap_or(ExecStatus { token: None, client_certificate_data: None, client_key_data: None });
+    let status = answer.status.unwrap_or_default();
     match (status.token, status.client_certificate_data, status.client_key_data) {
         (_, Some(cert_pem), Some(key_pem)) => Ok(Settled::Certificate { cert_pem, key_pem }),
         (Some(token), _, _) => Ok(Settled::Token(checked_token(&token, &format!("the token {plugin} printed"))?)),

@@ -17,7 +17,6 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use serde_json::Value;
 
-pub use self::api::LIST_EXPIRED;
 use self::api::{Api, Listed, Target};
 use self::kinds::*;
 use self::progress::Progress;

@@ -156,7 +156,7 @@ impl Denied {
 
     /// A list that was allowed but whose continue token kept expiring (410 Gone).
     pub fn is_expired_list(&self) -> bool {
-        self.reason == crate::live::LIST_EXPIRED
+        self.reason == LIST_EXPIRED
     }
 
     /// The command that tells whether the current credentials may do what was refused.
@@ -182,6 +182,11 @@ impl Denied {
         }
     }
 }
+
+/// `Denied.reason` of a list whose continue token kept expiring (410 Gone): not a permission problem.
+pub const LIST_EXPIRED: &str = "list expired (410 Gone)";
+/// What to do about such a list: fewer, larger pages get through.
+pub const LIST_EXPIRED_ADVICE: &str = "retry with a larger --chunk-size, or --chunk-size 0 for one response";
 
 /// Resources without which no answer can be given (lower-case plural, as in RBAC errors).
 const REQUIRED: &[&str] = &[

@@ -390,3 +390,21 @@ fn help_lists_only_the_flags_a_subcommand_reads() {
     assert_eq!(code, 2);
     assert!(stderr.contains("files given with --from are a snapshot already"), "{stderr}");
 }
+
+/// A snapshot whose SnapshotInfo records an expired list by hand, without a message: the advice
+/// comes from the reason, not from the message (an empty one used to panic, exit 101).
+#[test]
+fn an_expired_list_recorded_without_a_message_is_explained_not_a_panic() {
+    let d = dir();
+    let file = d.path().join("expired.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: lbdoctor/v1alpha1\nkind: SnapshotInfo\nmetadata: {name: snapshot}\nspec:\n  unreadable: [\"services: list expired (410 Gone) (list)\"]\n  denied:\n  - {resource: services, verb: list, reason: \"list expired (410 Gone)\"}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n",
+    )
+    .unwrap();
+    let (_, stderr, code) = run(&["check", "--from", file.to_str().unwrap()]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("services: list expired (410 Gone)"), "{stderr}");
+    assert!(stderr.contains("retry with a larger --chunk-size, or --chunk-size 0"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
