@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::fakeapi::{objects_of, Behaviour, FakeApi, Tls};
-use crate::util::{parse_json, skipped, which, BIN};
+use crate::util::{json_differences, parse_json, skipped, which, BIN};
 
 const TOKEN: &str = "test-token";
 
@@ -95,9 +95,9 @@ fn live_reports_equal_offline_reports_on_every_scenario() {
         let (a, b) = (without_provenance(live_json), without_provenance(offline.json()));
         assert!(
             a == b,
-            "{}: the live report differs from the offline one: {:?}",
+            "{}: the live report differs from the offline one (live / offline): {:?}",
             file.display(),
-            difference(&a, &b, "$")
+            json_differences(&a, &b).first()
         );
         let requests = api.requests();
         assert!(requests.iter().all(|r| r.starts_with("GET ")), "{}: {requests:?}", file.display());
@@ -560,27 +560,6 @@ fn docs_rbac_grants_exactly_what_is_requested() {
     }
 }
 
-/// Where two documents first differ, for a readable failure.
-fn difference(a: &Value, b: &Value, path: &str) -> Option<String> {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            keys.into_iter().find_map(|k| {
-                difference(
-                    &x.get(k).cloned().unwrap_or(Value::Null),
-                    &y.get(k).cloned().unwrap_or(Value::Null),
-                    &format!("{path}.{k}"),
-                )
-            })
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| difference(p, q, &format!("{path}[{i}]")))
-        }
-        _ if a == b => None,
-        _ => Some(format!("{path}: live {a} vs offline {b}")),
-    }
-}
-
 #[test]
 fn completion_asks_the_cluster_for_service_names_and_contexts() {
     let file = Path::new("testdata/clusters/homelab.yaml");
@@ -637,7 +616,7 @@ fn live_history_reads_pods_log_and_equals_the_offline_history() {
         }
         doc["logs"].as_array_mut().unwrap().sort_by_key(|l| l["pod"].as_str().unwrap().to_string());
     }
-    assert_eq!(difference(&live, &offline, ""), None);
+    assert_eq!(json_differences(&live, &offline), Vec::<String>::new());
     let log_requests: Vec<String> = api.requests().into_iter().filter(|r| r.contains("/log")).collect();
     assert_eq!(log_requests.len(), 8, "one pods/log GET per speaker: {log_requests:?}");
     assert!(log_requests.iter().all(|r| r.starts_with("GET ") && r.contains("container=speaker")));

@@ -60,6 +60,30 @@ pub fn service<'a>(report: &'a Value, ns: &str, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no Service {ns}/{name} in the report"))
 }
 
+/// Every path where two JSON values differ (`$.services[0].ips: A / B`), for a readable failure.
+pub fn json_differences(a: &Value, b: &Value) -> Vec<String> {
+    fn walk(a: &Value, b: &Value, at: &str, out: &mut Vec<String>) {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                for k in keys {
+                    walk(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), &format!("{at}.{k}"), out);
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                    walk(p, q, &format!("{at}[{i}]"), out);
+                }
+            }
+            _ if a == b => {}
+            _ => out.push(format!("{at}: {a} / {b}")),
+        }
+    }
+    let mut out = Vec::new();
+    walk(a, b, "$", &mut out);
+    out
+}
+
 /// The vectors of one file; empty (with a warning) when the directory is missing, which fails
 /// under CI (`CI` set) instead.
 pub fn vectors(file: &str) -> Vec<Value> {

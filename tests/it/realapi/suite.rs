@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::load;
 use super::server::Server;
-use crate::util::{lbdoctor, output, parse_json};
+use crate::util::{json_differences, lbdoctor, output, parse_json};
 
 /// A report with what only says where it came from left out: `source` (live or file, capture
 /// time, context), and of the status writers (managedFields) the loader's own writes and the
@@ -22,30 +22,10 @@ fn verdicts(mut report: Value) -> Value {
     report
 }
 
-/// Where two JSON values differ, path by path, for a readable failure.
-fn differences(a: &Value, b: &Value, at: &str, out: &mut Vec<String>) {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            for k in keys {
-                differences(
-                    x.get(k).unwrap_or(&Value::Null),
-                    y.get(k).unwrap_or(&Value::Null),
-                    &format!("{at}.{k}"),
-                    out,
-                );
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (p, q)) in x.iter().zip(y).enumerate() {
-                differences(p, q, &format!("{at}[{i}]"), out);
-            }
-        }
-        _ if a == b => {}
-        _ => out.push(format!("{at}: live {a} / file {b}")),
-    }
+/// Fails naming every difference when two reports' verdicts (see `verdicts`) differ.
+fn assert_same_verdicts(live: Value, other: Value, what: &str) {
+    let diff = json_differences(&verdicts(live), &verdicts(other));
+    assert!(diff.is_empty(), "{what} (live / other):\n{}", diff.join("\n"));
 }
 
 /// Loads `file` into a fresh server; the live `check -o json` must equal `check --from file`.
@@ -56,13 +36,7 @@ fn live_equals_file(test: &str, file: &str) -> Option<Server> {
     let live = parse_json(&stdout, &stderr);
     let (fstdout, fstderr, fcode) = output(lbdoctor().args(["check", "-A", "-o", "json", "--from", file]));
     let from_file = parse_json(&fstdout, &fstderr);
-    let mut diff = Vec::new();
-    differences(&verdicts(live.clone()), &verdicts(from_file), "", &mut diff);
-    assert!(
-        diff.is_empty(),
-        "{file}: the live report differs from the file's:\n{}\nlive stderr: {stderr}",
-        diff.join("\n")
-    );
+    assert_same_verdicts(live.clone(), from_file, &format!("{file}: the live report differs from the file's"));
     assert_eq!(code, fcode, "{file}: exit codes differ; live stderr: {stderr}");
     assert_eq!(live["source"]["mode"], "live");
     Some(server)
@@ -93,9 +67,7 @@ fn lease_scenario_live_equals_its_own_snapshot() {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), snapshot).unwrap();
     let (fstdout, fstderr, _) = output(lbdoctor().args(["check", "-A", "-o", "json", "--from"]).arg(file.path()));
-    let mut diff = Vec::new();
-    differences(&verdicts(live.clone()), &verdicts(parse_json(&fstdout, &fstderr)), "", &mut diff);
-    assert!(diff.is_empty(), "live and its own snapshot differ:\n{}", diff.join("\n"));
+    assert_same_verdicts(live.clone(), parse_json(&fstdout, &fstderr), "live and its own snapshot differ");
     // The scenario's Leases are old: the live replay must see them expired.
     assert!(live["causes"].as_array().unwrap().iter().any(|c| c["code"] == "LBD142"), "{stdout}");
 }
@@ -106,26 +78,34 @@ fn lease_scenario_live_equals_its_own_snapshot() {
 /// writers of one identical status in managedFields, are states a real server never stores.)
 #[test]
 fn metallb_scenarios_live_equal_files() {
-    for file in [
-        "testdata/scenarios/alloc-sharing-conflict.yaml",
-        "testdata/scenarios/bgp-two-routers.yaml",
-        "testdata/scenarios/network-unavailable.yaml",
-        "testdata/scenarios/etp-local-no-candidate-endpoint.yaml",
-    ] {
-        if live_equals_file("metallb_scenarios_live_equal_files", file).is_none() {
-            return;
-        }
-    }
+    all_live_equal_files(
+        "metallb_scenarios_live_equal_files",
+        &[
+            "testdata/scenarios/alloc-sharing-conflict.yaml",
+            "testdata/scenarios/bgp-two-routers.yaml",
+            "testdata/scenarios/network-unavailable.yaml",
+            "testdata/scenarios/etp-local-no-candidate-endpoint.yaml",
+        ],
+    );
 }
 
+/// Two tests of a few files each, so that the test threads load them in parallel.
 #[test]
 fn cilium_scenarios_live_equal_files() {
-    for file in [
-        "testdata/scenarios/cilium-nodeipam-dual-stack.yaml",
-        "testdata/scenarios/cilium-lbipam-pending.yaml",
-        "testdata/scenarios/overlapping-pools.yaml",
-    ] {
-        if live_equals_file("cilium_scenarios_live_equal_files", file).is_none() {
+    all_live_equal_files(
+        "cilium_scenarios_live_equal_files",
+        &[
+            "testdata/scenarios/cilium-nodeipam-dual-stack.yaml",
+            "testdata/scenarios/cilium-lbipam-pending.yaml",
+            "testdata/scenarios/overlapping-pools.yaml",
+        ],
+    );
+}
+
+/// `live_equals_file` for each file in turn; stops at the first SKIPPED.
+fn all_live_equal_files(test: &str, files: &[&str]) {
+    for file in files {
+        if live_equals_file(test, file).is_none() {
             return;
         }
     }
@@ -278,9 +258,7 @@ fn audit_log_paging_and_the_kubectl_plugin() {
     let (plain, stderr, code) = server.lbdoctor(&["check", "-o", "json"]);
     assert!(code < 2, "{stderr}");
     let (paged, stderr, _) = server.lbdoctor(&["check", "-o", "json", "--chunk-size", "2"]);
-    let mut diff = Vec::new();
-    differences(&verdicts(parse_json(&paged, &stderr)), &verdicts(parse_json(&plain, "")), "", &mut diff);
-    assert!(diff.is_empty(), "--chunk-size 2 changes the report:\n{}", diff.join("\n"));
+    assert_same_verdicts(parse_json(&paged, &stderr), parse_json(&plain, ""), "--chunk-size 2 changes the report");
     // No kubelet here: every speaker's log answers 500, each naming its own Pod and node. One
     // cause is one clause, wrapped to the terminal.
     let (history, stderr, _) = server.lbdoctor_with(&["history"], |c| {
@@ -404,13 +382,11 @@ fn docs_rbac_is_sufficient_and_every_rule_counts() {
     std::thread::sleep(std::time::Duration::from_millis(1500));
 
     let (admin, stderr, admin_code) = server.lbdoctor(&["check", "-o", "json"]);
-    let admin = verdicts(parse_json(&admin, &stderr));
+    let admin = parse_json(&admin, &stderr);
     let full = config_for("full");
     let (stdout, stderr, code) = server.lbdoctor_with(&["check", "-o", "json"], with_kubeconfig(&full));
     assert_eq!(code, admin_code, "docs/rbac.yaml alone: {stderr}");
-    let mut diff = Vec::new();
-    differences(&verdicts(parse_json(&stdout, &stderr)), &admin, "", &mut diff);
-    assert!(diff.is_empty(), "docs/rbac.yaml reads less than the admin:\n{}", diff.join("\n"));
+    assert_same_verdicts(parse_json(&stdout, &stderr), admin, "docs/rbac.yaml reads less than the admin");
     let (_, stderr, _) = server.lbdoctor_with(&["history", "-o", "json"], with_kubeconfig(&full));
     assert!(!stderr.contains("forbidden"), "{stderr}");
 
