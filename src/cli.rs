@@ -181,6 +181,12 @@ pub enum Command {
         /// [default: all for one Service on up to 20 nodes, else top]
         #[arg(long, value_enum, value_name = "WHICH")]
         nodes: Option<NodeRows>,
+        /// Keep watching the cluster and print a line per change (announcer, status, allocation, causes)
+        #[arg(long, short = 'w')]
+        watch: bool,
+        /// With --watch: end after this long (e.g. 10m, for a CI canary) [default: until Ctrl-C]
+        #[arg(long, value_name = "DURATION", requires = "watch")]
+        timeout: Option<String>,
     },
     /// Check every Service and the MetalLB configuration; exit 1 on findings (for CI)
     #[command(after_help = "Examples:\n  \
@@ -189,7 +195,9 @@ pub enum Command {
       # A JUnit report for the CI dashboard, failing on warnings too\n  \
       kubectl lbdoctor check --from s.json -o junit --fail-on warning > lbdoctor.xml\n\n  \
       # Known issues accepted in .lbdoctor.yaml (with reasons), one more ignored\n  \
-      kubectl lbdoctor check --config .lbdoctor.yaml --ignore LBD106\n\n\
+      kubectl lbdoctor check --config .lbdoctor.yaml --ignore LBD106\n\n  \
+      # Follow an incident: a line per announcer move, status change or cause\n  \
+      kubectl lbdoctor check --watch\n\n\
 Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input\n\
 error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.md.")]
     Check {
@@ -203,11 +211,17 @@ error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.
         #[arg(long)]
         no_config: bool,
         /// Also list, per node, the IPs that lose their announcer if that node alone goes down
-        #[arg(long)]
+        #[arg(long, conflicts_with = "watch")]
         spof: bool,
         /// Per-node rows in -o json/yaml: top (the first ranks and a group per filter) or all
         #[arg(long, value_enum, default_value = "top", value_name = "WHICH")]
         nodes: NodeRows,
+        /// Keep watching the cluster and print a line per change (announcer, status, allocation, causes)
+        #[arg(long, short = 'w')]
+        watch: bool,
+        /// With --watch: end after this long (e.g. 10m, for a CI canary) [default: until Ctrl-C]
+        #[arg(long, value_name = "DURATION", requires = "watch")]
+        timeout: Option<String>,
     },
     /// What moves if nodes go down, labels change or edited objects are applied: every engine run before and after
     #[command(after_help = "Examples:\n  \

@@ -26,3 +26,4 @@ pub(crate) mod simulate;
 pub mod snapshot;
 pub(crate) mod suppress;
 pub(crate) mod version;
+pub(crate) mod watch;

@@ -15,11 +15,16 @@ pub struct CheckArgs {
     pub spof: bool,
     /// `--nodes all`: every per-node row in -o json/yaml.
     pub all_nodes: bool,
+    /// `--watch`.
+    pub watch: Option<super::watch::WatchArgs>,
 }
 
 pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn Write) -> Result<bool, AppError> {
     // A bad suppression file is a usage error before any cluster is read.
     let rules = suppressions(&args.ignore, args.config.as_deref(), args.no_config, env)?;
+    if let Some(watch) = &args.watch {
+        return super::watch::watch(r, env, super::watch::Watched::Check { rules }, watch, out);
+    }
     let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check, args.all_nodes))?;
     opts.scope = r.namespaces.every_unless_n();
     super::known_namespace(&snap, &opts.scope, &r.source)?;

@@ -20,6 +20,7 @@ pub(super) fn explain(
     resource: Resource,
     name: Option<&str>,
     nodes: Option<NodeRows>,
+    watch: Option<&super::watch::WatchArgs>,
     out: &mut dyn Write,
 ) -> Result<bool, AppError> {
     if resource == Resource::Pool {
@@ -29,6 +30,12 @@ pub(super) fn explain(
         render::render_pools(out, &report, r.format, name.is_some(), r.paint())?;
         // Like `explain svc`: only the findings about the pools explained count.
         return Ok(r.fails(report.pools.iter().flat_map(|p| &p.findings).map(|f| f.severity)));
+    }
+    if let Some(watch) = watch {
+        // As below: every node's row for one Service only when asked for; a watch re-runs often.
+        let detail = nodes == Some(NodeRows::All);
+        let watched = super::watch::Watched::Explain { name: name.map(str::to_string), detail };
+        return super::watch::watch(r, env, watched, watch, out);
     }
     // resolve() has refused `explain svc NAME -A`.
     let view = if name.is_some() { View::Service } else { View::Services };

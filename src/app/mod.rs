@@ -17,6 +17,7 @@ mod explain;
 mod history;
 mod resolve;
 use resolve::{Resolved, Source, Verb};
+mod watch;
 mod whatif;
 mod wire;
 
@@ -95,7 +96,9 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
         }
         Verb::Arping(args) => wire::arping(&r, env, args, out),
         Verb::Announce(args) => wire::announce(&r, env, args, out),
-        Verb::Explain { resource, name, nodes } => explain::explain(&r, env, resource, name.as_deref(), nodes, out),
+        Verb::Explain { resource, name, nodes, watch } => {
+            explain::explain(&r, env, resource, name.as_deref(), nodes, watch.as_ref(), out)
+        }
         Verb::Check(args) => check::check(&r, env, args, out),
     }
 }

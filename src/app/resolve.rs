@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::check::CheckArgs;
 use super::history::HistoryArgs;
+use super::watch::WatchArgs;
 use super::wire::{AnnounceArgs, ArpingArgs};
 use super::{AppError, Env};
 use crate::cli::{Cli, ColorChoice, Command, CompletionShell, GlobalArgs, NodeRows, SimulateArgs};
@@ -180,7 +181,7 @@ impl Resource {
 
 /// The subcommand, with its arguments checked and typed.
 pub enum Verb {
-    Explain { resource: Resource, name: Option<String>, nodes: Option<NodeRows> },
+    Explain { resource: Resource, name: Option<String>, nodes: Option<NodeRows>, watch: Option<WatchArgs> },
     Check(CheckArgs),
     Simulate(SimulateArgs),
     History(HistoryArgs),
@@ -263,7 +264,7 @@ fn width(format: Format, env: &Env) -> Option<usize> {
 
 fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
     Ok(match command {
-        Command::Explain { resource, name, nodes } => {
+        Command::Explain { resource, name, nodes, watch, timeout } => {
             // kubectl's TYPE/NAME form: `explain svc/web`.
             let (resource, name) = match (resource.split_once('/'), &name) {
                 (Some((kind, n)), None) if !n.is_empty() => (kind.to_string(), Some(n.to_string())),
@@ -282,10 +283,15 @@ fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
             if resource == Resource::Service && name.is_some() && g.all_namespaces {
                 return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
             }
-            Verb::Explain { resource, name, nodes }
+            if resource == Resource::Pool && watch {
+                return Err(AppError::Usage("--watch follows Services: explain svc [NAME] --watch".into()));
+            }
+            let watch = watch_args(watch, timeout, g, "explain svc NAME")?;
+            Verb::Explain { resource, name, nodes, watch }
         }
-        Command::Check { ignore, config, no_config, spof, nodes } => {
-            Verb::Check(CheckArgs { ignore, config, no_config, spof, all_nodes: nodes == NodeRows::All })
+        Command::Check { ignore, config, no_config, spof, nodes, watch, timeout } => {
+            let watch = watch_args(watch, timeout, g, "check")?;
+            Verb::Check(CheckArgs { ignore, config, no_config, spof, all_nodes: nodes == NodeRows::All, watch })
         }
         Command::Simulate(args) => {
             if args.is_empty() {
@@ -374,6 +380,26 @@ fn since_window(text: &str) -> Result<jiff::SignedDuration, AppError> {
 }
 
 /// `arping --timeout`, `announce --duration`.
+/// `--watch` needs a cluster that changes, and an output that can grow a line at a time.
+fn watch_args(watch: bool, timeout: Option<String>, g: &GlobalArgs, verb: &str) -> Result<Option<WatchArgs>, AppError> {
+    if !watch {
+        return Ok(None);
+    }
+    if g.demo.is_some() || !g.from.is_empty() {
+        return Err(AppError::Usage(format!(
+            "--watch follows a live cluster; --from and --demo are snapshots that never change. Run `kubectl lbdoctor {verb} --watch` with a kubeconfig, or drop --watch"
+        )));
+    }
+    if let Some(format @ (Format::Name | Format::Junit | Format::Sarif)) = g.output {
+        let name = clap::ValueEnum::to_possible_value(&format).map(|v| v.get_name().to_string()).unwrap_or_default();
+        return Err(AppError::Usage(format!(
+            "--watch writes a line per change (the table), a JSON object per line (-o json) or YAML documents (-o yaml), not -o {name}"
+        )));
+    }
+    let parsed = timeout.as_deref().map(|t| positive("--timeout", t)).transpose()?;
+    Ok(Some(WatchArgs { timeout: parsed, timeout_text: timeout }))
+}
+
 fn positive(flag: &str, text: &str) -> Result<Duration, AppError> {
     let seconds = duration_seconds(flag, text, "a positive duration such as 500ms, 30s or 10m", false)?;
     Ok(Duration::from_secs_f64(seconds))

@@ -293,7 +293,7 @@ fn first_line(text: &str) -> String {
 }
 
 /// SIGINT and SIGTERM raise the flag; a second one ends the process at once.
-fn interrupt_flag() -> Result<Arc<AtomicBool>, AppError> {
+pub(super) fn interrupt_flag() -> Result<Arc<AtomicBool>, AppError> {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register_conditional_shutdown(signal, 130, stop.clone())?;

@@ -68,6 +68,10 @@ impl Target {
 /// What one target gave: its objects (each with apiVersion and kind), or why it could not be read.
 #[derive(Default)]
 pub struct Listed {
+    /// `None` for a resource discovery could not look at.
+    pub target: Option<Target>,
+    /// The list's resourceVersion (a GET's: the object's), where a watch resumes.
+    pub resource_version: Option<String>,
     pub objects: Vec<ObjectText>,
     pub denied: Option<Denied>,
 }
@@ -189,12 +193,14 @@ impl Api {
         self.progress.start(&label);
         let path = target.resource.path(target.namespace.as_deref());
         let origin: Arc<str> = format!("GET {path}").into();
-        let mut out = Listed::default();
+        let mut out = Listed { target: Some(target.clone()), ..Listed::default() };
         if let Some(name) = &target.name {
             let req = http::Request::get(format!("{path}/{name}")).body(Vec::new()).expect("a path is a valid URI");
             match self.text(req).await {
                 Ok(text) => {
                     let origin: Arc<str> = format!("GET {path}/{name}").into();
+                    let head: ObjectHead = serde_json::from_str(&text).map_err(|e| decode_error(&origin, e))?;
+                    out.resource_version = head.metadata.resource_version;
                     let raw: &RawValue = serde_json::from_str(&text).map_err(|e| decode_error(&origin, e))?;
                     out.objects.push(stamp(raw.get(), &target.resource, origin)?);
                 }
@@ -221,6 +227,7 @@ impl Api {
                         out.objects.push(stamp(item.get(), &target.resource, origin.clone())?);
                     }
                     self.progress.page(&label, out.objects.len(), pages, page.metadata.remaining_item_count);
+                    out.resource_version = page.metadata.resource_version;
                     token = page.metadata.continue_token.filter(|t| !t.is_empty());
                     if token.is_none() {
                         break;
@@ -355,11 +362,31 @@ struct PageMeta {
     continue_token: Option<String>,
     #[serde(default)]
     remaining_item_count: Option<i64>,
+    #[serde(default)]
+    resource_version: Option<String>,
+}
+
+/// An object's resourceVersion, the one field of it a watch needs.
+#[derive(Deserialize, Default)]
+pub(super) struct ObjectHead {
+    #[serde(default)]
+    pub metadata: HeadMeta,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct HeadMeta {
+    #[serde(default)]
+    pub namespace: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub resource_version: Option<String>,
 }
 
 /// List items of built-in kinds carry neither apiVersion nor kind (custom resources' do); the
 /// snapshot needs both on every object.
-fn stamp(item: &str, resource: &Resource, origin: Arc<str>) -> Result<ObjectText, LiveError> {
+pub(super) fn stamp(item: &str, resource: &Resource, origin: Arc<str>) -> Result<ObjectText, LiveError> {
     let (api_version, kind) = crate::snapshot::file::sniff(item).map_err(|e| decode_error(&origin, e))?;
     let mut head = String::new();
     if api_version.is_none() {
@@ -388,7 +415,7 @@ fn stamp(item: &str, resource: &Resource, origin: Arc<str>) -> Result<ObjectText
 }
 
 /// `PATH?labelSelector=…&limit=…&continue=…`: only the parameters that are set, encoded.
-fn list_uri(path: &str, target: &Target, limit: Option<u32>, token: Option<&str>) -> String {
+pub(super) fn list_uri(path: &str, target: &Target, limit: Option<u32>, token: Option<&str>) -> String {
     let mut query = form_urlencoded::Serializer::new(String::new());
     if let Some(l) = &target.label_selector {
         query.append_pair("labelSelector", l);
@@ -450,7 +477,7 @@ fn denied(target: &Target, verb: &str, code: u16, reason: String, message: Strin
 }
 
 /// An error and its causes on one line: kube's top-level messages alone ("ServiceError") say little.
-fn chain(e: &dyn std::error::Error) -> String {
+pub(super) fn chain(e: &dyn std::error::Error) -> String {
     let mut parts = vec![e.to_string()];
     let mut cur = e.source();
     while let Some(s) = cur {

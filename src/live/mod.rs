@@ -7,6 +7,7 @@ mod credentials;
 pub(crate) mod kinds;
 pub(crate) mod logs;
 pub mod progress;
+pub mod watch;
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -107,62 +108,97 @@ pub(crate) fn client(config: kube::Config, server: &str) -> Result<kube::Client,
 /// Reads everything the engines use. `captured_at` is the caller's clock reading (RFC 3339).
 pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: String) -> Result<Collected, LiveError> {
     runtime()?.block_on(async {
-        let conn = connect::connect(opts).await?;
-        let server = conn.config.cluster_url.to_string();
-        let default_namespace = conn.config.default_namespace.clone();
-        let client = client(conn.config, &server)?;
-        let api = Api {
-            client,
-            gate: tokio::sync::Semaphore::new(opts.concurrency.max(1)),
-            page_size: opts.page_size,
-            timeout: opts.request_timeout,
-            server: server.trim_end_matches('/').to_string(),
-            context: conn.context.clone(),
-            progress,
-        };
-        let server_version = api.server_version().await?;
-        let gathered = gather(&api).await?;
-        let mut info = SnapshotInfo {
-            captured_at: Some(captured_at),
-            tool_version: Some(env!("CARGO_PKG_VERSION").to_string()),
-            server_version: Some(server_version).filter(|v| !v.is_empty()),
-            context: conn.context,
-            namespace: Some(default_namespace.clone()),
-            not_installed: gathered.not_installed,
-            ..SnapshotInfo::default()
-        };
-        info.unreadable = gathered.denied.iter().map(|d| d.summary()).collect();
-        info.denied = gathered.denied;
-        let info_object = serde_json::json!({
-            "apiVersion": "lbdoctor/v1alpha1",
-            "kind": "SnapshotInfo",
-            "metadata": {"name": "snapshot"},
-            "spec": info,
-        });
-        let mut objects = Vec::with_capacity(gathered.objects.len() + 1);
-        objects.push(ObjectText {
-            origin: "lbdoctor".into(),
-            api_version: "lbdoctor/v1alpha1".into(),
-            kind: "SnapshotInfo".into(),
-            text: info_object.to_string(),
-        });
-        objects.extend(gathered.objects);
-        let mut snapshot = from_texts(&objects)?;
+        let (api, default_namespace) = open(opts, progress).await?;
+        let read = read_all(&api, captured_at, &default_namespace).await?;
+        let objects: Vec<ObjectText> =
+            std::iter::once(read.info).chain(read.lists.into_iter().flat_map(|l| l.objects)).collect();
+        let mut snapshot = assemble(objects.iter())?;
         snapshot.live = true;
         let kept = if opts.keep_objects { objects.iter().map(as_saved).collect::<Result<_, _>>()? } else { Vec::new() };
         Ok(Collected { snapshot, objects: kept, default_namespace })
     })
 }
 
-struct Gathered {
-    objects: Vec<ObjectText>,
-    denied: Vec<crate::snapshot::Denied>,
-    not_installed: Vec<String>,
+/// The client for the kubeconfig's cluster, and the namespace `-n` defaults to.
+async fn open(opts: &LiveOptions, progress: Arc<dyn Progress>) -> Result<(Api, String), LiveError> {
+    let conn = connect::connect(opts).await?;
+    let server = conn.config.cluster_url.to_string();
+    let default_namespace = conn.config.default_namespace.clone();
+    let client = client(conn.config, &server)?;
+    let api = Api {
+        client,
+        gate: tokio::sync::Semaphore::new(opts.concurrency.max(1)),
+        page_size: opts.page_size,
+        timeout: opts.request_timeout,
+        server: server.trim_end_matches('/').to_string(),
+        context: conn.context.clone(),
+        progress,
+    };
+    Ok((api, default_namespace))
+}
+
+/// Every list, and the SnapshotInfo object that records how they went.
+struct Read {
+    info: ObjectText,
+    lists: Vec<Listed>,
+}
+
+async fn read_all(api: &Api, captured_at: String, namespace: &str) -> Result<Read, LiveError> {
+    let server_version = api.server_version().await?;
+    let (lists, not_installed) = gather(api).await?;
+    let mut denied: Vec<crate::snapshot::Denied> = Vec::new();
+    for d in lists.iter().filter_map(|l| l.denied.as_ref()) {
+        // Eight Event lists refused are one missing permission.
+        if !denied.iter().any(|k| k.summary() == d.summary()) {
+            denied.push(d.clone());
+        }
+    }
+    let mut info = SnapshotInfo {
+        captured_at: Some(captured_at),
+        tool_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        server_version: Some(server_version).filter(|v| !v.is_empty()),
+        context: api.context.clone(),
+        namespace: Some(namespace.to_string()),
+        not_installed,
+        ..SnapshotInfo::default()
+    };
+    info.unreadable = denied.iter().map(|d| d.summary()).collect();
+    info.denied = denied;
+    Ok(Read { info: info_object(&info), lists })
+}
+
+fn info_object(info: &SnapshotInfo) -> ObjectText {
+    let object = serde_json::json!({
+        "apiVersion": "lbdoctor/v1alpha1",
+        "kind": "SnapshotInfo",
+        "metadata": {"name": "snapshot"},
+        "spec": info,
+    });
+    ObjectText {
+        origin: "lbdoctor".into(),
+        api_version: "lbdoctor/v1alpha1".into(),
+        kind: "SnapshotInfo".into(),
+        text: object.to_string(),
+    }
+}
+
+/// The snapshot of what was read: the SnapshotInfo first, then the objects, a Pod that two
+/// selectors returned (two label spellings) once.
+fn assemble<'a>(objects: impl Iterator<Item = &'a ObjectText>) -> Result<Snapshot, LiveError> {
+    let mut pods_seen = HashSet::new();
+    let mut kept = Vec::new();
+    for object in objects {
+        if object.kind == "Pod" && !pods_seen.insert(pod_key(object)?) {
+            continue;
+        }
+        kept.push(object);
+    }
+    Ok(from_texts(kept)?)
 }
 
 /// Every list at once where it can be; only the Pods, ConfigMaps and Leases of the LB
 /// implementations wait, because their namespaces come from the workloads and custom resources.
-async fn gather(api: &Api) -> Result<Gathered, LiveError> {
+async fn gather(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveError> {
     let cluster = [NODES, SERVICES, ENDPOINT_SLICES, NAMESPACES].map(Target::all);
     let reasons = METALLB_EVENT_REASONS.iter().chain(crate::servicelb::EVENTS.iter());
     let events: Vec<Target> = reasons
@@ -174,25 +210,7 @@ async fn gather(api: &Api) -> Result<Gathered, LiveError> {
     let independent = futures::future::try_join_all(cluster.iter().chain(&events).map(|t| api.list(t)));
     let (mut lists, (lb_lists, not_installed)) = futures::future::try_join(independent, implementations(api)).await?;
     lists.extend(lb_lists);
-    let mut objects = Vec::new();
-    let mut denied = Vec::new();
-    let mut pods_seen = HashSet::new();
-    for listed in lists {
-        // Eight Event lists refused are one missing permission.
-        if let Some(d) = listed.denied {
-            if !denied.iter().any(|k: &crate::snapshot::Denied| k.summary() == d.summary()) {
-                denied.push(d);
-            }
-        }
-        for object in listed.objects {
-            // Overlapping selectors (two label spellings) return some Pods twice.
-            if object.kind == "Pod" && !pods_seen.insert(pod_key(&object)?) {
-                continue;
-            }
-            objects.push(object);
-        }
-    }
-    Ok(Gathered { objects, denied, not_installed })
+    Ok((lists, not_installed))
 }
 
 fn pod_key(object: &ObjectText) -> Result<(String, String), LiveError> {
@@ -250,7 +268,7 @@ async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveEr
         };
         let targets: Vec<Target> = found.served.values().cloned().map(Target::all).collect();
         let mut lists = futures::future::try_join_all(targets.iter().map(|t| api.list(t))).await?;
-        lists.extend(found.denied.into_iter().map(|d| Listed { objects: Vec::new(), denied: Some(d) }));
+        lists.extend(found.denied.into_iter().map(|d| Listed { denied: Some(d), ..Listed::default() }));
         Ok::<_, LiveError>((lists, not_installed))
     };
     let (mut workloads, (mut lists, not_installed)) = futures::future::try_join(workloads, customs).await?;

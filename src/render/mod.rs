@@ -8,6 +8,7 @@ mod sarif;
 mod simulate;
 mod style;
 mod table;
+pub(crate) mod watch;
 pub(crate) mod wire;
 
 use std::io::Write;

@@ -14,6 +14,7 @@ pub mod service;
 pub mod servicelb;
 pub mod simulate;
 pub mod version;
+pub mod watch;
 pub mod wire;
 
 pub use cilium::{CiliumService, NodeIpam, NodeIpamNode};
@@ -25,6 +26,7 @@ pub use pools::*;
 pub use service::*;
 pub use simulate::*;
 pub use version::VersionInfo;
+pub use watch::*;
 pub use wire::*;
 
 /// The version of every document lbdoctor writes (docs/json.md; v1alpha1 until 0.2).

@@ -11,10 +11,15 @@ use crate::report::*;
 /// the edits removed: their rows can linger (a speaker keeps every Node it has seen), but the
 /// cause of their losses is the deletion.
 pub fn changes(before: &Report, after: &Report, deleted: &[String]) -> Vec<Change> {
+    service_changes(&before.services, &after.services, deleted)
+}
+
+/// [`changes`] of the Services given: `before`'s rows may be the bounded ones (no per-node rows).
+pub fn service_changes(before: &[ServiceReport], after: &[ServiceReport], deleted: &[String]) -> Vec<Change> {
     let after_by_key: HashMap<(&str, &str), &ServiceReport> =
-        after.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s)).collect();
+        after.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s)).collect();
     let mut out = Vec::new();
-    for b in &before.services {
+    for b in before {
         let Some(a) = after_by_key.get(&(b.namespace.as_str(), b.name.as_str())) else {
             continue;
         };

@@ -166,7 +166,7 @@ fn is_loss(c: &Change) -> bool {
 }
 
 /// The snapshot with only the named Services and their EndpointSlices.
-fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapshot {
+pub(crate) fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapshot {
     let service_of = |slice: &k8s_openapi::api::discovery::v1::EndpointSlice| {
         let ns = slice.metadata.namespace.as_deref().unwrap_or("");
         let name = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name"));

@@ -1,0 +1,181 @@
+//! `check --watch` and `explain svc NAME --watch`: the first evaluation as the verb prints it,
+//! then a line per change while the cluster's watches report changes, then a summary.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::resolve::Resolved;
+use super::{known_namespace, unreadable_message, AppError, Env};
+use crate::diagnose::{self, Options, Scope};
+use crate::live::watch::{Session, Wake};
+use crate::render::{self, Format, View};
+use crate::report::{Report, WatchStart, API_VERSION};
+use crate::snapshot::Snapshot;
+
+/// Changes closer together than this are one evaluation (a rollout of a hundred Pods).
+const QUIET: Duration = Duration::from_millis(200);
+/// However busy the cluster, it is evaluated at least this often.
+const LONGEST: Duration = Duration::from_secs(2);
+/// Services whose reasons one per-node run works out at a time: bounds its memory.
+const CHUNK: usize = 256;
+
+/// What is watched, and how the first evaluation is printed.
+pub(super) enum Watched {
+    Check { rules: Vec<crate::suppress::Rule> },
+    Explain { name: Option<String>, detail: bool },
+}
+
+pub(super) struct WatchArgs {
+    pub timeout: Option<Duration>,
+    /// `--timeout` as given, for the messages.
+    pub timeout_text: Option<String>,
+}
+
+pub(super) fn watch(
+    r: &Resolved,
+    env: &mut Env,
+    watched: Watched,
+    args: &WatchArgs,
+    out: &mut dyn Write,
+) -> Result<bool, AppError> {
+    let opts = r.kube.live_options(false);
+    let (mut session, snap) = if r.progress {
+        let bars = Arc::new(crate::live::progress::Bars::new());
+        let started = Session::start(&opts, bars.clone(), env.now.clone());
+        bars.clear();
+        started?
+    } else {
+        Session::start(&opts, Arc::new(crate::live::progress::Silent), env.now.clone())?
+    };
+    if let Some(message) = unreadable_message(&snap) {
+        return Err(AppError::Unavailable(message));
+    }
+    let (scope, detail, view) = match &watched {
+        Watched::Check { .. } => (r.namespaces.every_unless_n(), false, View::Check),
+        Watched::Explain { name: Some(n), detail } => (
+            Scope::Service { namespace: r.namespaces.namespace_or(session.default_namespace.clone()), name: n.clone() },
+            *detail,
+            View::Service,
+        ),
+        Watched::Explain { name: None, .. } => {
+            let ns = r.namespaces.namespace_or(session.default_namespace.clone());
+            (if r.namespaces.all { Scope::All } else { Scope::Namespace(ns) }, false, View::Services)
+        }
+    };
+    known_namespace(&snap, &scope, &r.source)?;
+    let opts = Options { scope: scope.clone(), detail, overrides: r.overrides.clone() };
+    let rules: &[crate::suppress::Rule] = match &watched {
+        Watched::Check { rules } => rules,
+        Watched::Explain { .. } => &[],
+    };
+    let mut last = evaluate(&snap, &opts, rules)?;
+    drop(snap);
+    let started_at = now();
+    let ci = render::CiOptions { threshold: r.fail_on, origins: Default::default() };
+    match r.format {
+        Format::Json | Format::Yaml => {}
+        _ => {
+            match view {
+                View::Check => render::render_check(out, &last, r.format, r.paint(), &ci)?,
+                _ => render::render(out, &last, r.format, view, r.paint())?,
+            }
+            writeln!(out)?;
+        }
+    }
+    let start = WatchStart {
+        api_version: API_VERSION,
+        kind: "WatchStart",
+        time: started_at.clone(),
+        context: session.context.clone(),
+        scope: match &scope {
+            Scope::All => "all".to_string(),
+            Scope::Namespace(ns) => format!("namespace {ns}"),
+            Scope::Service { namespace, name } => format!("service {namespace}/{name}"),
+        },
+        summary: last.summary.clone(),
+        watching: session.watching(),
+    };
+    render::watch::start(out, &start, r.format, args.timeout_text.as_deref())?;
+
+    let stop = super::wire::interrupt_flag()?;
+    let deadline = args.timeout.map(|t| Instant::now() + t);
+    let mut tally = crate::watch::Tally::default();
+    let ended_by = loop {
+        match session.wait(QUIET, LONGEST, deadline, &stop)? {
+            Wake::End => break if stop.load(std::sync::atomic::Ordering::Relaxed) { "interrupted" } else { "timeout" },
+            Wake::Notes(notes) => say(&notes),
+            Wake::Changed { triggers, notes } => {
+                say(&notes);
+                let snap = session.snapshot()?;
+                let next = evaluate(&snap, &opts, rules)?;
+                let reasons = reasons(&snap, &last, &next, &opts)?;
+                drop(snap);
+                let time = now();
+                for change in crate::watch::changes(&last, &next, &reasons, &triggers, &time) {
+                    tally.record(&change);
+                    render::watch::change(out, &change, r.format)?;
+                }
+                tally.evaluations += 1;
+                last = next;
+            }
+        }
+    };
+    let fails = r.fails(last.all_findings().map(|f| f.severity));
+    let summary = tally.summary(&now(), &started_at, ended_by, session.events, last.summary.clone());
+    render::watch::summary(out, &summary, r.format, u8::from(fails))?;
+    Ok(fails)
+}
+
+/// What `check` computes: the engines, the suppressions, then the causes of what is left.
+fn evaluate(snap: &Snapshot, opts: &Options, rules: &[crate::suppress::Rule]) -> Result<Report, AppError> {
+    let mut report = diagnose::diagnose(snap, opts)?;
+    crate::suppress::apply(&mut report, rules);
+    diagnose::conclude(&mut report);
+    Ok(report)
+}
+
+/// The engines' per-node reasons for the Services whose verdict changed: a run with per-node
+/// rows over just those Services (and the Services sharing their IPs), a chunk at a time, against
+/// the bounded rows of the evaluation before.
+fn reasons(
+    snap: &Snapshot,
+    before: &Report,
+    after: &Report,
+    opts: &Options,
+) -> Result<Vec<crate::report::Change>, AppError> {
+    let affected = crate::watch::affected(before, after);
+    if affected.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names = |r: &Report| -> BTreeSet<String> { r.nodes.iter().map(|n| n.name.to_string()).collect() };
+    let deleted: Vec<String> = names(before).difference(&names(after)).cloned().collect();
+    let detailed = Options { scope: Scope::All, detail: true, ..opts.clone() };
+    let keys: Vec<&(String, String)> = affected.iter().collect();
+    let mut out = Vec::new();
+    for chunk in keys.chunks(CHUNK) {
+        let set: BTreeSet<(&str, &str)> = chunk.iter().map(|(ns, n)| (ns.as_str(), n.as_str())).collect();
+        let restricted = crate::simulate::restrict(snap, &set);
+        let rows = diagnose::diagnose(&restricted, &detailed)?;
+        let old: Vec<crate::report::ServiceReport> = before
+            .services
+            .iter()
+            .filter(|s| set.contains(&(s.namespace.as_str(), s.name.as_str())))
+            .cloned()
+            .collect();
+        out.extend(crate::simulate::diff::service_changes(&old, &rows.services, &deleted));
+    }
+    Ok(out)
+}
+
+fn say(notes: &[String]) {
+    for n in notes {
+        eprintln!("{} note: {n}", now());
+    }
+}
+
+/// The wall clock, to the second: the edge of the program, as `Env::now` is for the start.
+fn now() -> String {
+    jiff::Timestamp::now().round(jiff::Unit::Second).map(|t| t.to_string()).unwrap_or_default()
+}

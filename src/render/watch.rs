@@ -1,0 +1,180 @@
+//! `--watch`: a line per change (text), or a JSON object per line (`-o json`), or YAML documents.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::Format;
+use crate::report::{ChangeKind, WatchChange, WatchStart, WatchSummary};
+
+/// One document per line for `-o json`, `---`-separated documents for `-o yaml`, else `text`.
+fn emit<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: Format, text: &str) -> std::io::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer(&mut *out, value)?;
+            writeln!(out)?;
+        }
+        Format::Yaml => {
+            writeln!(out, "---")?;
+            super::document(out, value, format)?;
+        }
+        _ => writeln!(out, "{text}")?,
+    }
+    // Someone is watching: every line at once, not when the buffer fills.
+    out.flush()
+}
+
+pub fn start(out: &mut dyn Write, s: &WatchStart, format: Format, timeout: Option<&str>) -> std::io::Result<()> {
+    let counts: Vec<String> = s.summary.by_status.iter().map(|(word, n)| format!("{n} {word}")).collect();
+    let context = s.context.as_deref().map(|c| format!(" (context {c})")).unwrap_or_default();
+    let until = match timeout {
+        Some(t) => format!("Ctrl-C or --timeout {t} ends it"),
+        None => "Ctrl-C ends it".to_string(),
+    };
+    let text = format!(
+        "{} watching {}{context}: {} Service{}{}; {} cause{}. One line per change; {until}.",
+        s.time,
+        s.scope,
+        s.summary.services,
+        if s.summary.services == 1 { "" } else { "s" },
+        if counts.is_empty() { String::new() } else { format!(" ({})", counts.join(", ")) },
+        s.summary.causes,
+        if s.summary.causes == 1 { "" } else { "s" },
+    );
+    emit(out, s, format, &text)
+}
+
+pub fn change(out: &mut dyn Write, c: &WatchChange, format: Format) -> std::io::Result<()> {
+    emit(out, c, format, &change_line(c))
+}
+
+/// `TIME SERVICE IP: what changed (why) ← the watch event that led to it`.
+pub fn change_line(c: &WatchChange) -> String {
+    let service = c.service.as_deref().unwrap_or("");
+    let ip = c.ip.as_deref().map(|ip| format!(" {ip}")).unwrap_or_default();
+    let reason = c.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+    let body = match c.change {
+        ChangeKind::Announcer => format!("{service}{ip}: {}", c.detail),
+        ChangeKind::Status => format!("{service}: {} → {}{reason}", word(&c.before), word(&c.after)),
+        ChangeKind::Allocation => {
+            format!("{service} allocation: {} → {}{reason}", allocation(&c.before), allocation(&c.after))
+        }
+        ChangeKind::Ips => format!("{service} IPs: {} → {}", ips(&c.before), ips(&c.after)),
+        ChangeKind::Observed => format!(
+            "{service}{ip} recorded announcer: {} → {} ({})",
+            word(&c.before),
+            word(&c.after),
+            if c.drift { "drift: the replay says otherwise" } else { "agrees with the replay" }
+        ),
+        ChangeKind::Service if c.before.is_null() => format!("{service}{ip}: new, {}{reason}", word(&c.after)),
+        ChangeKind::Service => format!("{service}: deleted"),
+        ChangeKind::Cause => {
+            let object = c.object.as_ref().map(ToString::to_string).unwrap_or_default();
+            let code = c.reason.as_deref().unwrap_or("");
+            if c.after.is_null() {
+                format!("cause cleared: {code} {object}")
+            } else {
+                let n = c.services.unwrap_or(0);
+                format!(
+                    "cause: {code} {object} ({n} Service{}): {}; {}",
+                    if n == 1 { "" } else { "s" },
+                    word(&c.after),
+                    c.detail
+                )
+            }
+        }
+    };
+    let drift = if c.drift && c.change != ChangeKind::Observed {
+        format!(" [recorded: {}]", c.observed.as_deref().unwrap_or("?"))
+    } else {
+        String::new()
+    };
+    let trigger = match c.triggers.first() {
+        Some(t) if c.triggers_total > 1 => format!(" ← {} (+{} more)", t.describe(), c.triggers_total - 1),
+        Some(t) => format!(" ← {}", t.describe()),
+        None => String::new(),
+    };
+    format!("{} {body}{drift}{trigger}", c.time)
+}
+
+pub fn summary(out: &mut dyn Write, s: &WatchSummary, format: Format, exit: u8) -> std::io::Result<()> {
+    let mut text = format!(
+        "{} watch ended ({}): {} evaluation{} of {} watch event{}, {} change{}",
+        s.time,
+        s.ended_by,
+        s.evaluations,
+        plural(s.evaluations),
+        s.events,
+        plural(s.events),
+        s.changes,
+        plural(s.changes)
+    );
+    if !s.services.is_empty() {
+        text.push_str("\nchanges per Service:");
+        for svc in &s.services {
+            let kinds: Vec<String> = svc.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            text.push_str(&format!("\n  {:<40} {:>4}  {}", svc.service, svc.changes, kinds.join(", ")));
+        }
+    }
+    if !s.flapping.is_empty() {
+        text.push_str(&format!("\nflapping IPs (announcer changed {}+ times):", WatchSummary::FLAPPING));
+        for f in &s.flapping {
+            let path: Vec<&str> = f.announcers.iter().map(|a| a.as_deref().unwrap_or("nobody")).collect();
+            text.push_str(&format!(
+                "\n  {:<18} {:>4} moves  {}  ({})",
+                f.ip,
+                f.moves,
+                path.join(" → "),
+                f.services.join(", ")
+            ));
+        }
+    }
+    let counts: Vec<String> = s.summary.by_status.iter().map(|(word, n)| format!("{n} {word}")).collect();
+    text.push_str(&format!(
+        "\nlast state: {} Service{} ({}); exit {exit}",
+        s.summary.services,
+        if s.summary.services == 1 { "" } else { "s" },
+        if counts.is_empty() { "none".to_string() } else { counts.join(", ") }
+    ));
+    emit(out, s, format, &text)
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn word(v: &Value) -> String {
+    match v {
+        Value::Null => "nobody".into(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => ips(&Value::Array(items.clone())),
+        other => other.to_string(),
+    }
+}
+
+fn ips(v: &Value) -> String {
+    match v.as_array() {
+        Some(a) if a.is_empty() => "none".into(),
+        Some(a) => a
+            .iter()
+            .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => word(v),
+    }
+}
+
+fn allocation(v: &Value) -> String {
+    if v.is_null() {
+        return "unknown".into();
+    }
+    let status = v["status"].as_str().unwrap_or("?");
+    match v["ips"].as_array() {
+        Some(a) if !a.is_empty() => format!("{status} {}", ips(&v["ips"])),
+        _ => status.to_string(),
+    }
+}
