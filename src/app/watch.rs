@@ -1,7 +1,6 @@
 //! `check --watch` and `explain svc NAME --watch`: the first evaluation as the verb prints it,
 //! then a line per change while the cluster's watches report changes, then a summary.
 
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,8 +17,6 @@ use crate::snapshot::Snapshot;
 const QUIET: Duration = Duration::from_millis(200);
 /// However busy the cluster, it is evaluated at least this often.
 const LONGEST: Duration = Duration::from_secs(2);
-/// Services whose reasons one per-node run works out at a time: bounds its memory.
-const CHUNK: usize = 256;
 
 /// What is watched, and how the first evaluation is printed.
 pub(super) enum Watched {
@@ -110,7 +107,7 @@ pub(super) fn watch(
                 say(&notes);
                 let snap = session.snapshot()?;
                 let next = evaluate(&snap, &opts, rules)?;
-                let reasons = reasons(&snap, &last, &next, &opts)?;
+                let reasons = crate::watch::reasons(&snap, &last, &next, &opts)?;
                 drop(snap);
                 let time = now();
                 for change in crate::watch::changes(&last, &next, &reasons, &triggers, &time) {
@@ -134,39 +131,6 @@ fn evaluate(snap: &Snapshot, opts: &Options, rules: &[crate::suppress::Rule]) ->
     crate::suppress::apply(&mut report, rules);
     diagnose::conclude(&mut report);
     Ok(report)
-}
-
-/// The engines' per-node reasons for the Services whose verdict changed: a run with per-node
-/// rows over just those Services (and the Services sharing their IPs), a chunk at a time, against
-/// the bounded rows of the evaluation before.
-fn reasons(
-    snap: &Snapshot,
-    before: &Report,
-    after: &Report,
-    opts: &Options,
-) -> Result<Vec<crate::report::Change>, AppError> {
-    let affected = crate::watch::affected(before, after);
-    if affected.is_empty() {
-        return Ok(Vec::new());
-    }
-    let names = |r: &Report| -> BTreeSet<String> { r.nodes.iter().map(|n| n.name.to_string()).collect() };
-    let deleted: Vec<String> = names(before).difference(&names(after)).cloned().collect();
-    let detailed = Options { scope: Scope::All, detail: true, ..opts.clone() };
-    let keys: Vec<&(String, String)> = affected.iter().collect();
-    let mut out = Vec::new();
-    for chunk in keys.chunks(CHUNK) {
-        let set: BTreeSet<(&str, &str)> = chunk.iter().map(|(ns, n)| (ns.as_str(), n.as_str())).collect();
-        let restricted = crate::simulate::restrict(snap, &set);
-        let rows = diagnose::diagnose(&restricted, &detailed)?;
-        let old: Vec<crate::report::ServiceReport> = before
-            .services
-            .iter()
-            .filter(|s| set.contains(&(s.namespace.as_str(), s.name.as_str())))
-            .cloned()
-            .collect();
-        out.extend(crate::simulate::diff::service_changes(&old, &rows.services, &deleted));
-    }
-    Ok(out)
 }
 
 fn say(notes: &[String]) {

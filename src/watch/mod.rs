@@ -8,11 +8,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{json, Value};
 
+use crate::snapshot::Snapshot;
+
+use crate::diagnose::{self, DiagnoseError, Options, Scope};
 use crate::report::{
     Cause, Change, ChangeKind, Finding, ObjectRef, Report, ServiceReport, ServiceStatus, Severity, Trigger,
     WatchChange, API_VERSION,
 };
 pub use tally::Tally;
+
+/// Services whose reasons one per-node run works out at a time: bounds its memory.
+const CHUNK: usize = 256;
 
 /// `namespace/name`.
 pub type ServiceKey = (String, String);
@@ -56,6 +62,39 @@ fn differs(b: &ServiceReport, a: &ServiceReport) -> bool {
         || b.ips != a.ips
         || allocation_state(b) != allocation_state(a)
         || l2_announcers(b) != l2_announcers(a)
+}
+
+/// The engines' per-node reasons for the Services whose verdict changed: a run with per-node
+/// rows over just those Services (and the Services sharing their IPs), a chunk at a time, against
+/// the bounded rows of the evaluation before.
+pub fn reasons(
+    snap: &Snapshot,
+    before: &Report,
+    after: &Report,
+    opts: &Options,
+) -> Result<Vec<Change>, DiagnoseError> {
+    let affected = affected(before, after);
+    if affected.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names = |r: &Report| -> BTreeSet<String> { r.nodes.iter().map(|n| n.name.to_string()).collect() };
+    let deleted: Vec<String> = names(before).difference(&names(after)).cloned().collect();
+    let detailed = Options { scope: Scope::All, detail: true, ..opts.clone() };
+    let keys: Vec<&(String, String)> = affected.iter().collect();
+    let mut out = Vec::new();
+    for chunk in keys.chunks(CHUNK) {
+        let set: BTreeSet<(&str, &str)> = chunk.iter().map(|(ns, n)| (ns.as_str(), n.as_str())).collect();
+        let restricted = crate::simulate::restrict(snap, &set);
+        let rows = diagnose::diagnose(&restricted, &detailed)?;
+        let old: Vec<crate::report::ServiceReport> = before
+            .services
+            .iter()
+            .filter(|s| set.contains(&(s.namespace.as_str(), s.name.as_str())))
+            .cloned()
+            .collect();
+        out.extend(crate::simulate::diff::service_changes(&old, &rows.services, &deleted));
+    }
+    Ok(out)
 }
 
 /// Every change from `before` to `after`. `reasons` are the engines' changes between the same
@@ -333,3 +372,6 @@ fn key(s: &ServiceReport) -> ServiceKey {
 fn by_key(r: &Report) -> BTreeMap<(&str, &str), &ServiceReport> {
     r.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s)).collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,7 +2,7 @@
 //! objects, only GET requests are sent and never for Secrets, and every access failure exits 3
 //! with a message that says what to check.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -523,6 +523,7 @@ fn docs_rbac_grants_exactly_what_is_requested() {
         })
     };
     let mut used = BTreeSet::new();
+    let mut used_verbs = BTreeSet::new();
     for file in std::fs::read_dir("testdata/scenarios").unwrap().map(|e| e.unwrap().path()) {
         let (api, dir, kubeconfig) = server_for(&file, token_behaviour());
         let run = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]);
@@ -530,8 +531,17 @@ fn docs_rbac_grants_exactly_what_is_requested() {
         // history reads the speakers' logs too (pods/log, a GET).
         let run = lbdoctor(dir.path(), Some(&kubeconfig), &["history"]);
         assert!(run.code <= 3, "{}: {}", file.display(), run.stderr);
+        // --watch: a WATCH per list, a named ConfigMap's by its name.
+        let run = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "--watch", "--timeout", "200ms"]);
+        assert!(run.code <= 3, "{}: {}", file.display(), run.stderr);
         for request in api.requests() {
-            let path = request.trim_start_matches("GET ").split('?').next().unwrap().to_string();
+            let (path, query) = request.trim_start_matches("GET ").split_once('?').unwrap_or((&request[4..], ""));
+            let query: BTreeMap<String, String> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            let watching = query.get("watch").is_some_and(|w| w == "true");
+            let watched_name = query
+                .get("fieldSelector")
+                .and_then(|f| f.split(',').find_map(|p| p.strip_prefix("metadata.name=")).map(str::to_string));
+            let path = path.to_string();
             let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
             let (group, rest) = match parts.as_slice() {
                 ["api", "v1", rest @ ..] => ("", rest),
@@ -545,8 +555,13 @@ fn docs_rbac_grants_exactly_what_is_requested() {
                 ["namespaces", _, resource, name] | [resource, name] => (*resource, Some(*name)),
                 _ => panic!("unexpected request {request}"),
             };
-            let verb = if name.is_some() { "get" } else { "list" };
+            let (verb, name) = match (watching, name) {
+                (true, _) => ("watch", watched_name.as_deref()),
+                (false, Some(n)) => ("get", Some(n)),
+                (false, None) => ("list", None),
+            };
             assert!(allows(group, resource, verb, name), "docs/rbac.yaml does not allow {request}");
+            used_verbs.insert((group.to_string(), resource.to_string(), verb));
             used.insert((group.to_string(), resource.to_string()));
         }
     }
@@ -555,6 +570,10 @@ fn docs_rbac_grants_exactly_what_is_requested() {
             for resource in rule["resources"].as_array().unwrap() {
                 let key = (group.as_str().unwrap().to_string(), resource.as_str().unwrap().to_string());
                 assert!(used.contains(&key), "docs/rbac.yaml grants {key:?}, which lbdoctor never requests");
+                for verb in rule["verbs"].as_array().unwrap().iter().filter_map(Value::as_str) {
+                    let (g, r) = key.clone();
+                    assert!(used_verbs.iter().any(|(ug, ur, uv)| (ug, ur, *uv) == (&g, &r, verb)), "docs/rbac.yaml grants {verb} on {key:?}, which lbdoctor never sends");
+                }
             }
         }
     }

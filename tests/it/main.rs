@@ -29,4 +29,5 @@ mod scale;
 mod scenarios;
 mod ship;
 mod simulate;
+mod watch;
 mod wire;

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -48,12 +48,33 @@ pub struct Served {
 
 struct State {
     /// (group, plural) → objects, sorted by namespace/name as the API server returns them.
-    objects: BTreeMap<(String, String), Vec<Value>>,
+    objects: Mutex<BTreeMap<(String, String), Vec<Value>>>,
+    /// What watches read: every change since the start (or the last compaction).
+    history: Mutex<History>,
+    changed: Condvar,
     resources: Vec<Served>,
     behaviour: Behaviour,
     expired: Mutex<BTreeSet<String>>,
     log: Mutex<Vec<String>>,
 }
+
+/// The server's resourceVersion and its changes, as etcd would keep them.
+struct History {
+    version: u64,
+    /// (resourceVersion, group, plural, ADDED|MODIFIED|DELETED, the object after).
+    events: Vec<(u64, String, String, &'static str, Value)>,
+    /// Watches from a version at or below this one get 410 Gone; open ones end with it.
+    compacted: u64,
+    /// Raised to cut every open watch without ending its stream.
+    dropped: u64,
+    /// Raised by each compaction: open watches end with 410 Gone.
+    compactions: u64,
+}
+
+/// The first resourceVersion; each change adds one.
+const FIRST_VERSION: u64 = 12345;
+/// The longest a watch stays open here, whatever timeoutSeconds asks (tests end sooner).
+const LONGEST_WATCH: Duration = Duration::from_secs(60);
 
 pub struct FakeApi {
     pub url: String,
@@ -163,8 +184,15 @@ impl FakeApi {
         for list in by_resource.values_mut() {
             list.sort_by_key(|o| (meta(o, "namespace"), meta(o, "name")));
         }
+        for list in by_resource.values_mut() {
+            for o in list.iter_mut() {
+                o["metadata"]["resourceVersion"] = json!(FIRST_VERSION.to_string());
+            }
+        }
         let state = Arc::new(State {
-            objects: by_resource,
+            objects: Mutex::new(by_resource),
+            history: Mutex::new(History { version: FIRST_VERSION, events: Vec::new(), compacted: 0, dropped: 0, compactions: 0 }),
+            changed: Condvar::new(),
             resources,
             behaviour,
             expired: Mutex::new(BTreeSet::new()),
@@ -193,6 +221,70 @@ impl FakeApi {
         });
         let scheme = if tls.is_some() { "https" } else { "http" };
         FakeApi { url: format!("{scheme}://127.0.0.1:{port}"), ca_pem: tls.map(|t| t.ca_pem.clone()), state }
+    }
+
+    /// Creates or replaces an object (by kind, namespace and name), as `kubectl apply` would:
+    /// lists show it and watches get ADDED or MODIFIED.
+    pub fn put(&self, mut object: Value) {
+        let kind = object["kind"].as_str().unwrap_or("").to_string();
+        let (_, group, version, plural, _) = *KINDS.iter().find(|k| k.0 == kind).expect("a kind the fake server serves");
+        object["apiVersion"] = json!(if group.is_empty() { version.to_string() } else { format!("{group}/{version}") });
+        let mut objects = self.state.objects.lock().unwrap();
+        let mut history = self.state.history.lock().unwrap();
+        history.version += 1;
+        object["metadata"]["resourceVersion"] = json!(history.version.to_string());
+        let list = objects.entry((group.to_string(), plural.to_string())).or_default();
+        let key = (meta(&object, "namespace"), meta(&object, "name"));
+        let event = match list.iter_mut().find(|o| (meta(o, "namespace"), meta(o, "name")) == key) {
+            Some(old) => {
+                *old = object.clone();
+                "MODIFIED"
+            }
+            None => {
+                list.push(object.clone());
+                list.sort_by_key(|o| (meta(o, "namespace"), meta(o, "name")));
+                "ADDED"
+            }
+        };
+        let version = history.version;
+        history.events.push((version, group.to_string(), plural.to_string(), event, object));
+        self.state.changed.notify_all();
+    }
+
+    /// One object as stored, to edit and `put` back.
+    pub fn get(&self, kind: &str, namespace: &str, name: &str) -> Option<Value> {
+        let (_, group, _, plural, _) = *KINDS.iter().find(|k| k.0 == kind)?;
+        let objects = self.state.objects.lock().unwrap();
+        objects.get(&(group.to_string(), plural.to_string()))?.iter().find(|o| meta(o, "namespace") == namespace && meta(o, "name") == name).cloned()
+    }
+
+    pub fn delete(&self, kind: &str, namespace: &str, name: &str) {
+        let (_, group, _, plural, _) = *KINDS.iter().find(|k| k.0 == kind).expect("a kind the fake server serves");
+        let mut objects = self.state.objects.lock().unwrap();
+        let list = objects.entry((group.to_string(), plural.to_string())).or_default();
+        let Some(at) = list.iter().position(|o| meta(o, "namespace") == namespace && meta(o, "name") == name) else { return };
+        let object = list.remove(at);
+        let mut history = self.state.history.lock().unwrap();
+        history.version += 1;
+        let version = history.version;
+        history.events.push((version, group.to_string(), plural.to_string(), "DELETED", object));
+        self.state.changed.notify_all();
+    }
+
+    /// Forgets the history, as etcd's compaction does: open watches end with an ERROR 410 event
+    /// and watches from an older resourceVersion get one at once, so clients must list again.
+    pub fn compact(&self) {
+        let mut history = self.state.history.lock().unwrap();
+        history.compacted = history.version;
+        history.compactions += 1;
+        history.events.clear();
+        self.state.changed.notify_all();
+    }
+
+    /// Cuts every open watch mid-stream (no end of the chunked body), like a proxy that dies.
+    pub fn drop_watches(&self) {
+        self.state.history.lock().unwrap().dropped += 1;
+        self.state.changed.notify_all();
     }
 
     /// `METHOD path?query` of every request so far.
@@ -255,6 +347,11 @@ fn serve<S: Read + Write>(stream: S, state: &State) {
         state.log.lock().unwrap().push(format!("{method} {target}"));
         std::thread::sleep(state.behaviour.latency);
         let (code, answer) = respond(state, &method, &target, headers.get("authorization"));
+        if code == 200 && is_watch(&target) {
+            // The watch takes the connection; it closes when the watch ends.
+            watch(reader.get_mut(), state, &target);
+            return;
+        }
         let (code, text) = match answer {
             _ if state.behaviour.not_kubernetes => (404, "404 page not found".to_string()),
             // pods/NAME/log is plain text.
@@ -283,6 +380,106 @@ fn serve<S: Read + Write>(stream: S, state: &State) {
         {
             return;
         }
+    }
+}
+
+fn is_watch(target: &str) -> bool {
+    let query = target.split_once('?').map_or("", |(_, q)| q);
+    form_urlencoded::parse(query.as_bytes()).any(|(k, v)| k == "watch" && (v == "true" || v == "1"))
+}
+
+/// A watch: from `resourceVersion` (from "0": every matching object first), every change to
+/// the resource as a JSON line, until timeoutSeconds, a compaction (ERROR 410) or a drop.
+fn watch<S: Write>(stream: &mut S, state: &State, target: &str) {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let query: BTreeMap<String, String> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, rest) = match segments.as_slice() {
+        ["api", "v1", rest @ ..] => ("", rest),
+        ["apis", group, _, rest @ ..] => (*group, rest),
+        _ => return,
+    };
+    let (namespace, plural) = match rest {
+        ["namespaces", ns, plural] => (Some(ns.to_string()), plural.to_string()),
+        [plural] => (None, plural.to_string()),
+        _ => return,
+    };
+    let labels = query.get("labelSelector").map(|s| select::Labels::parse(s));
+    let fields = query.get("fieldSelector").map(|s| select::Fields::parse(s));
+    let matches = |g: &str, p: &str, o: &Value| {
+        g == group
+            && p == plural
+            && namespace.as_deref().is_none_or(|ns| meta(o, "namespace") == ns)
+            && labels.as_ref().is_none_or(|l| l.matches(&o["metadata"]["labels"]))
+            && fields.as_ref().is_none_or(|f| f.matches(o))
+    };
+    let send = |stream: &mut S, line: Value| -> bool {
+        let text = format!("{line}\n");
+        write!(stream, "{:x}\r\n{text}\r\n", text.len()).and_then(|_| stream.flush()).is_ok()
+    };
+    let gone = json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "too old resource version", "reason": "Expired", "code": 410}});
+    if write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").is_err() {
+        return;
+    }
+    let seconds: u64 = query.get("timeoutSeconds").and_then(|t| t.parse().ok()).unwrap_or(60);
+    let deadline = Instant::now() + Duration::from_secs(seconds).min(LONGEST_WATCH);
+    let asked: u64 = query.get("resourceVersion").and_then(|v| v.parse().ok()).unwrap_or(0);
+    // Objects before history, as put() takes them.
+    let objects = state.objects.lock().unwrap();
+    let mut history = state.history.lock().unwrap();
+    let (dropped, compactions) = (history.dropped, history.compactions);
+    let mut cursor = asked;
+    if asked == 0 {
+        cursor = history.version;
+        let current: Vec<Value> = objects
+            .iter()
+            .flat_map(|((g, p), list)| list.iter().filter(move |o| matches(g, p, o)))
+            .map(|o| json!({"type": "ADDED", "object": o}))
+            .collect();
+        drop(history);
+        drop(objects);
+        for line in current {
+            if !send(stream, line) {
+                return;
+            }
+        }
+        history = state.history.lock().unwrap();
+    } else if asked <= history.compacted {
+        drop(history);
+        drop(objects);
+        let _ = send(stream, gone) && write!(stream, "0\r\n\r\n").is_ok();
+        return;
+    } else {
+        drop(objects);
+    }
+    loop {
+        if history.dropped != dropped {
+            return;
+        }
+        if history.compactions != compactions {
+            drop(history);
+            let _ = send(stream, gone) && write!(stream, "0\r\n\r\n").is_ok();
+            return;
+        }
+        let fresh: Vec<Value> = history
+            .events
+            .iter()
+            .filter(|(v, g, p, _, o)| *v > cursor && matches(g, p, o))
+            .map(|(_, _, _, t, o)| json!({"type": t, "object": o}))
+            .collect();
+        cursor = history.version;
+        for line in fresh {
+            if !send(stream, line) {
+                return;
+            }
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            drop(history);
+            let _ = write!(stream, "0\r\n\r\n").and_then(|_| stream.flush());
+            return;
+        }
+        history = state.changed.wait_timeout(history, deadline - now).unwrap().0;
     }
 }
 
@@ -386,7 +583,8 @@ fn objects(state: &State, group: &str, version: &str, rest: &[&str], query: &BTr
             &format!("{resource} is forbidden: User \"tester\" cannot {verb} resource \"{plural}\" in API group \"{group}\"{scope}"),
         );
     }
-    let all = &state.objects[&(group.to_string(), plural.to_string())];
+    let stored = state.objects.lock().unwrap();
+    let all = &stored[&(group.to_string(), plural.to_string())];
     let in_scope = |o: &&Value| !served.namespaced || namespace.is_none_or(|ns| meta(o, "namespace") == ns);
     if let Some(name) = name {
         return match all.iter().filter(in_scope).find(|o| meta(o, "name") == name) {
@@ -430,7 +628,7 @@ fn objects(state: &State, group: &str, version: &str, rest: &[&str], query: &BTr
         }
     }
     let kind = KINDS.iter().find(|k| k.1 == group && k.3 == plural).map(|k| k.0).unwrap_or("");
-    let mut metadata = json!({"resourceVersion": "12345"});
+    let mut metadata = json!({"resourceVersion": state.history.lock().unwrap().version.to_string()});
     if end < matching.len() {
         metadata["continue"] = json!(select::make_token(plural, end));
         metadata["remainingItemCount"] = json!(matching.len() - end);

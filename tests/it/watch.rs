@@ -1,0 +1,263 @@
+//! `check --watch` / `explain svc NAME --watch` against the fake API server: changes made while
+//! it runs come out as Change lines with their reasons and triggers, through 410 Gone and a
+//! dropped stream, and a watch ends with its summary on SIGINT or --timeout.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::fakeapi::{objects_of, Behaviour, FakeApi};
+use crate::util::{run, BIN, HOMELAB};
+
+const EXCLUDE: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
+/// Long enough for a slow machine; a watch reports a change well under a second after it.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A running `kubectl-lbdoctor … --watch -o json`, its stdout a line at a time.
+struct Watching {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<Value>,
+    _dir: tempfile::TempDir,
+}
+
+impl Watching {
+    fn start(api: &FakeApi, args: &[&str]) -> Watching {
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", "t");
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env_clear()
+            .env("HOME", dir.path())
+            .env("KUBECONFIG", &kubeconfig)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut w = Watching { child, lines, seen: Vec::new(), _dir: dir };
+        w.next(|d| d["kind"] == "WatchStart");
+        w
+    }
+
+    /// The next JSON document that satisfies `wanted`; earlier ones are kept in `seen`.
+    fn next(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + WAIT;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|_| {
+                panic!("nothing wanted within {WAIT:?}; seen:\n{}", serde_json::to_string_pretty(&self.seen).unwrap())
+            });
+            let doc: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            self.seen.push(doc.clone());
+            if wanted(&doc) {
+                return doc;
+            }
+        }
+    }
+
+    /// SIGINT, then the summary and the exit code.
+    fn interrupt(mut self) -> (Value, i32, Vec<Value>) {
+        let pid = self.child.id() as i32;
+        // kill(1), as a user pressing Ctrl-C.
+        Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
+        let summary = self.next(|d| d["kind"] == "WatchSummary");
+        let code = self.child.wait().unwrap().code().unwrap_or(-1);
+        (summary, code, std::mem::take(&mut self.seen))
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn homelab() -> FakeApi {
+    FakeApi::start(objects_of(Path::new(HOMELAB)), Behaviour::default(), None)
+}
+
+fn labelled(api: &FakeApi, node: &str, key: &str, value: Option<&str>) {
+    let mut n = api.get("Node", "", node).unwrap();
+    match value {
+        Some(v) => n["metadata"]["labels"][key] = json!(v),
+        None => {
+            n["metadata"]["labels"].as_object_mut().unwrap().remove(key);
+        }
+    }
+    api.put(n);
+}
+
+fn is_move(d: &Value, service: &str, from: &str, to: &str) -> bool {
+    d["kind"] == "Change"
+        && d["change"] == "announcer"
+        && d["service"] == service
+        && d["before"] == from
+        && d["after"] == to
+}
+
+#[test]
+fn an_exclude_label_moves_the_announcer_and_says_why() {
+    let api = homelab();
+    let mut w = Watching::start(&api, &["check", "--watch", "-o", "json"]);
+    labelled(&api, "worker-b", EXCLUDE, Some(""));
+    let moved = w.next(|d| is_move(d, "default/grafana", "worker-b", "worker-a"));
+    assert_eq!(moved["apiVersion"], "lbdoctor/v1beta1");
+    assert_eq!(moved["ip"], "198.51.100.10");
+    assert_eq!(moved["reason"], "excludeLabel", "{moved}");
+    assert_eq!(moved["detail"], "worker-b → worker-a (worker-b: excludeLabel)");
+    assert_eq!(moved["triggers"][0], json!({"kind": "Node", "namespace": null, "name": "worker-b", "event": "modified", "fields": ["labels"]}));
+    // The speakers have not moved yet: ServiceL2Status still names worker-b.
+    assert_eq!(moved["observed"], "worker-b");
+    assert_eq!(moved["drift"], true);
+    // traefik (eTP Local, endpoints on worker-b only) goes dark.
+    let dark = w.next(|d| d["change"] == "status" && d["service"] == "default/traefik");
+    assert_eq!((dark["before"].as_str(), dark["after"].as_str()), (Some("ok"), Some("dark")));
+    // The speakers catch up: ServiceL2Status now names worker-a.
+    let mut status = api.get("ServiceL2Status", "metallb-system", "l2-krkbv").expect("grafana's ServiceL2Status");
+    status["status"]["node"] = json!("worker-a");
+    status["metadata"]["labels"]["metallb.io/node"] = json!("worker-a");
+    api.put(status);
+    let recorded = w.next(|d| d["change"] == "observed" && d["service"] == "default/grafana");
+    assert_eq!((recorded["after"].as_str(), recorded["drift"].as_bool()), (Some("worker-a"), Some(false)), "{recorded}");
+    labelled(&api, "worker-b", EXCLUDE, None);
+    let back = w.next(|d| is_move(d, "default/grafana", "worker-a", "worker-b"));
+    assert_eq!(back["reason"], "lostElection");
+    let (summary, code, seen) = w.interrupt();
+    assert_eq!(summary["endedBy"], "interrupted");
+    assert_eq!(summary["evaluations"], 3, "{seen:#?}");
+    let flapping = summary["flapping"].as_array().unwrap();
+    let grafana = flapping.iter().find(|f| f["ip"] == "198.51.100.10").expect("grafana's IP moved twice");
+    assert_eq!(grafana["announcers"], json!(["worker-b", "worker-a", "worker-b"]));
+    // Exit status as check's for the last state: homelab has one error (LBD104).
+    assert_eq!(code, 1);
+    assert_eq!(summary["summary"]["findings"]["error"], 1);
+}
+
+#[test]
+fn a_compacted_watch_lists_again_and_misses_nothing() {
+    let api = homelab();
+    let mut w = Watching::start(&api, &["check", "-w", "-o", "json"]);
+    // The history is compacted and a change lands before the watch can resume: only a new list
+    // shows it.
+    api.compact();
+    labelled(&api, "worker-b", EXCLUDE, Some(""));
+    let moved = w.next(|d| is_move(d, "default/grafana", "worker-b", "worker-a"));
+    let node = moved["triggers"].as_array().unwrap().iter().find(|t| t["kind"] == "Node").cloned();
+    assert_eq!(node.map(|t| t["event"].clone()), Some(json!("relisted")), "{moved}");
+    drop(w);
+    let node_lists = api.requests().iter().filter(|r| r.starts_with("GET /api/v1/nodes?") && !r.contains("watch=")).count();
+    assert_eq!(node_lists, 2, "one list at the start, one after 410 Gone: {:#?}", api.requests());
+}
+
+#[test]
+fn a_dropped_stream_resumes_from_the_last_version_seen() {
+    let api = homelab();
+    let mut w = Watching::start(&api, &["explain", "svc", "grafana", "-w", "-o", "json"]);
+    labelled(&api, "gpu-1", "example.com/rack", Some("r1"));
+    // Let the watch deliver that change before the cut.
+    std::thread::sleep(Duration::from_millis(300));
+    api.drop_watches();
+    // Give the watch a moment to notice, then change what grafana's election reads.
+    std::thread::sleep(Duration::from_millis(300));
+    labelled(&api, "worker-b", EXCLUDE, Some(""));
+    let moved = w.next(|d| is_move(d, "default/grafana", "worker-b", "worker-a"));
+    assert_eq!(moved["triggers"][0]["name"], "worker-b");
+    drop(w);
+    let requests = api.requests();
+    let node_watches: Vec<&String> =
+        requests.iter().filter(|r| r.starts_with("GET /api/v1/nodes?") && r.contains("watch=true")).collect();
+    assert!(node_watches.len() >= 2, "{node_watches:#?}");
+    // The resumed watch asks from the gpu-1 change on, not from the start: nothing is lost or replayed.
+    let resumed = node_watches.last().unwrap();
+    assert!(resumed.contains("resourceVersion=12346"), "{resumed}");
+    assert!(!requests.iter().any(|r| r.contains("/secrets")), "never a Secret");
+}
+
+#[test]
+fn a_burst_of_changes_is_one_evaluation() {
+    let api = homelab();
+    let w = Watching::start(&api, &["check", "-w", "-o", "json"]);
+    // A hundred annotation changes on the nodes in one burst: nothing the engines read moves.
+    let nodes = ["cp-1", "cp-2", "cp-3", "worker-a", "worker-b", "gpu-1", "gpu-2", "gpu-3"];
+    for i in 0..100 {
+        let mut n = api.get("Node", "", nodes[i % nodes.len()]).unwrap();
+        n["metadata"]["annotations"]["example.com/rollout"] = json!(i.to_string());
+        api.put(n);
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let (summary, _, seen) = w.interrupt();
+    assert_eq!(summary["events"], 100, "{summary}");
+    // 200 ms of quiet close a window; the burst takes a few milliseconds.
+    assert_eq!(summary["evaluations"], 1, "{summary}");
+    assert_eq!(summary["changes"], 0, "annotations change no verdict: {seen:#?}");
+}
+
+#[test]
+fn heartbeats_are_not_changes() {
+    let api = homelab();
+    let w = Watching::start(&api, &["check", "-w", "-o", "json"]);
+    let mut n = api.get("Node", "", "worker-a").unwrap();
+    for c in n["status"]["conditions"].as_array_mut().unwrap() {
+        c["lastHeartbeatTime"] = json!("2030-01-01T00:00:00Z");
+    }
+    api.put(n);
+    std::thread::sleep(Duration::from_millis(800));
+    let (summary, _, _) = w.interrupt();
+    assert_eq!((summary["events"].as_u64(), summary["evaluations"].as_u64()), (Some(1), Some(0)), "{summary}");
+}
+
+#[test]
+fn a_timeout_ends_the_watch_with_the_exit_status_of_the_last_state() {
+    let api = homelab();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig: PathBuf = api.kubeconfig(dir.path(), "fake", "default", "t");
+    let out = Command::new(BIN)
+        .args(["check", "-n", "media", "--watch", "--timeout", "1s"])
+        .env_clear()
+        .env("HOME", dir.path())
+        .env("KUBECONFIG", &kubeconfig)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The table first, as check prints it, then the watch's own lines.
+    assert!(stdout.starts_with("NAMESPACE"), "{stdout}");
+    assert!(stdout.contains("watching namespace media (context fake): 3 Services (3 ok)"), "{stdout}");
+    assert!(stdout.contains("watch ended (timeout): 0 evaluations"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("last state: 3 Services (3 ok); exit 0"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn watch_needs_a_live_cluster_and_a_streamable_output() {
+    let (_, stderr, code) = run(&["check", "--watch", "--demo", "trap"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--watch follows a live cluster; --from and --demo are snapshots"), "{stderr}");
+    let (_, stderr, code) = run(&["check", "-w", "-o", "junit"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not -o junit"), "{stderr}");
+    let (_, stderr, code) = run(&["check", "--timeout", "5m"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--watch"), "{stderr}");
+    let (_, stderr, code) = run(&["explain", "pool", "-w"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("explain svc [NAME] --watch"), "{stderr}");
+    let (_, stderr, code) = run(&["check", "-w", "--spof"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (_, stderr, code) = run(&["check", "-w", "--timeout", "soon"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--timeout"), "{stderr}");
+}
