@@ -67,12 +67,7 @@ fn differs(b: &ServiceReport, a: &ServiceReport) -> bool {
 /// The engines' per-node reasons for the Services whose verdict changed: a run with per-node
 /// rows over just those Services (and the Services sharing their IPs), a chunk at a time, against
 /// the bounded rows of the evaluation before.
-pub fn reasons(
-    snap: &Snapshot,
-    before: &Report,
-    after: &Report,
-    opts: &Options,
-) -> Result<Vec<Change>, DiagnoseError> {
+pub fn reasons(snap: &Snapshot, before: &Report, after: &Report, opts: &Options) -> Result<Vec<Change>, DiagnoseError> {
     let affected = affected(before, after);
     if affected.is_empty() {
         return Ok(Vec::new());

@@ -7,14 +7,20 @@ use crate::simulate::edit::{self, Edit};
 const EXCLUDE: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
 
 fn evaluate(snap: &Snapshot) -> Report {
-    let mut r = diagnose::diagnose(snap, &Options { scope: Scope::All, detail: false, overrides: Default::default() })
-        .unwrap();
+    let mut r =
+        diagnose::diagnose(snap, &Options { scope: Scope::All, detail: false, overrides: Default::default() }).unwrap();
     diagnose::conclude(&mut r);
     r
 }
 
 fn trigger() -> Trigger {
-    Trigger { kind: "Node".into(), namespace: None, name: "worker-b".into(), event: "modified", fields: vec!["labels".into()] }
+    Trigger {
+        kind: "Node".into(),
+        namespace: None,
+        name: "worker-b".into(),
+        event: "modified",
+        fields: vec!["labels".into()],
+    }
 }
 
 /// The changes from `before` to `before` with `edits`, as the watch computes them.

@@ -572,7 +572,10 @@ fn docs_rbac_grants_exactly_what_is_requested() {
                 assert!(used.contains(&key), "docs/rbac.yaml grants {key:?}, which lbdoctor never requests");
                 for verb in rule["verbs"].as_array().unwrap().iter().filter_map(Value::as_str) {
                     let (g, r) = key.clone();
-                    assert!(used_verbs.iter().any(|(ug, ur, uv)| (ug, ur, *uv) == (&g, &r, verb)), "docs/rbac.yaml grants {verb} on {key:?}, which lbdoctor never sends");
+                    assert!(
+                        used_verbs.iter().any(|(ug, ur, uv)| (ug, ur, *uv) == (&g, &r, verb)),
+                        "docs/rbac.yaml grants {verb} on {key:?}, which lbdoctor never sends"
+                    );
                 }
             }
         }

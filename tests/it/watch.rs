@@ -119,7 +119,10 @@ fn an_exclude_label_moves_the_announcer_and_says_why() {
     assert_eq!(moved["ip"], "198.51.100.10");
     assert_eq!(moved["reason"], "excludeLabel", "{moved}");
     assert_eq!(moved["detail"], "worker-b → worker-a (worker-b: excludeLabel)");
-    assert_eq!(moved["triggers"][0], json!({"kind": "Node", "namespace": null, "name": "worker-b", "event": "modified", "fields": ["labels"]}));
+    assert_eq!(
+        moved["triggers"][0],
+        json!({"kind": "Node", "namespace": null, "name": "worker-b", "event": "modified", "fields": ["labels"]})
+    );
     // The speakers have not moved yet: ServiceL2Status still names worker-b.
     assert_eq!(moved["observed"], "worker-b");
     assert_eq!(moved["drift"], true);
@@ -132,7 +135,11 @@ fn an_exclude_label_moves_the_announcer_and_says_why() {
     status["metadata"]["labels"]["metallb.io/node"] = json!("worker-a");
     api.put(status);
     let recorded = w.next(|d| d["change"] == "observed" && d["service"] == "default/grafana");
-    assert_eq!((recorded["after"].as_str(), recorded["drift"].as_bool()), (Some("worker-a"), Some(false)), "{recorded}");
+    assert_eq!(
+        (recorded["after"].as_str(), recorded["drift"].as_bool()),
+        (Some("worker-a"), Some(false)),
+        "{recorded}"
+    );
     labelled(&api, "worker-b", EXCLUDE, None);
     let back = w.next(|d| is_move(d, "default/grafana", "worker-a", "worker-b"));
     assert_eq!(back["reason"], "lostElection");
@@ -159,7 +166,8 @@ fn a_compacted_watch_lists_again_and_misses_nothing() {
     let node = moved["triggers"].as_array().unwrap().iter().find(|t| t["kind"] == "Node").cloned();
     assert_eq!(node.map(|t| t["event"].clone()), Some(json!("relisted")), "{moved}");
     drop(w);
-    let node_lists = api.requests().iter().filter(|r| r.starts_with("GET /api/v1/nodes?") && !r.contains("watch=")).count();
+    let node_lists =
+        api.requests().iter().filter(|r| r.starts_with("GET /api/v1/nodes?") && !r.contains("watch=")).count();
     assert_eq!(node_lists, 2, "one list at the start, one after 410 Gone: {:#?}", api.requests());
 }
 

@@ -191,7 +191,13 @@ impl FakeApi {
         }
         let state = Arc::new(State {
             objects: Mutex::new(by_resource),
-            history: Mutex::new(History { version: FIRST_VERSION, events: Vec::new(), compacted: 0, dropped: 0, compactions: 0 }),
+            history: Mutex::new(History {
+                version: FIRST_VERSION,
+                events: Vec::new(),
+                compacted: 0,
+                dropped: 0,
+                compactions: 0,
+            }),
             changed: Condvar::new(),
             resources,
             behaviour,
@@ -227,7 +233,8 @@ impl FakeApi {
     /// lists show it and watches get ADDED or MODIFIED.
     pub fn put(&self, mut object: Value) {
         let kind = object["kind"].as_str().unwrap_or("").to_string();
-        let (_, group, version, plural, _) = *KINDS.iter().find(|k| k.0 == kind).expect("a kind the fake server serves");
+        let (_, group, version, plural, _) =
+            *KINDS.iter().find(|k| k.0 == kind).expect("a kind the fake server serves");
         object["apiVersion"] = json!(if group.is_empty() { version.to_string() } else { format!("{group}/{version}") });
         let mut objects = self.state.objects.lock().unwrap();
         let mut history = self.state.history.lock().unwrap();
@@ -255,14 +262,20 @@ impl FakeApi {
     pub fn get(&self, kind: &str, namespace: &str, name: &str) -> Option<Value> {
         let (_, group, _, plural, _) = *KINDS.iter().find(|k| k.0 == kind)?;
         let objects = self.state.objects.lock().unwrap();
-        objects.get(&(group.to_string(), plural.to_string()))?.iter().find(|o| meta(o, "namespace") == namespace && meta(o, "name") == name).cloned()
+        objects
+            .get(&(group.to_string(), plural.to_string()))?
+            .iter()
+            .find(|o| meta(o, "namespace") == namespace && meta(o, "name") == name)
+            .cloned()
     }
 
     pub fn delete(&self, kind: &str, namespace: &str, name: &str) {
         let (_, group, _, plural, _) = *KINDS.iter().find(|k| k.0 == kind).expect("a kind the fake server serves");
         let mut objects = self.state.objects.lock().unwrap();
         let list = objects.entry((group.to_string(), plural.to_string())).or_default();
-        let Some(at) = list.iter().position(|o| meta(o, "namespace") == namespace && meta(o, "name") == name) else { return };
+        let Some(at) = list.iter().position(|o| meta(o, "namespace") == namespace && meta(o, "name") == name) else {
+            return;
+        };
         let object = list.remove(at);
         let mut history = self.state.history.lock().unwrap();
         history.version += 1;
@@ -418,7 +431,9 @@ fn watch<S: Write>(stream: &mut S, state: &State, target: &str) {
         write!(stream, "{:x}\r\n{text}\r\n", text.len()).and_then(|_| stream.flush()).is_ok()
     };
     let gone = json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "too old resource version", "reason": "Expired", "code": 410}});
-    if write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").is_err() {
+    if write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .is_err()
+    {
         return;
     }
     let seconds: u64 = query.get("timeoutSeconds").and_then(|t| t.parse().ok()).unwrap_or(60);

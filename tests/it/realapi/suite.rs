@@ -346,7 +346,17 @@ fn docs_rbac_is_sufficient_and_every_rule_counts() {
     let rules = role["rules"].as_array().unwrap().clone();
     // One ClusterRole and ServiceAccount per variant: the whole file, and the file minus rule i.
     let mut objects = Vec::new();
+    // And the file without `watch`: --watch then lists every 30 s.
+    let no_watch: Vec<Value> = rules
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r["verbs"].as_array_mut().unwrap().retain(|v| v != "watch");
+            r
+        })
+        .collect();
     let variants: Vec<(String, Vec<Value>)> = std::iter::once(("full".to_string(), rules.clone()))
+        .chain(std::iter::once(("nowatch".to_string(), no_watch)))
         .chain((0..rules.len()).map(|i| {
             let mut fewer = rules.clone();
             fewer.remove(i);
@@ -389,6 +399,15 @@ fn docs_rbac_is_sufficient_and_every_rule_counts() {
     assert_same_verdicts(parse_json(&stdout, &stderr), admin, "docs/rbac.yaml reads less than the admin");
     let (_, stderr, _) = server.lbdoctor_with(&["history", "-o", "json"], with_kubeconfig(&full));
     assert!(!stderr.contains("forbidden"), "{stderr}");
+    // --watch: every WATCH allowed, the named ConfigMaps' (by metadata.name) included.
+    let (_, stderr, code) =
+        server.lbdoctor_with(&["check", "--watch", "--timeout", "2s", "-o", "json"], with_kubeconfig(&full));
+    assert_eq!(code, admin_code, "{stderr}");
+    assert!(!stderr.contains("cannot watch") && !stderr.contains("broke"), "{stderr}");
+    let (_, stderr, code) = server
+        .lbdoctor_with(&["check", "--watch", "--timeout", "2s", "-o", "json"], with_kubeconfig(&config_for("nowatch")));
+    assert_eq!(code, admin_code, "{stderr}");
+    assert!(stderr.contains("cannot watch nodes -A") && stderr.contains("listing it again every 30 s"), "{stderr}");
 
     let served = |resource: &str| !resource.starts_with("frrconfigurations");
     let mut outcomes = Vec::new();
@@ -426,4 +445,68 @@ fn docs_rbac_is_sufficient_and_every_rule_counts() {
         outcomes.push(format!("{resources:?}: {outcome}"));
     }
     eprintln!("{test}:\n  {}", outcomes.join("\n  "));
+}
+
+/// `check --watch` against the real server: labelling the node that announces grafana's IP with
+/// the exclude label is reported as a move with its reason, within seconds; SIGINT ends it with
+/// a summary; the audit log holds only get, list and watch, none on a Secret.
+#[test]
+fn watch_reports_a_move_as_it_happens_and_only_reads() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+
+    let test = "watch_reports_a_move_as_it_happens_and_only_reads";
+    let Some(server) = Server::start(test) else { return };
+    load::apply(&server, &load::objects(crate::util::HOMELAB));
+    let mut child = server
+        .exec(crate::util::BIN)
+        .args(["check", "--watch", "-o", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, lines) = std::sync::mpsc::channel::<Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")));
+        }
+    });
+    let next = |what: &dyn Fn(&Value) -> bool| loop {
+        let doc = lines.recv_timeout(Duration::from_secs(60)).expect("the watch stopped writing");
+        if what(&doc) {
+            return doc;
+        }
+    };
+    next(&|d| d["kind"] == "WatchStart");
+    let patch =
+        serde_json::json!({"metadata": {"labels": {"node.kubernetes.io/exclude-from-external-load-balancers": ""}}});
+    let labelled = Instant::now();
+    let (code, body) = server.curl("PATCH", "/api/v1/nodes/worker-b", "application/merge-patch+json", Some(&patch));
+    assert_eq!(code, 200, "{body}");
+    let moved = next(&|d| d["change"] == "announcer" && d["service"] == "default/grafana");
+    eprintln!("{test}: the move came {:.2} s after the label", labelled.elapsed().as_secs_f64());
+    assert_eq!((moved["before"].as_str(), moved["after"].as_str()), (Some("worker-b"), Some("worker-a")), "{moved}");
+    assert_eq!(moved["reason"], "excludeLabel");
+    assert_eq!(moved["triggers"][0]["name"], "worker-b");
+    // SAFETY: kill has no memory preconditions; the pid is the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let summary = next(&|d| d["kind"] == "WatchSummary");
+    assert_eq!(summary["endedBy"], "interrupted");
+    assert!(summary["evaluations"].as_u64() >= Some(1), "{summary}");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "homelab's LBD104 and the dark traefik are errors");
+
+    let ours: Vec<Value> = server
+        .audit()
+        .into_iter()
+        .filter(|e| e["userAgent"].as_str().is_some_and(|a| a.starts_with("kubectl-lbdoctor/")))
+        .collect();
+    let verbs: std::collections::BTreeSet<&str> = ours.iter().filter_map(|e| e["verb"].as_str()).collect();
+    assert!(verbs.contains("watch"), "{verbs:?}");
+    for e in &ours {
+        let uri = e["requestURI"].as_str().unwrap();
+        assert!(matches!(e["verb"].as_str(), Some("get" | "list" | "watch")), "{} {uri}", e["verb"]);
+        assert!(!uri.contains("/secrets"), "{uri}");
+    }
 }
