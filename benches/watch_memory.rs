@@ -87,6 +87,7 @@ fn main() {
     let mut round = 0usize;
     let mut changes = 0usize;
     let mut max_rss = first_rss;
+    let mut latencies: Vec<Duration> = Vec::new();
     // The node whose exclude label is toggled: the first one, on and off.
     let node = nodes[0].clone();
     while Instant::now() < end {
@@ -117,10 +118,24 @@ fn main() {
                 api.put(s);
             }
         }
+        // The label toggles move IPs: how long until the first Change line says so.
+        let put = Instant::now();
+        let moving = round % 3 == 0;
         round += 1;
-        std::thread::sleep(Duration::from_secs(2));
-        while let Ok(doc) = lines.try_recv() {
-            changes += usize::from(doc["kind"] == "Change");
+        let next_round = put + Duration::from_secs(2);
+        let mut seen = false;
+        while let Some(left) = next_round.checked_duration_since(Instant::now()) {
+            match lines.recv_timeout(left) {
+                Ok(doc) if doc["kind"] == "Change" => {
+                    changes += 1;
+                    if moving && !seen {
+                        seen = true;
+                        latencies.push(put.elapsed());
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
         }
         max_rss = max_rss.max(memory(pid).1);
     }
@@ -134,6 +149,15 @@ fn main() {
         changes += usize::from(doc["kind"] == "Change");
     };
     child.wait().unwrap();
+    latencies.sort();
+    if !latencies.is_empty() {
+        println!(
+            "a label toggle to its first Change line: median {:.2} s, slowest {:.2} s ({} toggles; 0.2 s of it is the quiet window)",
+            latencies[latencies.len() / 2].as_secs_f64(),
+            latencies[latencies.len() - 1].as_secs_f64(),
+            latencies.len()
+        );
+    }
     println!(
         "after {:.0} s: {} rounds of changes, {} evaluations, {} watch events, {changes} change lines",
         started.elapsed().as_secs_f64(),

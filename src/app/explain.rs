@@ -12,7 +12,7 @@ use crate::report::Report;
 use crate::snapshot;
 
 /// Up to this many nodes `explain svc NAME` lists every node unless `--nodes top`.
-const SMALL_CLUSTER: usize = 20;
+pub(super) const SMALL_CLUSTER: usize = 20;
 
 pub(super) fn explain(
     r: &Resolved,
@@ -32,9 +32,7 @@ pub(super) fn explain(
         return Ok(r.fails(report.pools.iter().flat_map(|p| &p.findings).map(|f| f.severity)));
     }
     if let Some(watch) = watch {
-        // As below: every node's row for one Service only when asked for; a watch re-runs often.
-        let detail = nodes == Some(NodeRows::All);
-        let watched = super::watch::Watched::Explain { name: name.map(str::to_string), detail };
+        let watched = super::watch::Watched::Explain { name: name.map(str::to_string), nodes };
         return super::watch::watch(r, env, watched, watch, out);
     }
     // resolve() has refused `explain svc NAME -A`.

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::resolve::Resolved;
 use super::{known_namespace, unreadable_message, AppError, Env};
+use crate::cli::NodeRows;
 use crate::diagnose::{self, Options, Scope};
 use crate::live::watch::{Session, Wake};
 use crate::render::{self, Format, View};
@@ -21,7 +22,7 @@ const LONGEST: Duration = Duration::from_secs(2);
 /// What is watched, and how the first evaluation is printed.
 pub(super) enum Watched {
     Check { rules: Vec<crate::suppress::Rule> },
-    Explain { name: Option<String>, detail: bool },
+    Explain { name: Option<String>, nodes: Option<NodeRows> },
 }
 
 pub(super) struct WatchArgs {
@@ -51,9 +52,13 @@ pub(super) fn watch(
     }
     let (scope, detail, view) = match &watched {
         Watched::Check { .. } => (r.namespaces.every_unless_n(), false, View::Check),
-        Watched::Explain { name: Some(n), detail } => (
+        // Per-node rows as `explain svc NAME` shows them: asked for, or a small cluster.
+        Watched::Explain { name: Some(n), nodes } => (
             Scope::Service { namespace: r.namespaces.namespace_or(session.default_namespace.clone()), name: n.clone() },
-            *detail,
+            *nodes == Some(NodeRows::All)
+                || (nodes.is_none()
+                    && snap.nodes.len() <= super::explain::SMALL_CLUSTER
+                    && !matches!(r.format, Format::Json | Format::Yaml)),
             View::Service,
         ),
         Watched::Explain { name: None, .. } => {
@@ -99,8 +104,16 @@ pub(super) fn watch(
     let stop = super::wire::interrupt_flag()?;
     let deadline = args.timeout.map(|t| Instant::now() + t);
     let mut tally = crate::watch::Tally::default();
+    let mut failure = None;
     let ended_by = loop {
-        match session.wait(QUIET, LONGEST, deadline, &stop)? {
+        let wake = match session.wait(QUIET, LONGEST, deadline, &stop) {
+            Ok(wake) => wake,
+            Err(e) => {
+                failure = Some(e);
+                break "error";
+            }
+        };
+        match wake {
             Wake::End => break if stop.load(std::sync::atomic::Ordering::Relaxed) { "interrupted" } else { "timeout" },
             Wake::Notes(notes) => say(&notes),
             Wake::Changed { triggers, notes } => {
@@ -121,8 +134,13 @@ pub(super) fn watch(
     };
     let fails = r.fails(last.all_findings().map(|f| f.severity));
     let summary = tally.summary(&now(), &started_at, ended_by, session.events, last.summary.clone());
-    render::watch::summary(out, &summary, r.format, u8::from(fails))?;
-    Ok(fails)
+    // A watch that lost the cluster still says what it saw, then exits 3.
+    let exit = if failure.is_some() { 3 } else { u8::from(fails) };
+    render::watch::summary(out, &summary, r.format, exit)?;
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(fails),
+    }
 }
 
 /// What `check` computes: the engines, the suppressions, then the causes of what is left.

@@ -135,7 +135,8 @@ pub struct WatchSummary {
     pub kind: &'static str,
     pub time: String,
     pub started: String,
-    /// `interrupted` (SIGINT/SIGTERM) or `timeout` (`--timeout`).
+    /// `interrupted` (SIGINT/SIGTERM), `timeout` (`--timeout`), or `error` (the cluster refused
+    /// the credentials; exit 3).
     pub ended_by: &'static str,
     /// Evaluations after the first.
     pub evaluations: u64,

@@ -129,17 +129,17 @@ fn an_exclude_label_moves_the_announcer_and_says_why() {
     // traefik (eTP Local, endpoints on worker-b only) goes dark.
     let dark = w.next(|d| d["change"] == "status" && d["service"] == "default/traefik");
     assert_eq!((dark["before"].as_str(), dark["after"].as_str()), (Some("ok"), Some("dark")));
-    // The speakers catch up: ServiceL2Status now names worker-a.
+    // The speakers catch up: status.node is immutable, so worker-b's speaker deletes its
+    // ServiceL2Status and worker-a's creates one.
     let mut status = api.get("ServiceL2Status", "metallb-system", "l2-krkbv").expect("grafana's ServiceL2Status");
-    status["status"]["node"] = json!("worker-a");
+    api.delete("ServiceL2Status", "metallb-system", "l2-krkbv");
+    status["metadata"]["name"] = json!("l2-x9z2q");
     status["metadata"]["labels"]["metallb.io/node"] = json!("worker-a");
+    status["status"]["node"] = json!("worker-a");
     api.put(status);
-    let recorded = w.next(|d| d["change"] == "observed" && d["service"] == "default/grafana");
-    assert_eq!(
-        (recorded["after"].as_str(), recorded["drift"].as_bool()),
-        (Some("worker-a"), Some(false)),
-        "{recorded}"
-    );
+    let recorded =
+        w.next(|d| d["change"] == "observed" && d["service"] == "default/grafana" && d["after"] == "worker-a");
+    assert_eq!(recorded["drift"], false, "{recorded}");
     labelled(&api, "worker-b", EXCLUDE, None);
     let back = w.next(|d| is_move(d, "default/grafana", "worker-a", "worker-b"));
     assert_eq!(back["reason"], "lostElection");
@@ -247,6 +247,16 @@ fn a_timeout_ends_the_watch_with_the_exit_status_of_the_last_state() {
     assert!(stdout.contains("watch ended (timeout): 0 evaluations"), "{stdout}");
     assert!(stdout.trim_end().ends_with("last state: 3 Services (3 ok); exit 0"), "{stdout}");
     assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn credentials_that_stop_working_end_the_watch_with_its_summary_and_exit_3() {
+    let api = homelab();
+    let mut w = Watching::start(&api, &["check", "-w", "-o", "json"]);
+    api.revoke();
+    let summary = w.next(|d| d["kind"] == "WatchSummary");
+    assert_eq!(summary["endedBy"], "error");
+    assert_eq!(w.child.wait().unwrap().code(), Some(3));
 }
 
 #[test]

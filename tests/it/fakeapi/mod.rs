@@ -56,6 +56,8 @@ struct State {
     behaviour: Behaviour,
     expired: Mutex<BTreeSet<String>>,
     log: Mutex<Vec<String>>,
+    /// Every request from now on answers 401, as when a token expires.
+    revoked: std::sync::atomic::AtomicBool,
 }
 
 /// The server's resourceVersion and its changes, as etcd would keep them.
@@ -203,6 +205,7 @@ impl FakeApi {
             behaviour,
             expired: Mutex::new(BTreeSet::new()),
             log: Mutex::new(Vec::new()),
+            revoked: std::sync::atomic::AtomicBool::new(false),
         });
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("local address").port();
@@ -300,6 +303,12 @@ impl FakeApi {
         self.state.changed.notify_all();
     }
 
+    /// The credentials stop working: open watches are cut and every request answers 401.
+    pub fn revoke(&self) {
+        self.state.revoked.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.drop_watches();
+    }
+
     /// `METHOD path?query` of every request so far.
     pub fn requests(&self) -> Vec<String> {
         self.state.log.lock().unwrap().clone()
@@ -361,7 +370,8 @@ fn serve<S: Read + Write>(stream: S, state: &State) {
         std::thread::sleep(state.behaviour.latency);
         let (code, answer) = respond(state, &method, &target, headers.get("authorization"));
         if code == 200 && is_watch(&target) {
-            // The watch takes the connection; it closes when the watch ends.
+            // The watch takes the connection; it closes when the watch ends (`Connection: close`, so the
+            // client does not reuse it).
             watch(reader.get_mut(), state, &target);
             return;
         }
@@ -431,8 +441,11 @@ fn watch<S: Write>(stream: &mut S, state: &State, target: &str) {
         write!(stream, "{:x}\r\n{text}\r\n", text.len()).and_then(|_| stream.flush()).is_ok()
     };
     let gone = json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "too old resource version", "reason": "Expired", "code": 410}});
-    if write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
-        .is_err()
+    if write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    )
+    .is_err()
     {
         return;
     }
@@ -508,6 +521,9 @@ fn status(code: u16, reason: &str, message: &str) -> (u16, Value) {
 fn respond(state: &State, method: &str, target: &str, auth: Option<&String>) -> (u16, Value) {
     if method != "GET" {
         return status(405, "MethodNotAllowed", "this fake server only answers GET");
+    }
+    if state.revoked.load(std::sync::atomic::Ordering::SeqCst) {
+        return status(401, "Unauthorized", "Unauthorized");
     }
     if let Some(token) = &state.behaviour.token {
         if auth.map(String::as_str) != Some(format!("Bearer {token}").as_str()) {
