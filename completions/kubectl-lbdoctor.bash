@@ -397,7 +397,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__check)
-            opts="-n -A -o -h -V --ignore --config --no-config --spof --nodes --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-w -n -A -o -h -V --ignore --config --no-config --spof --nodes --watch --timeout --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -413,6 +413,10 @@ _kubectl__lbdoctor() {
                     ;;
                 --nodes)
                     COMPREPLY=($(compgen -W "top all" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -589,7 +593,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__explain)
-            opts="-n -A -o -h -V --nodes --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-w -n -A -o -h -V --nodes --watch --timeout --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,6 +601,10 @@ _kubectl__lbdoctor() {
             case "${prev}" in
                 --nodes)
                     COMPREPLY=($(compgen -W "top all" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

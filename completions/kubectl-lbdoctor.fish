@@ -74,6 +74,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "c
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l nodes -d 'Per-node rows: top (the first ranks and a line per filter) or all (every node, as -o wide) [default: all for one Service on up to 20 nodes, else top]' -r -f -a "top\t'The winner and the next ranks (5), and per filter a count and the first names'
 all\t'Every node, every session'"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l timeout -d 'With --watch: end after this long (e.g. 10m, for a CI canary) [default: until Ctrl-C]' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
@@ -108,6 +109,7 @@ frr\t''
 frr-k8s\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l metallb-version -d 'Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)' -r -f -a "v0.16.1\t''
 main\t''"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s w -l watch -d 'Keep watching the cluster and print a line per change (announcer, status, allocation, causes)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -116,6 +118,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l config -d 'Suppressions file [default: ./.lbdoctor.yaml when it exists]' -r -F
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l nodes -d 'Per-node rows in -o json/yaml: top (the first ranks and a group per filter) or all' -r -f -a "top\t'The winner and the next ranks (5), and per filter a count and the first names'
 all\t'Every node, every session'"
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l timeout -d 'With --watch: end after this long (e.g. 10m, for a CI canary) [default: until Ctrl-C]' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
@@ -152,6 +155,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-config -d 'Do not read ./.lbdoctor.yaml'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l spof -d 'Also list, per node, the IPs that lose their announcer if that node alone goes down'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s w -l watch -d 'Keep watching the cluster and print a line per change (announcer, status, allocation, causes)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
