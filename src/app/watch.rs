@@ -99,7 +99,7 @@ pub(super) fn watch(
         summary: last.summary.clone(),
         watching: session.watching(),
     };
-    render::watch::start(out, &start, r.format, args.timeout_text.as_deref())?;
+    render::watch::start(out, &start, r.format, args.timeout_text.as_deref(), r.paint())?;
 
     let stop = super::wire::interrupt_flag()?;
     let deadline = args.timeout.map(|t| Instant::now() + t);
@@ -125,7 +125,7 @@ pub(super) fn watch(
                 let time = now();
                 for change in crate::watch::changes(&last, &next, &reasons, &triggers, &time) {
                     tally.record(&change);
-                    render::watch::change(out, &change, r.format)?;
+                    render::watch::change(out, &change, r.format, r.paint())?;
                 }
                 tally.evaluations += 1;
                 last = next;
@@ -136,7 +136,7 @@ pub(super) fn watch(
     let summary = tally.summary(&now(), &started_at, ended_by, session.events, last.summary.clone());
     // A watch that lost the cluster still says what it saw, then exits 3.
     let exit = if failure.is_some() { 3 } else { u8::from(fails) };
-    render::watch::summary(out, &summary, r.format, exit)?;
+    render::watch::summary(out, &summary, r.format, exit, r.paint())?;
     match failure {
         Some(e) => Err(e.into()),
         None => Ok(fails),

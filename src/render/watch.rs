@@ -4,11 +4,21 @@ use std::io::Write;
 
 use serde_json::Value;
 
-use super::Format;
+use super::{Format, Paint};
 use crate::report::{ChangeKind, WatchChange, WatchStart, WatchSummary};
 
-/// One document per line for `-o json`, `---`-separated documents for `-o yaml`, else `text`.
-fn emit<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: Format, text: &str) -> std::io::Result<()> {
+/// The width of `2026-12-04T01:42:53Z `: continuation lines start under the change.
+const TIME_INDENT: usize = 21;
+
+/// One document per line for `-o json`, `---`-separated documents for `-o yaml`, else `text`,
+/// each of its lines wrapped to the terminal (a pipe keeps one line per change, for grep).
+fn emit<T: serde::Serialize>(
+    out: &mut dyn Write,
+    value: &T,
+    format: Format,
+    text: &str,
+    paint: Paint,
+) -> std::io::Result<()> {
     match format {
         Format::Json => {
             serde_json::to_writer(&mut *out, value)?;
@@ -18,13 +28,26 @@ fn emit<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: Format, tex
             writeln!(out, "---")?;
             super::document(out, value, format)?;
         }
-        _ => writeln!(out, "{text}")?,
+        _ => {
+            for (i, line) in text.lines().enumerate() {
+                let indent = if i == 0 { TIME_INDENT } else { 6 };
+                for part in hang(line, paint.width, indent) {
+                    writeln!(out, "{part}")?;
+                }
+            }
+        }
     }
     // Someone is watching: every line at once, not when the buffer fills.
     out.flush()
 }
 
-pub fn start(out: &mut dyn Write, s: &WatchStart, format: Format, timeout: Option<&str>) -> std::io::Result<()> {
+pub fn start(
+    out: &mut dyn Write,
+    s: &WatchStart,
+    format: Format,
+    timeout: Option<&str>,
+    paint: Paint,
+) -> std::io::Result<()> {
     let counts: Vec<String> = s.summary.by_status.iter().map(|(word, n)| format!("{n} {word}")).collect();
     let context = s.context.as_deref().map(|c| format!(" (context {c})")).unwrap_or_default();
     let until = match timeout {
@@ -41,11 +64,11 @@ pub fn start(out: &mut dyn Write, s: &WatchStart, format: Format, timeout: Optio
         s.summary.causes,
         if s.summary.causes == 1 { "" } else { "s" },
     );
-    emit(out, s, format, &text)
+    emit(out, s, format, &text, paint)
 }
 
-pub fn change(out: &mut dyn Write, c: &WatchChange, format: Format) -> std::io::Result<()> {
-    emit(out, c, format, &change_line(c))
+pub fn change(out: &mut dyn Write, c: &WatchChange, format: Format, paint: Paint) -> std::io::Result<()> {
+    emit(out, c, format, &change_line(c), paint)
 }
 
 /// `TIME SERVICE IP: what changed (why) ← the watch event that led to it`.
@@ -97,7 +120,7 @@ pub fn change_line(c: &WatchChange) -> String {
     format!("{} {body}{drift}{trigger}", c.time)
 }
 
-pub fn summary(out: &mut dyn Write, s: &WatchSummary, format: Format, exit: u8) -> std::io::Result<()> {
+pub fn summary(out: &mut dyn Write, s: &WatchSummary, format: Format, exit: u8, paint: Paint) -> std::io::Result<()> {
     let mut text = format!(
         "{} watch ended ({}): {} evaluation{} of {} watch event{}, {} change{}",
         s.time,
@@ -136,7 +159,42 @@ pub fn summary(out: &mut dyn Write, s: &WatchSummary, format: Format, exit: u8) 
         if s.summary.services == 1 { "" } else { "s" },
         if counts.is_empty() { "none".to_string() } else { counts.join(", ") }
     ));
-    emit(out, s, format, &text)
+    emit(out, s, format, &text, paint)
+}
+
+/// `text` as one line, or with a width, broken between words: the first line as wide as the
+/// width, the next ones indented by `indent` (a hanging indent, as `kubectl describe` wraps). A
+/// word wider than a line is broken inside it.
+fn hang(text: &str, width: Option<usize>, indent: usize) -> Vec<String> {
+    let Some(width) = width.filter(|w| *w > indent + 20) else {
+        return vec![text.to_string()];
+    };
+    if text.chars().count() <= width {
+        return vec![text.to_string()];
+    }
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for (i, word) in text.split(' ').enumerate() {
+        let wanted = line.chars().count() + usize::from(i > 0) + word.chars().count();
+        if i > 0 && wanted > width && !line.trim().is_empty() {
+            lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
+        } else if i > 0 {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    let mut out = Vec::new();
+    for line in lines {
+        let mut chars: Vec<char> = line.trim_end().chars().collect();
+        while chars.len() > width {
+            let rest = chars.split_off(width);
+            out.push(chars.into_iter().collect());
+            chars = std::iter::repeat_n(' ', indent).chain(rest).collect();
+        }
+        out.push(chars.into_iter().collect());
+    }
+    out
 }
 
 fn plural(n: u64) -> &'static str {
@@ -176,5 +234,26 @@ fn allocation(v: &Value) -> String {
     match v["ips"].as_array() {
         Some(a) if !a.is_empty() => format!("{status} {}", ips(&v["ips"])),
         _ => status.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hang;
+
+    #[test]
+    fn a_hanging_indent_keeps_the_first_line_full_and_the_padding_of_short_lines() {
+        assert_eq!(hang("  a    b", Some(40), 4), ["  a    b"]);
+        assert_eq!(hang("T one two three four", None, 2), ["T one two three four"]);
+        let lines = hang(
+            "2026-12-04T01:42:53Z default/grafana 198.51.100.10: worker-b → worker-a (worker-b: excludeLabel)",
+            Some(60),
+            21,
+        );
+        assert_eq!(lines[0], "2026-12-04T01:42:53Z default/grafana 198.51.100.10: worker-b");
+        assert_eq!(lines[1], format!("{:21}→ worker-a (worker-b: excludeLabel)", ""));
+        let long = hang(&format!("x {}", "y".repeat(70)), Some(30), 4);
+        assert!(long.iter().all(|l| l.chars().count() <= 30), "{long:?}");
+        assert_eq!(long.concat().replace(' ', ""), format!("x{}", "y".repeat(70)));
     }
 }

@@ -259,6 +259,53 @@ fn credentials_that_stop_working_end_the_watch_with_its_summary_and_exit_3() {
     assert_eq!(w.child.wait().unwrap().code(), Some(3));
 }
 
+/// The table's way at 80 columns: each change starts a line with its time, and wraps under it.
+#[test]
+fn text_lines_fit_the_terminal() {
+    let api = homelab();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", "t");
+    let mut child = Command::new(BIN)
+        .args(["check", "-n", "default", "--watch"])
+        .env_clear()
+        .env("HOME", dir.path())
+        .env("KUBECONFIG", &kubeconfig)
+        .env("COLUMNS", "80")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let mut until = |what: &str, seen: &mut Vec<String>| loop {
+        let line = lines.recv_timeout(WAIT).unwrap_or_else(|_| panic!("no {what:?} in {seen:#?}"));
+        let done = line.contains(what);
+        seen.push(line);
+        if done {
+            return;
+        }
+    };
+    until(" watching namespace default", &mut seen);
+    labelled(&api, "worker-b", EXCLUDE, Some(""));
+    until("worker-b → worker-a", &mut seen);
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    until("last state:", &mut seen);
+    child.wait().unwrap();
+    let moved = seen.iter().position(|l| l.contains("worker-b → worker-a")).unwrap();
+    // The line starts with the time and the Service; the rest wraps under it.
+    assert!(seen[moved].contains("Z default/grafana 198.51.100.10:"), "{seen:#?}");
+    assert!(seen[moved + 1].starts_with(&" ".repeat(21)), "{seen:#?}");
+    for line in &seen {
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
+    }
+}
+
 #[test]
 fn watch_needs_a_live_cluster_and_a_streamable_output() {
     let (_, stderr, code) = run(&["check", "--watch", "--demo", "trap"]);
