@@ -120,7 +120,7 @@ fn main() {
         }
         // The label toggles move IPs: how long until the first Change line says so.
         let put = Instant::now();
-        let moving = round % 3 == 0;
+        let moving = round.is_multiple_of(3);
         round += 1;
         let next_round = put + Duration::from_secs(2);
         let mut seen = false;

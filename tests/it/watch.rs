@@ -283,7 +283,7 @@ fn text_lines_fit_the_terminal() {
         }
     });
     let mut seen = Vec::new();
-    let mut until = |what: &str, seen: &mut Vec<String>| loop {
+    let until = |what: &str, seen: &mut Vec<String>| loop {
         let line = lines.recv_timeout(WAIT).unwrap_or_else(|_| panic!("no {what:?} in {seen:#?}"));
         let done = line.contains(what);
         seen.push(line);
