@@ -119,7 +119,7 @@ pub(super) fn watch(
             Wake::Changed { triggers, notes } => {
                 say(&notes);
                 let snap = session.snapshot()?;
-                let next = evaluate(&snap, &opts, rules)?;
+                let next = evaluate_again(&snap, &opts, rules)?;
                 let reasons = crate::watch::reasons(&snap, &last, &next, &opts)?;
                 drop(snap);
                 let time = now();
@@ -143,12 +143,30 @@ pub(super) fn watch(
     }
 }
 
+/// As `evaluate`; the one Service explained may go (and come back): then its namespace's
+/// evaluation without it, so the change reads "deleted" and the watch goes on.
+fn evaluate_again(snap: &Snapshot, opts: &Options, rules: &[crate::suppress::Rule]) -> Result<Report, AppError> {
+    let report = match (diagnose::diagnose(snap, opts), &opts.scope) {
+        (Err(diagnose::DiagnoseError::ServiceNotFound { .. }), Scope::Service { namespace, .. }) => {
+            let wider = Options { scope: Scope::Namespace(namespace.clone()), ..opts.clone() };
+            let mut report = diagnose::diagnose(snap, &wider)?;
+            report.services.clear();
+            report
+        }
+        (other, _) => other?,
+    };
+    Ok(conclude(report, rules))
+}
+
 /// What `check` computes: the engines, the suppressions, then the causes of what is left.
 fn evaluate(snap: &Snapshot, opts: &Options, rules: &[crate::suppress::Rule]) -> Result<Report, AppError> {
-    let mut report = diagnose::diagnose(snap, opts)?;
+    Ok(conclude(diagnose::diagnose(snap, opts)?, rules))
+}
+
+fn conclude(mut report: Report, rules: &[crate::suppress::Rule]) -> Report {
     crate::suppress::apply(&mut report, rules);
     diagnose::conclude(&mut report);
-    Ok(report)
+    report
 }
 
 fn say(notes: &[String]) {

@@ -196,6 +196,19 @@ fn a_dropped_stream_resumes_from_the_last_version_seen() {
 }
 
 #[test]
+fn the_service_explained_may_go_and_come_back() {
+    let api = homelab();
+    let mut w = Watching::start(&api, &["explain", "svc", "grafana", "-n", "default", "-w", "-o", "json"]);
+    let service = api.get("Service", "default", "grafana").unwrap();
+    api.delete("Service", "default", "grafana");
+    let gone = w.next(|d| d["change"] == "service");
+    assert_eq!((gone["before"].as_str(), gone["after"].as_str()), (Some("ok"), None), "{gone}");
+    api.put(service);
+    let back = w.next(|d| d["change"] == "service");
+    assert_eq!((back["before"].as_str(), back["after"].as_str()), (None, Some("ok")), "{back}");
+}
+
+#[test]
 fn a_burst_of_changes_is_one_evaluation() {
     let api = homelab();
     let w = Watching::start(&api, &["check", "-w", "-o", "json"]);
