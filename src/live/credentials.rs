@@ -78,6 +78,11 @@ fn checked_token(raw: &str, what: &str) -> Result<String, LiveError> {
     Ok(token.to_string())
 }
 
+/// Drops what exec plugins answered, so the next `settle` runs them again: `--watch` after a 401.
+pub fn forget() {
+    EXEC_ANSWERS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clear();
+}
+
 fn run_once(exec: &ExecConfig, user: &str) -> Result<Settled, LiveError> {
     let key = serde_json::to_string(exec).unwrap_or_default();
     let mut answers = EXEC_ANSWERS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

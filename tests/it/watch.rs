@@ -22,13 +22,19 @@ struct Watching {
     child: Child,
     lines: mpsc::Receiver<String>,
     seen: Vec<Value>,
-    _dir: tempfile::TempDir,
+    home: tempfile::TempDir,
 }
 
 impl Watching {
     fn start(api: &FakeApi, args: &[&str]) -> Watching {
+        Watching::start_with(api, args, |_, _| {})
+    }
+
+    /// `edit` may rewrite the kubeconfig (in the directory given) before the watch starts.
+    fn start_with(api: &FakeApi, args: &[&str], edit: impl FnOnce(&Path, &Path)) -> Watching {
         let dir = tempfile::tempdir().unwrap();
         let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", "t");
+        edit(dir.path(), &kubeconfig);
         let mut child = Command::new(BIN)
             .args(args)
             .env_clear()
@@ -47,9 +53,13 @@ impl Watching {
                 }
             }
         });
-        let mut w = Watching { child, lines, seen: Vec::new(), _dir: dir };
+        let mut w = Watching { child, lines, seen: Vec::new(), home: dir };
         w.next(|d| d["kind"] == "WatchStart");
         w
+    }
+
+    fn dir(&self) -> &Path {
+        self.home.path()
     }
 
     /// The next JSON document that satisfies `wanted`; earlier ones are kept in `seen`.
@@ -317,6 +327,50 @@ fn text_lines_fit_the_terminal() {
     for line in &seen {
         assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
     }
+}
+
+/// An exec plugin's token expires during the watch: the watch runs the plugin again and goes on.
+#[test]
+fn an_expired_exec_credential_is_renewed_and_the_watch_goes_on() {
+    let api = FakeApi::start(
+        objects_of(Path::new(HOMELAB)),
+        Behaviour { token: Some("t1".into()), ..Behaviour::default() },
+        None,
+    );
+    let mut w = Watching::start_with(&api, &["check", "-w", "-o", "json"], |dir, kubeconfig| {
+        std::fs::write(dir.join("token"), "t1").unwrap();
+        let plugin = dir.join("plugin");
+        std::fs::write(
+            &plugin,
+            format!(
+                "#!/bin/sh\necho run >> {d}/runs\nprintf '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"%s\"}}}}' \"$(cat {d}/token)\"\n",
+                d = dir.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let text = std::fs::read_to_string(kubeconfig).unwrap().replace(
+            "    token: t\n",
+            &format!(
+                "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\n",
+                plugin.display()
+            ),
+        );
+        std::fs::write(kubeconfig, text).unwrap();
+    });
+    // The token rotates; the watches' next requests are refused until the plugin runs again.
+    std::fs::write(w.dir().join("token"), "t2").unwrap();
+    api.set_token("t2");
+    api.drop_watches();
+    std::thread::sleep(Duration::from_millis(300));
+    labelled(&api, "worker-b", EXCLUDE, Some(""));
+    w.next(|d| is_move(d, "default/grafana", "worker-b", "worker-a"));
+    let runs = std::fs::read_to_string(w.dir().join("runs")).unwrap();
+    let (summary, code, _) = w.interrupt();
+    assert_eq!(summary["endedBy"], "interrupted");
+    assert_eq!(code, 1);
+    assert_eq!(runs.lines().count(), 2, "once at the start, once after the 401");
 }
 
 #[test]

@@ -25,6 +25,34 @@ use triggers::{merge, relist_event, trigger};
 /// selector's DELETED (its labels changed) does not drop it from the other.
 pub(super) type Key = (usize, String, String);
 
+/// The client every watch uses, replaced when the credentials are settled again after a 401.
+pub(super) struct Shared {
+    /// (generation, client): the generation tells a watch whether another one renewed already.
+    current: std::sync::RwLock<(u64, Arc<Api>)>,
+    renewing: tokio::sync::Mutex<()>,
+    opts: LiveOptions,
+}
+
+impl Shared {
+    pub(super) fn api(&self) -> (u64, Arc<Api>) {
+        let current = self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+        (current.0, current.1.clone())
+    }
+
+    /// Connects again as at the start, with the credentials settled anew, unless another watch
+    /// did so since `seen`. True when this call renewed them.
+    pub(super) async fn renew(&self, seen: u64) -> Result<bool, LiveError> {
+        let _one_at_a_time = self.renewing.lock().await;
+        if self.api().0 != seen {
+            return Ok(false);
+        }
+        super::credentials::forget();
+        let (api, _) = open(&self.opts, Arc::new(Silent)).await?;
+        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = (seen + 1, Arc::new(api));
+        Ok(true)
+    }
+}
+
 pub struct Session {
     runtime: tokio::runtime::Runtime,
     rx: mpsc::UnboundedReceiver<Message>,
@@ -75,14 +103,25 @@ impl Session {
             let read = read_all(&api, captured_at, &default_namespace).await?;
             // Re-lists from the watches draw no progress bars: those are gone by then.
             let api = Arc::new(Api { progress: Arc::new(Silent), ..api });
+            let context = api.context.clone();
+            let shared = Arc::new(Shared {
+                current: std::sync::RwLock::new((0, api)),
+                renewing: tokio::sync::Mutex::new(()),
+                opts: opts.clone(),
+            });
             let mut started = Vec::new();
             for listed in &read.lists {
                 let (Some(target), None) = (&listed.target, &listed.denied) else { continue };
                 let index = started.len();
                 started.push(target.clone());
-                tokio::spawn(follow(api.clone(), index, target.clone(), listed.resource_version.clone(), tx.clone()));
+                tokio::spawn(follow(
+                    shared.clone(),
+                    index,
+                    target.clone(),
+                    listed.resource_version.clone(),
+                    tx.clone(),
+                ));
             }
-            let context = api.context.clone();
             Ok::<_, LiveError>((read.info, (read.lists, started), default_namespace, context))
         })?;
         let (lists, targets) = lists;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use super::{head, Event, Message};
+use super::{head, Event, Message, Shared};
 use crate::live::api::{chain, stamp, Api, HeadMeta, Target};
 use crate::live::LiveError;
 use crate::snapshot::ObjectText;
@@ -74,12 +74,14 @@ enum Ended {
     Closed,
     /// 410 Gone: the resourceVersion is too old; list again.
     Gone,
+    /// 401: the credentials expired; settle them again and retry.
+    Refused,
     Broken(String),
 }
 
 /// One target's watch, for as long as the session lives (the channel closes when it ends).
 pub(super) async fn follow(
-    api: Arc<Api>,
+    shared: Arc<Shared>,
     index: usize,
     target: Target,
     mut rv: Option<String>,
@@ -88,7 +90,10 @@ pub(super) async fn follow(
     let label = target.label();
     let origin: Arc<str> = format!("WATCH {}", target.resource.path(target.namespace.as_deref())).into();
     let mut backoff = BACKOFF_FIRST;
+    // Set after new credentials: a 401 with them too is final.
+    let mut renewed = false;
     loop {
+        let (generation, api) = shared.api();
         let request = http::Request::get(watch_uri(&target, rv.as_deref()))
             .header(http::header::ACCEPT_ENCODING, "identity")
             .body(Vec::new())
@@ -96,6 +101,7 @@ pub(super) async fn follow(
         let started = Instant::now();
         let ended = match api.client.request_stream(request).await {
             Ok(body) => {
+                renewed = false;
                 let mut lines = body.lines();
                 loop {
                     let line = match lines.next().await {
@@ -129,14 +135,7 @@ pub(super) async fn follow(
                 }
             }
             Err(kube::Error::Api(s)) if s.code == 410 => Ended::Gone,
-            Err(kube::Error::Api(s)) if s.code == 401 => {
-                let _ = tx.send(Message::Fatal(LiveError::Unauthorized(format!(
-                    "the API server {} stopped accepting the credentials while watching {label} (401 Unauthorized): the token \
-                     or certificate expired; log in again and restart the watch",
-                    api.server
-                ))));
-                return;
-            }
+            Err(kube::Error::Api(s)) if s.code == 401 => Ended::Refused,
             Err(kube::Error::Api(s)) if s.code == 403 => {
                 let note = format!(
                     "cannot watch {label} ({}); listing it again every {} s instead. Grant watch on it (docs/rbac.yaml) \
@@ -147,7 +146,7 @@ pub(super) async fn follow(
                 if tx.send(Message::Note(note)).is_err() {
                     return;
                 }
-                poll(&api, index, &target, &tx).await;
+                poll(&shared, index, &target, &tx).await;
                 return;
             }
             Err(e) => Ended::Broken(chain(&e)),
@@ -160,13 +159,25 @@ pub(super) async fn follow(
             Ended::Closed => {}
             Ended::Gone => {
                 match relist(&api, index, &target, &tx, "410 Gone: the watch's resourceVersion was compacted").await {
-                    Some(version) => {
+                    Relist::Done(version) => {
                         rv = version;
                         continue;
                     }
-                    None if tx.is_closed() => return,
-                    None => {}
+                    Relist::Refused => {
+                        if renew(&shared, generation, &mut renewed, &label, &tx).await {
+                            continue;
+                        }
+                        return;
+                    }
+                    Relist::Failed if tx.is_closed() => return,
+                    Relist::Failed => {}
                 }
+            }
+            Ended::Refused => {
+                if renew(&shared, generation, &mut renewed, &label, &tx).await {
+                    continue;
+                }
+                return;
             }
             Ended::Broken(why) => {
                 let note = format!("watch of {label} broke ({why}); resuming in {} s", backoff.as_secs());
@@ -180,51 +191,91 @@ pub(super) async fn follow(
     }
 }
 
-/// Lists the target again; its objects replace what the session holds. The new resourceVersion.
-async fn relist(
-    api: &Api,
-    index: usize,
-    target: &Target,
-    tx: &mpsc::UnboundedSender<Message>,
-    why: &str,
-) -> Option<Option<String>> {
+enum Relist {
+    /// The new resourceVersion.
+    Done(Option<String>),
+    /// 401: the credentials expired.
+    Refused,
+    Failed,
+}
+
+/// Lists the target again; its objects replace what the session holds.
+async fn relist(api: &Api, index: usize, target: &Target, tx: &mpsc::UnboundedSender<Message>, why: &str) -> Relist {
     match api.list(target).await {
         Ok(listed) if listed.denied.is_none() => {
             let note = format!("{}: listed again ({why})", target.label());
             if tx.send(Message::Note(note)).is_err()
                 || tx.send(Message::Relisted { target: index, objects: listed.objects }).is_err()
             {
-                return None;
+                return Relist::Failed;
             }
-            Some(listed.resource_version)
+            Relist::Done(listed.resource_version)
         }
         Ok(listed) => {
             let d = listed.denied.expect("checked above");
             let _ = tx.send(Message::Note(format!("{}: cannot list it again: {}", target.label(), d.summary())));
-            None
+            Relist::Failed
         }
-        Err(e @ LiveError::Unauthorized(_)) => {
-            let _ = tx.send(Message::Fatal(e));
-            None
-        }
+        Err(LiveError::Unauthorized(_)) => Relist::Refused,
         Err(e) => {
             let _ = tx.send(Message::Note(format!("{}: cannot list it again: {e}", target.label())));
-            None
+            Relist::Failed
         }
     }
 }
 
-async fn poll(api: &Api, index: usize, target: &Target, tx: &mpsc::UnboundedSender<Message>) {
+/// After a 401: the credentials settled again (kubeconfig re-read, an exec plugin run again, a
+/// token file re-read), once for all the watches. False when that failed or the new ones are
+/// refused too: the session then ends with exit 3.
+async fn renew(
+    shared: &Shared,
+    generation: u64,
+    renewed: &mut bool,
+    label: &str,
+    tx: &mpsc::UnboundedSender<Message>,
+) -> bool {
+    let server = shared.api().1.server.clone();
+    if *renewed {
+        let _ = tx.send(Message::Fatal(LiveError::Unauthorized(format!(
+            "the API server {server} refused the credentials while watching {label} (401 Unauthorized), and \
+             refused them again after they were read anew from the kubeconfig; log in again and restart the watch"
+        ))));
+        return false;
+    }
+    match shared.renew(generation).await {
+        Ok(true) => {
+            let note = format!(
+                "the API server {server} refused the credentials (401 Unauthorized, expired?): read them anew from the \
+                 kubeconfig (an exec plugin runs again); resuming"
+            );
+            let _ = tx.send(Message::Note(note));
+        }
+        Ok(false) => {}
+        Err(e) => {
+            let _ = tx.send(Message::Fatal(e));
+            return false;
+        }
+    }
+    *renewed = true;
+    true
+}
+
+async fn poll(shared: &Shared, index: usize, target: &Target, tx: &mpsc::UnboundedSender<Message>) {
+    let mut renewed = false;
     loop {
         tokio::time::sleep(POLL).await;
         if tx.is_closed() {
             return;
         }
-        if let Ok(listed) = api.list(target).await {
-            if listed.denied.is_none() && tx.send(Message::Relisted { target: index, objects: listed.objects }).is_err()
-            {
-                return;
+        let (generation, api) = shared.api();
+        match relist(&api, index, target, tx, "it may not be watched").await {
+            Relist::Refused => {
+                if !renew(shared, generation, &mut renewed, &target.label(), tx).await {
+                    return;
+                }
             }
+            Relist::Done(_) => renewed = false,
+            Relist::Failed => {}
         }
     }
 }

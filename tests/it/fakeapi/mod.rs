@@ -58,6 +58,8 @@ struct State {
     log: Mutex<Vec<String>>,
     /// Every request from now on answers 401, as when a token expires.
     revoked: std::sync::atomic::AtomicBool,
+    /// The token requests must carry: `behaviour.token`, until `set_token` rotates it.
+    token: Mutex<Option<String>>,
 }
 
 /// The server's resourceVersion and its changes, as etcd would keep them.
@@ -191,7 +193,9 @@ impl FakeApi {
                 o["metadata"]["resourceVersion"] = json!(FIRST_VERSION.to_string());
             }
         }
+        let token = Mutex::new(behaviour.token.clone());
         let state = Arc::new(State {
+            token,
             objects: Mutex::new(by_resource),
             history: Mutex::new(History {
                 version: FIRST_VERSION,
@@ -301,6 +305,12 @@ impl FakeApi {
     pub fn drop_watches(&self) {
         self.state.history.lock().unwrap().dropped += 1;
         self.state.changed.notify_all();
+    }
+
+    /// Only `token` is accepted from now on (open watches go on: a server checks a token once,
+    /// when the request starts).
+    pub fn set_token(&self, token: &str) {
+        *self.state.token.lock().unwrap() = Some(token.to_string());
     }
 
     /// The credentials stop working: open watches are cut and every request answers 401.
@@ -525,7 +535,7 @@ fn respond(state: &State, method: &str, target: &str, auth: Option<&String>) -> 
     if state.revoked.load(std::sync::atomic::Ordering::SeqCst) {
         return status(401, "Unauthorized", "Unauthorized");
     }
-    if let Some(token) = &state.behaviour.token {
+    if let Some(token) = state.token.lock().unwrap().as_ref() {
         if auth.map(String::as_str) != Some(format!("Bearer {token}").as_str()) {
             return status(401, "Unauthorized", "Unauthorized");
         }
