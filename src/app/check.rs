@@ -43,9 +43,7 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     }
     // As explain's build_report: the process exit frees a large snapshot faster.
     std::mem::forget(snap);
-    crate::suppress::apply(&mut report, &rules);
-    // Causes and counts follow what the suppressions left.
-    diagnose::conclude(&mut report);
+    let report = concluded(report, &rules);
     let named: std::collections::HashSet<String> = report
         .all_findings()
         .chain(report.all_suppressed().map(|s| &s.finding))
@@ -59,6 +57,13 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     // Freeing 10,000 Service reports one by one costs more than the exit that follows.
     std::mem::forget(report);
     Ok(fails)
+}
+
+/// The suppressions applied, then the causes and counts of what they left.
+pub(super) fn concluded(mut report: crate::report::Report, rules: &[crate::suppress::Rule]) -> crate::report::Report {
+    crate::suppress::apply(&mut report, rules);
+    diagnose::conclude(&mut report);
+    report
 }
 
 /// `--ignore` codes, then `--config FILE` or `./.lbdoctor.yaml` (when present and not `--no-config`).

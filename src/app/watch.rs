@@ -155,18 +155,12 @@ fn evaluate_again(snap: &Snapshot, opts: &Options, rules: &[crate::suppress::Rul
         }
         (other, _) => other?,
     };
-    Ok(conclude(report, rules))
+    Ok(super::check::concluded(report, rules))
 }
 
 /// What `check` computes: the engines, the suppressions, then the causes of what is left.
 fn evaluate(snap: &Snapshot, opts: &Options, rules: &[crate::suppress::Rule]) -> Result<Report, AppError> {
-    Ok(conclude(diagnose::diagnose(snap, opts)?, rules))
-}
-
-fn conclude(mut report: Report, rules: &[crate::suppress::Rule]) -> Report {
-    crate::suppress::apply(&mut report, rules);
-    diagnose::conclude(&mut report);
-    report
+    Ok(super::check::concluded(diagnose::diagnose(snap, opts)?, rules))
 }
 
 fn say(notes: &[String]) {

@@ -165,11 +165,12 @@ pub fn changes(
                 }
                 // BGP, Node IPAM, Cilium: the engines' change, else the ANNOUNCER column's text.
                 if bl.is_empty() && al.is_empty() && b.announcer != a.announcer {
-                    let found: Vec<&&Change> = why
+                    let mut found: Vec<&Change> = why
                         .iter()
                         .filter(|((ns, name, _, protocol), _)| (*ns, *name) == k && *protocol != "allocation")
-                        .map(|(_, c)| c)
+                        .map(|(_, c)| *c)
                         .collect();
+                    found.sort_by(|x, y| (x.protocol, &x.ip).cmp(&(y.protocol, &y.ip)));
                     if found.is_empty() {
                         let mut c = base(ChangeKind::Announcer, a);
                         c.ip = a.ips.first().cloned();
@@ -282,11 +283,10 @@ fn l2_announcers(s: &ServiceReport) -> Vec<(String, Option<String>)> {
     let Some(l2) = s.metallb.as_ref().and_then(|m| m.layer2.as_ref()) else {
         return Vec::new();
     };
-    let dead = |node: &str| {
-        l2.nodes.iter().flatten().find(|n| &*n.node == node).is_some_and(|n| n.speaker == Some(false))
-            || s.announcer == "<none>"
-    };
-    let answering = l2.expected_announcer.clone().filter(|n| !dead(n));
+    let dead = |node: &str| l2.nodes.iter().flatten().any(|n| &*n.node == node && n.speaker == Some(false));
+    // The ANNOUNCER column reads `<none>` when the winner does not answer (withdrawn, no live
+    // speaker): rows or not, both evaluations agree on that.
+    let answering = l2.expected_announcer.clone().filter(|n| s.announcer != "<none>" && !dead(n));
     let ips = if s.ips.is_empty() { vec![l2.ip.clone()] } else { s.ips.clone() };
     ips.into_iter().map(|ip| (ip, answering.clone())).collect()
 }
