@@ -112,9 +112,11 @@ pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: Str
         let read = read_all(&api, captured_at, &default_namespace).await?;
         let objects: Vec<ObjectText> =
             std::iter::once(read.info).chain(read.lists.into_iter().flat_map(|l| l.objects)).collect();
-        let mut snapshot = assemble(objects.iter())?;
+        let objects = once_each(objects.iter())?;
+        let mut snapshot = from_texts(objects.iter().copied())?;
         snapshot.live = true;
-        let kept = if opts.keep_objects { objects.iter().map(as_saved).collect::<Result<_, _>>()? } else { Vec::new() };
+        let kept =
+            if opts.keep_objects { objects.iter().map(|o| as_saved(o)).collect::<Result<_, _>>()? } else { Vec::new() };
         Ok(Collected { snapshot, objects: kept, default_namespace })
     })
 }
@@ -182,9 +184,13 @@ fn info_object(info: &SnapshotInfo) -> ObjectText {
     }
 }
 
-/// The snapshot of what was read: the SnapshotInfo first, then the objects, a Pod that two
-/// selectors returned (two label spellings) once.
+/// The snapshot of what was read: the SnapshotInfo first, then the objects.
 fn assemble<'a>(objects: impl Iterator<Item = &'a ObjectText>) -> Result<Snapshot, LiveError> {
+    Ok(from_texts(once_each(objects)?)?)
+}
+
+/// The objects with a Pod that two selectors returned (two label spellings) once.
+fn once_each<'a>(objects: impl Iterator<Item = &'a ObjectText>) -> Result<Vec<&'a ObjectText>, LiveError> {
     let mut pods_seen = HashSet::new();
     let mut kept = Vec::new();
     for object in objects {
@@ -193,7 +199,7 @@ fn assemble<'a>(objects: impl Iterator<Item = &'a ObjectText>) -> Result<Snapsho
         }
         kept.push(object);
     }
-    Ok(from_texts(kept)?)
+    Ok(kept)
 }
 
 /// Every list at once where it can be; only the Pods, ConfigMaps and Leases of the LB

@@ -158,6 +158,28 @@ fn chunk_size_0_lists_without_paging_and_proxies_honour_no_proxy() {
     assert!(!nodes[0].contains("limit="), "{nodes:?}");
 }
 
+/// A speaker Pod with both label spellings (Helm's and the manifests') matches two of the lists:
+/// it is in the snapshot once, and `--from` that snapshot loads.
+#[test]
+fn a_pod_two_selectors_return_is_saved_once() {
+    let mut objects = objects_of(Path::new(crate::util::HOMELAB));
+    for o in objects.iter_mut().filter(|o| o["kind"] == "Pod") {
+        let component = o["metadata"]["labels"]["component"].clone();
+        o["metadata"]["labels"]["app.kubernetes.io/component"] = component;
+    }
+    let api = FakeApi::start(objects, token_behaviour(), None);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", TOKEN);
+    let snap = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]);
+    assert_eq!(snap.code, 0, "{}", snap.stderr);
+    let pods = snap.json()["items"].as_array().unwrap().iter().filter(|o| o["kind"] == "Pod").count();
+    assert_eq!(pods, 9, "8 speakers and the controller, each once");
+    let path = dir.path().join("snap.json");
+    std::fs::write(&path, &snap.stdout).unwrap();
+    let from = lbdoctor(dir.path(), None, &["check", "--from", path.to_str().unwrap()]);
+    assert!(from.code < 2, "{}", from.stderr);
+}
+
 #[test]
 fn snapshot_round_trips_in_json_and_yaml() {
     let file = Path::new("testdata/scenarios/metallb-and-cilium-lbipam.yaml");
