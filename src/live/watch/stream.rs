@@ -21,8 +21,9 @@ const WATCH_SECONDS: u32 = 290;
 const POLL: Duration = Duration::from_secs(30);
 const BACKOFF_FIRST: Duration = Duration::from_secs(1);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
-/// A stream that lasted this long was healthy: the next failure starts the backoff again.
-const HEALTHY: Duration = Duration::from_secs(30);
+/// A stream that lasted this long was healthy: the next failure starts the backoff again. A
+/// proxy's idle timeout may close a quiet watch after 30 or 60 s; that is a resume, not a failure.
+const HEALTHY: Duration = Duration::from_secs(5);
 
 /// `PATH?watch=true&resourceVersion=…`: the list's selectors; a GET by name watches by field.
 fn watch_uri(target: &Target, resource_version: Option<&str>) -> String {
