@@ -134,14 +134,15 @@ pub fn summary(out: &mut dyn Write, s: &WatchSummary, format: Format, exit: u8, 
     );
     if !s.services.is_empty() {
         text.push_str("\nchanges per Service:");
-        for svc in &s.services {
+        for svc in s.services.iter().take(SHOWN) {
             let kinds: Vec<String> = svc.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
             text.push_str(&format!("\n  {:<40} {:>4}  {}", svc.service, svc.changes, kinds.join(", ")));
         }
+        more(&mut text, s.services.len());
     }
     if !s.flapping.is_empty() {
         text.push_str(&format!("\nflapping IPs (announcer changed {}+ times):", WatchSummary::FLAPPING));
-        for f in &s.flapping {
+        for f in s.flapping.iter().take(SHOWN) {
             let path: Vec<&str> = f.announcers.iter().map(|a| a.as_deref().unwrap_or("nobody")).collect();
             text.push_str(&format!(
                 "\n  {:<18} {:>4} moves  {}  ({})",
@@ -151,6 +152,7 @@ pub fn summary(out: &mut dyn Write, s: &WatchSummary, format: Format, exit: u8, 
                 f.services.join(", ")
             ));
         }
+        more(&mut text, s.flapping.len());
     }
     let counts: Vec<String> = s.summary.by_status.iter().map(|(word, n)| format!("{n} {word}")).collect();
     text.push_str(&format!(
@@ -197,6 +199,15 @@ fn hang(text: &str, width: Option<usize>, indent: usize) -> Vec<String> {
     out
 }
 
+/// The summary's lists in the table: the first ones (the most changes first); JSON has all.
+const SHOWN: usize = 20;
+
+fn more(text: &mut String, total: usize) {
+    if total > SHOWN {
+        text.push_str(&format!("\n  … (+{} more; -o json lists every one)", total - SHOWN));
+    }
+}
+
 fn plural(n: u64) -> &'static str {
     if n == 1 {
         ""
@@ -239,7 +250,33 @@ fn allocation(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::hang;
+    use super::*;
+    use crate::report::{ServiceChanges, API_VERSION};
+
+    #[test]
+    fn the_summary_table_lists_the_first_services_and_counts_the_rest() {
+        let services = (0..25)
+            .map(|i| ServiceChanges { service: format!("ns/svc-{i:02}"), changes: 1, by_kind: [("status", 1)].into() })
+            .collect();
+        let s = WatchSummary {
+            api_version: API_VERSION,
+            kind: "WatchSummary",
+            time: "T1".into(),
+            started: "T0".into(),
+            ended_by: "timeout",
+            evaluations: 1,
+            events: 1,
+            changes: 25,
+            services,
+            flapping: Vec::new(),
+            summary: Default::default(),
+        };
+        let mut out = Vec::new();
+        summary(&mut out, &s, Format::Table, 0, Paint { color: false, width: None, no_headers: false }).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("ns/svc-19") && !text.contains("ns/svc-20"), "{text}");
+        assert!(text.contains("… (+5 more; -o json lists every one)"), "{text}");
+    }
 
     #[test]
     fn a_hanging_indent_keeps_the_first_line_full_and_the_padding_of_short_lines() {
