@@ -118,10 +118,14 @@ pub(super) fn watch(
             Wake::Notes(notes) => say(&notes),
             Wake::Changed { triggers, notes } => {
                 say(&notes);
-                let snap = session.snapshot()?;
-                let next = evaluate_again(&snap, &opts, rules)?;
-                let reasons = crate::watch::reasons(&snap, &last, &next, &opts)?;
-                drop(snap);
+                let (next, reasons) = match reevaluate(&session, &last, &opts, rules) {
+                    Ok(done) => done,
+                    // An object the API server took and the loader refuses: say so, keep watching.
+                    Err(e) => {
+                        say(&[format!("the cluster as it is now cannot be evaluated ({e}); the last state stands")]);
+                        continue;
+                    }
+                };
                 let time = now();
                 for change in crate::watch::changes(&last, &next, &reasons, &triggers, &time) {
                     tally.record(&change);
@@ -141,6 +145,19 @@ pub(super) fn watch(
         Some(e) => Err(e.into()),
         None => Ok(fails),
     }
+}
+
+/// The cluster as the watches now see it, evaluated, with the reasons of what changed since `last`.
+fn reevaluate(
+    session: &Session,
+    last: &Report,
+    opts: &Options,
+    rules: &[crate::suppress::Rule],
+) -> Result<(Report, Vec<crate::report::Change>), AppError> {
+    let snap = session.snapshot()?;
+    let next = evaluate_again(&snap, opts, rules)?;
+    let reasons = crate::watch::reasons(&snap, last, &next, opts)?;
+    Ok((next, reasons))
 }
 
 /// As `evaluate`; the one Service explained may go (and come back): then its namespace's

@@ -218,6 +218,21 @@ fn the_service_explained_may_go_and_come_back() {
     assert_eq!((back["before"].as_str(), back["after"].as_str()), (None, Some("ok")), "{back}");
 }
 
+/// An object the loader refuses (the fake server takes anything) pauses the evaluations with a
+/// note instead of ending the watch; once it is gone they go on.
+#[test]
+fn an_object_that_cannot_be_read_pauses_the_evaluations_not_the_watch() {
+    let api = homelab();
+    let mut w = Watching::start(&api, &["check", "-w", "-o", "json"]);
+    api.put(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "broken", "namespace": "default"},
+        "spec": {"type": "LoadBalancer", "ports": "not a list"}}));
+    std::thread::sleep(Duration::from_millis(500));
+    api.delete("Service", "default", "broken");
+    labelled(&api, "worker-b", EXCLUDE, Some(""));
+    w.next(|d| is_move(d, "default/grafana", "worker-b", "worker-a"));
+    assert!(!w.seen.iter().any(|d| d["service"] == "default/broken"), "{:#?}", w.seen);
+}
+
 #[test]
 fn a_burst_of_changes_is_one_evaluation() {
     let api = homelab();
