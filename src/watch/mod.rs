@@ -75,10 +75,8 @@ pub fn reasons(snap: &Snapshot, before: &Report, after: &Report, opts: &Options)
     let names = |r: &Report| -> BTreeSet<String> { r.nodes.iter().map(|n| n.name.to_string()).collect() };
     let deleted: Vec<String> = names(before).difference(&names(after)).cloned().collect();
     let detailed = Options { scope: Scope::All, detail: true, ..opts.clone() };
-    let keys: Vec<&(String, String)> = affected.iter().collect();
     let mut out = Vec::new();
-    for chunk in keys.chunks(CHUNK) {
-        let set: BTreeSet<(&str, &str)> = chunk.iter().map(|(ns, n)| (ns.as_str(), n.as_str())).collect();
+    for set in chunks(&affected, after, CHUNK) {
         let restricted = crate::simulate::restrict(snap, &set);
         let rows = diagnose::diagnose(&restricted, &detailed)?;
         let old: Vec<crate::report::ServiceReport> = before
@@ -90,6 +88,45 @@ pub fn reasons(snap: &Snapshot, before: &Report, after: &Report, opts: &Options)
         out.extend(crate::simulate::diff::service_changes(&old, &rows.services, &deleted));
     }
     Ok(out)
+}
+
+/// The Services in groups of at most `size`, never parting Services that share an IP (their
+/// elections run together): each group is one per-node run.
+fn chunks<'k>(keys: &'k BTreeSet<ServiceKey>, after: &Report, size: usize) -> Vec<BTreeSet<(&'k str, &'k str)>> {
+    // Services linked by a shared IP, directly or through another one, by union-find.
+    let list: Vec<&ServiceKey> = keys.iter().collect();
+    let mut parent: Vec<usize> = (0..list.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let index: HashMap<(&str, &str), usize> =
+        list.iter().enumerate().map(|(i, (ns, n))| ((ns.as_str(), n.as_str()), i)).collect();
+    let mut first_with_ip: HashMap<&str, usize> = HashMap::new();
+    for s in &after.services {
+        let Some(&i) = index.get(&(s.namespace.as_str(), s.name.as_str())) else { continue };
+        for ip in &s.ips {
+            let j = *first_with_ip.entry(ip.as_str()).or_insert(i);
+            let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+            parent[a] = b;
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<(&str, &str)>> = BTreeMap::new();
+    for (i, (ns, n)) in list.iter().enumerate() {
+        let r = root(&mut parent, i);
+        groups.entry(r).or_default().push((ns.as_str(), n.as_str()));
+    }
+    let mut out: Vec<BTreeSet<(&str, &str)>> = Vec::new();
+    for group in groups.into_values() {
+        match out.last_mut() {
+            Some(chunk) if chunk.len() + group.len() <= size => chunk.extend(group),
+            _ => out.push(group.into_iter().collect()),
+        }
+    }
+    out
 }
 
 /// Every change from `before` to `after`. `reasons` are the engines' changes between the same

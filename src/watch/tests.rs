@@ -93,3 +93,17 @@ fn the_tally_counts_a_shared_ip_once_and_names_flapping_ips() {
     assert_eq!(grafana.by_kind.get("announcer"), Some(&2));
     assert_eq!(s.changes, (out.len() + back.len()) as u64);
 }
+
+#[test]
+fn chunks_never_part_services_that_share_an_ip() {
+    let snap = Demo::Healthy.load().unwrap();
+    let report = evaluate(&snap);
+    let keys: BTreeSet<ServiceKey> = report.services.iter().map(|s| (s.namespace.clone(), s.name.clone())).collect();
+    let chunks = chunks(&keys, &report, 1);
+    // Ten Services, the two pihole ones on 198.51.100.20: nine chunks, that pair in one.
+    assert_eq!(chunks.len(), 9);
+    let pair = chunks.iter().find(|c| c.len() == 2).expect("the shared IP's pair");
+    assert!(pair.contains(&("home", "pihole-dns-tcp")) && pair.contains(&("home", "pihole-dns-udp")), "{pair:?}");
+    assert_eq!(chunks.iter().map(BTreeSet::len).sum::<usize>(), 10);
+    assert_eq!(super::chunks(&keys, &report, 256).len(), 1);
+}

@@ -134,8 +134,7 @@ impl Session {
             }
         }
         let session = Session { runtime, rx, targets, store, info, default_namespace, context, events: 0 };
-        let mut snapshot = session.snapshot()?;
-        snapshot.live = true;
+        let snapshot = session.snapshot()?;
         Ok((session, snapshot))
     }
 
