@@ -32,28 +32,8 @@ impl Watching {
 
     /// `edit` may rewrite the kubeconfig (in the directory given) before the watch starts.
     fn start_with(api: &FakeApi, args: &[&str], edit: impl FnOnce(&Path, &Path)) -> Watching {
-        let dir = tempfile::tempdir().unwrap();
-        let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", "t");
-        edit(dir.path(), &kubeconfig);
-        let mut child = Command::new(BIN)
-            .args(args)
-            .env_clear()
-            .env("HOME", dir.path())
-            .env("KUBECONFIG", &kubeconfig)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut w = Watching { child, lines, seen: Vec::new(), home: dir };
+        let (child, lines, home) = spawn(api, args, &[], edit);
+        let mut w = Watching { child, lines, seen: Vec::new(), home };
         w.next(|d| d["kind"] == "WatchStart");
         w
     }
@@ -87,6 +67,38 @@ impl Watching {
         let code = self.child.wait().unwrap().code().unwrap_or(-1);
         (summary, code, std::mem::take(&mut self.seen))
     }
+}
+
+/// The binary against `api` with only its own kubeconfig (and `env`), its stdout a line at a time.
+fn spawn(
+    api: &FakeApi,
+    args: &[&str],
+    env: &[(&str, &str)],
+    edit: impl FnOnce(&Path, &Path),
+) -> (Child, mpsc::Receiver<String>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", "t");
+    edit(dir.path(), &kubeconfig);
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_clear()
+        .env("HOME", dir.path())
+        .env("KUBECONFIG", &kubeconfig)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    (child, lines, dir)
 }
 
 impl Drop for Watching {
@@ -301,25 +313,8 @@ fn credentials_that_stop_working_end_the_watch_with_its_summary_and_exit_3() {
 #[test]
 fn text_lines_fit_the_terminal() {
     let api = homelab();
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", "t");
-    let mut child = Command::new(BIN)
-        .args(["check", "-n", "default", "--watch"])
-        .env_clear()
-        .env("HOME", dir.path())
-        .env("KUBECONFIG", &kubeconfig)
-        .env("COLUMNS", "80")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, lines) = mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let (mut child, lines, _home) =
+        spawn(&api, &["check", "-n", "default", "--watch"], &[("COLUMNS", "80")], |_, _| {});
     let mut seen = Vec::new();
     let until = |what: &str, seen: &mut Vec<String>| loop {
         let line = lines.recv_timeout(WAIT).unwrap_or_else(|_| panic!("no {what:?} in {seen:#?}"));
