@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::Pod;
 use serde_json::json;
 
 use super::logs::LogStats;
+use super::story::{self, Kind, OwnerChange, Story, Teller};
 use crate::k8s::selector::Selector;
 use crate::metallb::install::is_speaker_labelled;
 use crate::report::*;
@@ -40,7 +41,12 @@ const FLAPS: u64 = 3;
 pub fn history(i: &Inputs) -> History {
     let pods = speaker_pods(i.snap);
     let logs: Vec<(LogSource, &LogStats)> = i.logs.iter().map(|l| (log_source(l, &pods), &l.stats)).collect();
-    let churn = node_churn(i.snap, &pods, &logs);
+    let tellers: Vec<Teller> =
+        logs.iter().map(|(src, stats)| Teller { node: src.node.as_deref(), timeline: &stats.timeline }).collect();
+    let story = story::tell(&tellers);
+    let with_logs = !logs.is_empty();
+    let mut churn = node_churn(i.snap, &pods, &story);
+    suspects(&logs, &mut churn);
     let events = node_assigned(i.snap, i.since);
 
     let mut ips: BTreeMap<String, IpHistory> = BTreeMap::new();
@@ -50,20 +56,16 @@ pub fn history(i: &Inputs) -> History {
             continue;
         };
         for ip in &s.ips {
-            let entry = ips.entry(ip.clone()).or_insert_with(|| IpHistory {
-                expected_announcer: l2.expected_announcer.clone(),
-                order: {
-                    let mut ranked: Vec<(usize, String)> =
-                        l2.nodes.iter().flatten().filter_map(|n| Some((n.rank?, n.node.to_string()))).collect();
-                    ranked.sort();
-                    ranked.into_iter().map(|(_, n)| n).collect()
-                },
-                ..ip_history(ip)
-            });
+            let entry = ips.entry(ip.clone()).or_insert_with(|| ip_history(ip));
             entry.services.push(key.clone());
-            // What ServiceL2Status (or the latest nodeAssigned Event) says, as the Report read it.
+            // Services sharing the IP: the one with an election speaks for it (one without a
+            // ready endpoint holds none), and the first record of an announcer counts.
+            if entry.expected_announcer.is_none() && entry.order.is_empty() {
+                entry.expected_announcer = l2.expected_announcer.clone();
+                entry.order = election_order(l2);
+            }
             if entry.current_owner.is_none() {
-                entry.current_owner = l2.actual_announcers.as_ref().map(|a| a.join(","));
+                entry.current_owner = l2.actual_announcers.as_ref().filter(|a| !a.is_empty()).map(|a| a.join(","));
             }
         }
     }
@@ -75,50 +77,26 @@ pub fn history(i: &Inputs) -> History {
     }
 
     for h in ips.values_mut() {
-        let mut owners: BTreeMap<String, IpOwner> = BTreeMap::new();
-        let rank = |node: &str| h.order.iter().position(|n| n == node).map(|p| p + 1);
-        for (src, stats) in &logs {
-            let (Some(node), Some(c)) = (&src.node, stats.ips.get(&h.ip)) else {
-                continue;
-            };
-            for (reason, n) in &c.withdrawals_by_reason {
-                *h.withdrawals_by_reason.entry(reason.clone()).or_default() += n;
-            }
-            if c.takeovers == 0 && c.withdrawals_by_reason.is_empty() {
-                continue;
-            }
-            let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
-            *o.takeovers.get_or_insert(0) += c.takeovers;
-            *o.withdrawn_not_owner.get_or_insert(0) += c.withdrawals_by_reason.get("notOwner").copied().unwrap_or(0);
-
-            for (day, n) in &c.takeovers_by_day {
-                *o.takeovers_by_day.entry(day.clone()).or_default() += n;
+        h.owners = owners(h, &logs, &events);
+        if with_logs {
+            tell_changes(h, story.ips.get(&h.ip).map(Vec::as_slice).unwrap_or(&[]));
+        }
+        h.disturbed_by = if with_logs { disturbed_by(h, &story, &churn) } else { disturbed_by_rank(h, &churn) };
+    }
+    for changes in story.ips.values() {
+        for cause in changes.iter().filter_map(|c| c.cause.as_ref()) {
+            if let Some(c) = churn.get_mut(cause) {
+                c.owner_changes_caused += 1;
             }
         }
-        for (node, count) in h.services.iter().filter_map(|svc| events.get(svc)).flatten() {
-            let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
-            if let Some(count) = count {
-                add_count(&mut o.events, count);
-            }
-        }
-        h.owners = owners.into_values().collect();
-        h.owners.sort_by_key(|o| (o.rank.unwrap_or(usize::MAX), o.node.clone()));
-        h.owner_changes = (!logs.is_empty()).then(|| owner_changes(&h.owners));
-        let worst_rank = h.owners.iter().map(|o| o.rank.unwrap_or(usize::MAX)).max();
-        h.disturbed_by = h
-            .owners
-            .iter()
-            .filter(|o| o.rank.is_some() && o.rank < worst_rank && h.owners.len() > 1)
-            .filter(|o| churn.get(&o.node).is_some_and(churns))
-            .filter(|_| h.owner_changes.is_none_or(|c| c >= FLAPS))
-            .map(|o| o.node.clone())
-            .collect();
     }
     if let Some(svc) = &i.service {
         ips.retain(|_, h| h.services.contains(svc));
     }
 
-    let flapping = flapping(&ips, &churn);
+    let change_days = change_days(&ips, &story);
+    let worst_day = worst_day(&change_days);
+    let flapping = flapping(i, &ips, &churn, &story);
     let fix = fix(i, &flapping);
     let findings = findings(&flapping, &churn);
     History {
@@ -126,7 +104,9 @@ pub fn history(i: &Inputs) -> History {
         kind: "History",
         source: i.report.source.clone(),
         since: i.since.map(|t| t.to_string()),
-        days: days(&logs),
+        days: days(&logs, &story),
+        change_days,
+        worst_day,
         logs: logs.into_iter().map(|(s, _)| s).collect(),
         logs_unknown_because: i.logs_unknown_because.clone(),
         ips: ips.into_values().collect(),
@@ -137,16 +117,149 @@ pub fn history(i: &Inputs) -> History {
     }
 }
 
-/// Each change shows as the new owner's takeover, and, when a higher-ranked node takes the IP
-/// back, as the old owner's `notOwner` withdrawal. A crash-looping speaker's log holds only its
-/// current container, so its takebacks are counted from the withdrawals of the owners below it.
-fn owner_changes(owners: &[IpOwner]) -> u64 {
-    let Some(top) = owners.first().filter(|o| o.rank.is_some()) else {
-        return owners.iter().filter_map(|o| o.takeovers).sum::<u64>().saturating_sub(1);
-    };
-    let yielded: u64 = owners[1..].iter().filter_map(|o| o.withdrawn_not_owner).sum();
-    let rest: u64 = owners[1..].iter().filter_map(|o| o.takeovers).sum();
-    (top.takeovers.unwrap_or(0).max(yielded) + rest).saturating_sub(1)
+/// The layer-2 election order now, candidates only, winner first.
+fn election_order(l2: &crate::report::Layer2) -> Vec<String> {
+    let mut ranked: Vec<(usize, String)> =
+        l2.nodes.iter().flatten().filter_map(|n| Some((n.rank?, n.node.to_string()))).collect();
+    ranked.sort();
+    ranked.into_iter().map(|(_, n)| n).collect()
+}
+
+/// Every node that announced the IP, by its own log's counts and the `nodeAssigned` Events.
+fn owners(
+    h: &mut IpHistory,
+    logs: &[(LogSource, &LogStats)],
+    events: &BTreeMap<String, BTreeMap<String, Option<EventCount>>>,
+) -> Vec<IpOwner> {
+    let mut owners: BTreeMap<String, IpOwner> = BTreeMap::new();
+    let order = &h.order;
+    let rank = |node: &str| order.iter().position(|n| n == node).map(|p| p + 1);
+    for (src, stats) in logs {
+        let (Some(node), Some(c)) = (&src.node, stats.ips.get(&h.ip)) else {
+            continue;
+        };
+        for (reason, n) in &c.withdrawals_by_reason {
+            *h.withdrawals_by_reason.entry(reason.clone()).or_default() += n;
+        }
+        if c.takeovers == 0 && c.withdrawals_by_reason.is_empty() {
+            continue;
+        }
+        let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
+        *o.takeovers.get_or_insert(0) += c.takeovers;
+        *o.withdrawn_not_owner.get_or_insert(0) += c.withdrawals_by_reason.get("notOwner").copied().unwrap_or(0);
+        for (day, n) in &c.takeovers_by_day {
+            *o.takeovers_by_day.entry(day.clone()).or_default() += n;
+        }
+    }
+    for (node, count) in h.services.iter().filter_map(|svc| events.get(svc)).flatten() {
+        let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
+        if let Some(count) = count {
+            add_count(&mut o.events, count);
+        }
+    }
+    let mut owners: Vec<IpOwner> = owners.into_values().collect();
+    owners.sort_by_key(|o| (o.rank.unwrap_or(usize::MAX), o.node.clone()));
+    owners
+}
+
+/// The IP's owner changes, as counted: totals, by day and kind, the last few.
+fn tell_changes(h: &mut IpHistory, changes: &[OwnerChange]) {
+    let count = |k: Kind| changes.iter().filter(|c| c.kind == k).count() as u64;
+    h.owner_changes = Some(changes.len() as u64);
+    h.takeovers = Some(count(Kind::Takeover));
+    h.takebacks = Some(count(Kind::Takeback));
+    h.handovers = Some(count(Kind::Handover));
+    for c in changes {
+        *h.owner_changes_by_day.entry(day_of(c.at)).or_default() += 1;
+    }
+    h.last_changes = changes[changes.len().saturating_sub(10)..].iter().map(change_row).collect();
+}
+
+fn change_row(c: &OwnerChange) -> OwnerChangeRow {
+    OwnerChangeRow {
+        at: instant(c.at),
+        from: c.from.clone(),
+        to: c.to.clone(),
+        kind: kind_name(c.kind),
+        cause: c.cause.clone(),
+    }
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Takeover => "takeover",
+        Kind::Takeback => "takeback",
+        Kind::Handover => "handover",
+    }
+}
+
+/// RFC 3339, whole seconds unless the logs had more.
+fn instant(at: i64) -> String {
+    Timestamp::from_nanosecond(i128::from(at)).map(|t| t.to_string()).unwrap_or_else(|_| at.to_string())
+}
+
+fn day_of(at: i64) -> String {
+    let text = instant(at);
+    text.get(..10).unwrap_or(&text).to_string()
+}
+
+/// With logs: the nodes whose departures, restarts and rejoins caused the IP's changes.
+fn disturbed_by(h: &IpHistory, story: &Story, churn: &BTreeMap<String, NodeChurn>) -> Vec<String> {
+    let mut caused: BTreeMap<&str, u64> = BTreeMap::new();
+    for cause in story.ips.get(&h.ip).into_iter().flatten().filter_map(|c| c.cause.as_deref()) {
+        *caused.entry(cause).or_default() += 1;
+    }
+    let mut nodes: Vec<(&str, u64)> =
+        caused.into_iter().filter(|(n, c)| *c >= FLAPS && churn.get(*n).is_some_and(churns)).collect();
+    nodes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    nodes.into_iter().map(|(n, _)| n.to_string()).collect()
+}
+
+/// Without logs (Events only): owners that rank above another owner now and churn.
+fn disturbed_by_rank(h: &IpHistory, churn: &BTreeMap<String, NodeChurn>) -> Vec<String> {
+    let worst_rank = h.owners.iter().map(|o| o.rank.unwrap_or(usize::MAX)).max();
+    h.owners
+        .iter()
+        .filter(|o| o.rank.is_some() && o.rank < worst_rank && h.owners.len() > 1)
+        .filter(|o| churn.get(&o.node).is_some_and(churns))
+        .map(|o| o.node.clone())
+        .collect()
+}
+
+fn change_days(ips: &BTreeMap<String, IpHistory>, story: &Story) -> Vec<ChangeDay> {
+    let mut rows: BTreeMap<(String, &str), ChangeDay> = BTreeMap::new();
+    for h in ips.values() {
+        for c in story.ips.get(&h.ip).into_iter().flatten() {
+            let day = day_of(c.at);
+            let r = rows.entry((day.clone(), h.ip.as_str())).or_insert_with(|| ChangeDay {
+                day,
+                ip: h.ip.clone(),
+                services: h.services.clone(),
+                ..Default::default()
+            });
+            r.owner_changes += 1;
+            match c.kind {
+                Kind::Takeover => r.takeovers += 1,
+                Kind::Takeback => r.takebacks += 1,
+                Kind::Handover => r.handovers += 1,
+            }
+            *r.caused_by.entry(c.cause.clone().unwrap_or_else(|| super::logs::MISSING.into())).or_default() += 1;
+        }
+    }
+    rows.into_values().collect()
+}
+
+fn worst_day(rows: &[ChangeDay]) -> Option<WorstDay> {
+    let mut by_day: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in rows {
+        *by_day.entry(&r.day).or_default() += r.owner_changes;
+    }
+    // The most changes; the earliest such day.
+    let (day, n) = by_day.into_iter().fold(None, |best: Option<(&str, u64)>, (d, n)| match best {
+        Some((_, m)) if m >= n => best,
+        _ => Some((d, n)),
+    })?;
+    Some(WorstDay { day: day.to_string(), owner_changes: n })
 }
 
 fn owner(node: &str, rank: Option<usize>) -> IpOwner {
@@ -170,6 +283,11 @@ fn ip_history(ip: &str) -> IpHistory {
         order: Vec::new(),
         owners: Vec::new(),
         owner_changes: None,
+        owner_changes_by_day: BTreeMap::new(),
+        takeovers: None,
+        takebacks: None,
+        handovers: None,
+        last_changes: Vec::new(),
         withdrawals_by_reason: BTreeMap::new(),
         disturbed_by: Vec::new(),
     }
@@ -190,7 +308,7 @@ fn add_count(total: &mut Option<EventCount>, b: &EventCount) {
 /// Churn enough to flap: a restart or a memberlist failure now and then is not.
 fn churns(c: &NodeChurn) -> bool {
     let restarts = c.restarts.map(|r| r.max(0) as u64).unwrap_or(0);
-    restarts.max(c.failed).max(c.rejoins) >= FLAPS
+    restarts.max(c.departures).max(c.rejoins) >= FLAPS
 }
 
 /// Speaker Pods by name.
@@ -232,11 +350,7 @@ fn log_source(log: &SpeakerLog, pods: &BTreeMap<String, &Pod>) -> LogSource {
     }
 }
 
-fn node_churn(
-    snap: &Snapshot,
-    pods: &BTreeMap<String, &Pod>,
-    logs: &[(LogSource, &LogStats)],
-) -> BTreeMap<String, NodeChurn> {
+fn node_churn(snap: &Snapshot, pods: &BTreeMap<String, &Pod>, story: &Story) -> BTreeMap<String, NodeChurn> {
     let mut out: BTreeMap<String, NodeChurn> = BTreeMap::new();
     for n in snap.nodes.iter().filter_map(|n| n.metadata.name.clone()) {
         out.insert(
@@ -248,8 +362,11 @@ fn node_churn(
                 last_termination: None,
                 last_termination_reason: None,
                 suspect: 0,
+                departures: 0,
                 failed: 0,
                 rejoins: 0,
+                last_departure: None,
+                owner_changes_caused: 0,
             },
         );
     }
@@ -266,26 +383,25 @@ fn node_churn(
         c.last_termination_reason = terminated
             .map(|t| format!("{} (exit code {})", t.reason.clone().unwrap_or_else(|| "unknown".into()), t.exit_code));
     }
-    for (member, days) in logs.iter().flat_map(|(_, s)| &s.members) {
+    for (member, m) in &story.members {
         let Some(c) = out.get_mut(member) else {
             continue;
         };
-        for m in days.values() {
-            c.suspect += m.suspect;
-        }
-    }
-    // Failures and rejoins: each peer logs each one once, so the most any peer saw is the count.
-    for c in out.values_mut() {
-        let per_peer = |f: fn(&super::logs::MemberCounts) -> u64| {
-            logs.iter()
-                .map(|(_, s)| s.members.get(&c.node).map(|d| d.values().map(f).sum::<u64>()).unwrap_or(0))
-                .max()
-                .unwrap_or(0)
-        };
-        c.failed = per_peer(|m| m.failed);
-        c.rejoins = per_peer(|m| m.join);
+        c.departures = m.departures.len() as u64;
+        c.failed = m.departures.iter().filter(|d| d.failed).count() as u64;
+        c.rejoins = m.rejoins.len() as u64;
+        c.last_departure = m.departures.last().map(|d| instant(d.at));
     }
     out
+}
+
+/// "Suspect NODE has failed" lines about each member, summed over every peer's log.
+fn suspects(logs: &[(LogSource, &LogStats)], churn: &mut BTreeMap<String, NodeChurn>) {
+    for (member, days) in logs.iter().flat_map(|(_, s)| &s.members) {
+        if let Some(c) = churn.get_mut(member) {
+            c.suspect += days.values().map(|m| m.suspect).sum::<u64>();
+        }
+    }
 }
 
 /// `nodeAssigned` Events per Service (`namespace/name`) and node, newer than `since`.
@@ -320,7 +436,7 @@ fn announced_node(message: &str) -> Option<String> {
     tail.contains("\"layer2\"").then(|| node.to_string())
 }
 
-fn days(logs: &[(LogSource, &LogStats)]) -> Vec<DayRow> {
+fn days(logs: &[(LogSource, &LogStats)], story: &Story) -> Vec<DayRow> {
     let mut rows: BTreeMap<(String, String), DayRow> = BTreeMap::new();
     fn row<'r>(rows: &'r mut BTreeMap<(String, String), DayRow>, day: &str, node: &str) -> &'r mut DayRow {
         rows.entry((day.to_string(), node.to_string())).or_insert_with(|| DayRow {
@@ -349,62 +465,142 @@ fn days(logs: &[(LogSource, &LogStats)]) -> Vec<DayRow> {
             if member == super::logs::SELF_MEMBER {
                 continue;
             }
-            for (day, m) in days {
-                let r = row(&mut rows, day, member);
-                r.suspect += m.suspect;
-                r.failed = r.failed.max(m.failed);
-                r.rejoins = r.rejoins.max(m.join);
+            for (day, m) in days.iter().filter(|(_, m)| m.suspect > 0) {
+                row(&mut rows, day, member).suspect += m.suspect;
             }
+        }
+    }
+    for (member, m) in &story.members {
+        for d in &m.departures {
+            let r = row(&mut rows, &day_of(d.at), member);
+            r.departures += 1;
+            r.failed += u64::from(d.failed);
+        }
+        for &at in &m.rejoins {
+            row(&mut rows, &day_of(at), member).rejoins += 1;
+        }
+    }
+    for c in story.ips.values().flatten() {
+        if let Some(cause) = &c.cause {
+            row(&mut rows, &day_of(c.at), cause).owner_changes_caused += 1;
         }
     }
     rows.into_values().collect()
 }
 
-fn flapping(ips: &BTreeMap<String, IpHistory>, churn: &BTreeMap<String, NodeChurn>) -> Vec<Flapping> {
+/// The nodes that disturbed some IP, worst first: by the owner changes they caused.
+fn flapping(
+    i: &Inputs,
+    ips: &BTreeMap<String, IpHistory>,
+    churn: &BTreeMap<String, NodeChurn>,
+    story: &Story,
+) -> Vec<Flapping> {
     let mut by_node: BTreeMap<&str, Flapping> = BTreeMap::new();
     for h in ips.values() {
+        let changes = story.ips.get(&h.ip).map(Vec::as_slice).unwrap_or(&[]);
         for node in &h.disturbed_by {
-            let me = h.owners.iter().find(|o| &o.node == node);
-            let my_rank = me.and_then(|o| o.rank);
             let c = &churn[node];
             let f = by_node.entry(node).or_insert_with(|| Flapping {
                 node: node.clone(),
                 restarts: c.restarts,
+                departures: c.departures,
                 failed: c.failed,
                 rejoins: c.rejoins,
+                owner_changes: 0,
+                takeovers: 0,
                 takebacks: 0,
+                first_change: None,
+                last_change: None,
+                candidate_now: false,
+                fixed: None,
                 ips: Vec::new(),
             });
-            f.takebacks += h
-                .owners
-                .iter()
-                .filter(|o| o.rank.is_none_or(|r| Some(r) > my_rank))
-                .filter_map(|o| o.withdrawn_not_owner)
-                .sum::<u64>();
+            let caused: Vec<&OwnerChange> = changes.iter().filter(|c| c.cause.as_deref() == Some(node)).collect();
+            let mut displaced: BTreeSet<String> = BTreeSet::new();
+            for c in &caused {
+                f.owner_changes += 1;
+                match c.kind {
+                    Kind::Takeover => f.takeovers += 1,
+                    _ => f.takebacks += 1,
+                }
+                let other = if c.from.as_deref() == Some(node) { &c.to } else { &c.from };
+                displaced.extend(other.iter().cloned());
+            }
+            if let (Some(first), Some(last)) = (caused.first(), caused.last()) {
+                let (first, last) = (instant(first.at), instant(last.at));
+                f.first_change = f.first_change.take().map_or(Some(first.clone()), |f| Some(f.min(first)));
+                f.last_change = f.last_change.take().map_or(Some(last.clone()), |l| Some(l.max(last)));
+            }
+            if caused.is_empty() {
+                // Events only: the owners it ranks above.
+                let mine = h.owners.iter().find(|o| &o.node == node).and_then(|o| o.rank);
+                displaced
+                    .extend(h.owners.iter().filter(|o| o.rank.is_none_or(|r| Some(r) > mine)).map(|o| o.node.clone()));
+            }
+            let rank_now = h.order.iter().position(|n| n == node).map(|p| p + 1);
+            f.candidate_now |= rank_now.is_some();
             f.ips.push(Disturbed {
                 ip: h.ip.clone(),
                 services: h.services.clone(),
-                displaced: h
-                    .owners
-                    .iter()
-                    .filter(|o| o.rank.is_none_or(|r| Some(r) > my_rank))
-                    .map(|o| o.node.clone())
-                    .collect(),
-                owner_changes: h.owner_changes,
+                displaced: displaced.into_iter().collect(),
+                owner_changes: if caused.is_empty() { h.owner_changes } else { Some(caused.len() as u64) },
+                rank_now,
             });
         }
     }
+    for f in by_node.values_mut().filter(|f| !f.candidate_now) {
+        let lost = f
+            .ips
+            .iter()
+            .filter_map(|d| story.ips.get(&d.ip)?.iter().rev().find(|c| c.from.as_deref() == Some(&f.node)));
+        let at = lost.map(|c| c.at).max().map(instant);
+        f.fixed = Some(Fixed { at, excluded_by: excluded_now(i.report, &f.node, &f.ips) });
+    }
     let mut out: Vec<Flapping> = by_node.into_values().collect();
-    out.sort_by(|a, b| (b.takebacks, b.restarts, &a.node).cmp(&(a.takebacks, a.restarts, &b.node)));
+    out.sort_by(|a, b| {
+        (b.owner_changes, b.departures, b.restarts, &a.node).cmp(&(a.owner_changes, a.departures, a.restarts, &b.node))
+    });
     out
+}
+
+/// Why `node` is out of today's election for the Services of these IPs (explain's filters).
+fn excluded_now(report: &Report, node: &str, ips: &[Disturbed]) -> Vec<String> {
+    let services: BTreeSet<&str> = ips.iter().flat_map(|d| d.services.iter().map(String::as_str)).collect();
+    let mut why: BTreeSet<&'static str> = BTreeSet::new();
+    for s in &report.services {
+        if !services.contains(format!("{}/{}", s.namespace, s.name).as_str()) {
+            continue;
+        }
+        let Some(l2) = s.metallb.as_ref().and_then(|m| m.layer2.as_ref()) else { continue };
+        let row = l2.nodes.iter().flatten().find(|n| &*n.node == node);
+        match row {
+            Some(row) => why.extend(row.excluded_by.iter().map(|e| e.as_str())),
+            None => why.extend(
+                (l2.excluded.iter())
+                    .filter(|g| g.nodes.iter().flatten().any(|n| &**n == node))
+                    .map(|g| g.excluded_by.as_str()),
+            ),
+        }
+    }
+    why.into_iter().map(str::to_string).collect()
 }
 
 /// Keep the flapping nodes out of the L2Advertisements that make them candidates for the IPs they
 /// disturb: each nodeSelector term gets a `kubernetes.io/hostname NotIn` requirement (terms are
 /// ORed, so each needs it). The effect is computed by the what-if engine.
-fn fix(i: &Inputs, flapping: &[Flapping]) -> Option<Fix> {
-    if flapping.is_empty() {
+fn fix(i: &Inputs, all: &[Flapping]) -> Option<Fix> {
+    if all.is_empty() {
         return None;
+    }
+    let flapping: Vec<&Flapping> = all.iter().filter(|f| f.candidate_now).collect();
+    if flapping.is_empty() {
+        let fixed: Vec<String> = all.iter().map(fixed_clause).collect();
+        return Some(Fix {
+            needed: false,
+            summary: format!("no patch needed: {}", fixed.join("; ")),
+            patches: Vec::new(),
+            effect: Vec::new(),
+        });
     }
     let labels_of = |node: &str| {
         let n = i.snap.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(node));
@@ -416,8 +612,9 @@ fn fix(i: &Inputs, flapping: &[Flapping]) -> Option<Fix> {
         .zip(&labels)
         .map(|(f, l)| l.get("kubernetes.io/hostname").cloned().unwrap_or_else(|| f.node.clone()))
         .collect();
-    let disturbed: BTreeSet<&str> =
-        flapping.iter().flat_map(|f| f.ips.iter().flat_map(|d| d.services.iter().map(String::as_str))).collect();
+    let disturbed: BTreeSet<&str> = (flapping.iter())
+        .flat_map(|f| f.ips.iter().filter(|d| d.rank_now.is_some()).flat_map(|d| d.services.iter().map(String::as_str)))
+        .collect();
     let mut ads: BTreeSet<String> = BTreeSet::new();
     for s in &i.report.services {
         if disturbed.contains(format!("{}/{}", s.namespace, s.name).as_str()) {
@@ -484,6 +681,7 @@ fn fix(i: &Inputs, flapping: &[Flapping]) -> Option<Fix> {
         crate::simulate::simulate(i.snap, &[edit], &opts).map(|s| s.changes).unwrap_or_default()
     };
     Some(Fix {
+        needed: true,
         summary: format!(
             "restrict the L2Advertisement nodeSelectors to stable nodes: keep {} out of the election for the IPs {}{}",
             nodes.join(", "),
@@ -495,48 +693,75 @@ fn fix(i: &Inputs, flapping: &[Flapping]) -> Option<Fix> {
     })
 }
 
+/// "gpu-1 was fixed on 2026-11-14 by the nodeSelectors change (its last owner change at …)".
+fn fixed_clause(f: &Flapping) -> String {
+    let Some(fixed) = &f.fixed else {
+        return format!("{} is still a candidate", f.node);
+    };
+    let by: Vec<&str> = fixed
+        .excluded_by
+        .iter()
+        .map(|e| match e.as_str() {
+            "notSelected" => "the L2Advertisement nodeSelectors",
+            "excludeLabel" => "the exclude-from-external-load-balancers label",
+            "noSpeaker" => "no live speaker there",
+            "networkUnavailable" => "NetworkUnavailable",
+            other => other,
+        })
+        .collect();
+    let by = if by.is_empty() { "today's configuration".to_string() } else { by.join(" and ") };
+    match &fixed.at {
+        Some(at) => format!(
+            "{} is out of the election for the IPs it disturbed, by {by}, since {} (it lost them for the last time at {at})",
+            f.node,
+            at.get(..10).unwrap_or(at)
+        ),
+        None => format!("{} is out of the election for the IPs it disturbed, by {by}", f.node),
+    }
+}
+
+/// LBD108 for the flapping nodes today's configuration still lets into the election: only their
+/// IPs (the others are fixed, as the Fix section says).
 fn findings(flapping: &[Flapping], churn: &BTreeMap<String, NodeChurn>) -> Vec<Finding> {
     flapping
         .iter()
+        .filter(|f| f.candidate_now)
         .map(|f| {
             let c = &churn[&f.node];
-            let ips: Vec<String> = f
-                .ips
+            let now: Vec<&Disturbed> = f.ips.iter().filter(|d| d.rank_now.is_some()).collect();
+            let ips: Vec<String> = now
                 .iter()
                 .map(|d| {
-                    format!(
-                        "{} ({})",
-                        d.ip,
-                        if d.services.is_empty() { "no Service now".into() } else { d.services.join(", ") }
-                    )
+                    let services = if d.services.is_empty() { "no Service now".into() } else { d.services.join(", ") };
+                    format!("{} ({services}, rank {})", d.ip, d.rank_now.unwrap_or_default())
                 })
                 .collect();
-            let displaced: BTreeSet<&str> = f.ips.iter().flat_map(|d| d.displaced.iter().map(String::as_str)).collect();
-            let changes: Vec<String> = f
-                .ips
+            let displaced: BTreeSet<&str> = now.iter().flat_map(|d| d.displaced.iter().map(String::as_str)).collect();
+            let changes: Vec<String> = now
                 .iter()
                 .filter_map(|d| Some(format!("{} of {}", d.owner_changes.filter(|c| *c > 0)?, d.ip)))
                 .collect();
             let mut objects = vec![ObjectRef::cluster("Node", &f.node)];
             objects.extend(c.pod.iter().map(|p| ObjectRef::unqualified("Pod", p)));
-            objects.extend(f.ips.iter().flat_map(|d| d.services.iter().map(|s| ObjectRef::from_key("Service", s))));
+            objects.extend(now.iter().flat_map(|d| d.services.iter().map(|s| ObjectRef::from_key("Service", s))));
+            let restarts = f.restarts.map(|r| format!("restarted {r} times; it ")).unwrap_or_default();
             Finding::new(
                 Code::LBD108,
                 format!(
-                    "{}'s speaker {}; it ranks first for {} and takes {} back from {} every time it rejoins{}",
+                    "{}'s speaker {restarts}left memberlist {} times ({} marked failed) and rejoined {} times; \
+                     each time {} moved between it and {}{}; it is still a candidate for {}",
                     f.node,
-                    match f.restarts {
-                        Some(r) => format!("restarted {r} times (memberlist marked it failed {} times)", f.failed),
-                        None => format!("was marked failed by memberlist {} times", f.failed),
-                    },
-                    ips.join(", "),
-                    if f.ips.len() == 1 { "it" } else { "them" },
+                    f.departures,
+                    f.failed,
+                    f.rejoins,
+                    if now.len() == 1 { "its IP" } else { "its IPs" },
                     displaced.into_iter().collect::<Vec<_>>().join(", "),
                     if changes.is_empty() {
                         String::new()
                     } else {
-                        format!(" (owner changes the logs show, at least: {})", changes.join(", "))
-                    }
+                        format!(" (owner changes it caused: {})", changes.join(", "))
+                    },
+                    ips.join(", "),
                 ),
                 "find why the speaker restarts (kubectl logs --previous, its lastState), and keep the node out of \
                        the L2Advertisement's nodeSelectors until it is stable (the patch below)",

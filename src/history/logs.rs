@@ -11,7 +11,7 @@
 //! * `serviceAnnounced` (`msg` "service has IP, announcing", `ips`, `pool`, `protocol`) and
 //!   `serviceWithdrawn` (`msg` "withdrawing service announcement", `ip`, `reason`), spec §3.2, §3.5;
 //! * memberlist's own lines (`component` Memberlist, `msg` "memberlist: Suspect …",
-//!   "memberlist: Marking … as failed", "memberlist: Refuting a suspect message …"), spec §7;
+//!   "memberlist: Marking … as failed", "memberlist: Refuting a suspect|dead message …"), spec §7;
 //! * speakerlist's "node event - forcing sync" (`node name`, `node event` NodeJoin|NodeLeave|NodeUpdate);
 //! * "MetalLB speaker starting …", the first line of every container.
 //!
@@ -23,7 +23,7 @@
 //! `"event":"serviceAnnounced"` but another `msg` is not an announce.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::marker::PhantomData;
@@ -79,6 +79,88 @@ pub struct LogStats {
     pub ips: BTreeMap<String, IpCounts>,
     /// By memberlist member (= node name), then by UTC day.
     pub members: BTreeMap<String, BTreeMap<String, MemberCounts>>,
+    /// The moments the story is told from, in log order (not part of the JSON).
+    #[serde(skip)]
+    pub timeline: Timeline,
+}
+
+/// [`Timeline`] keeps this many marks per log; past them it only counts (`dropped`).
+pub const MAX_MARKS: usize = 4_000_000;
+
+/// The transitions one log records, in its order: the takeovers (not the re-announces), every
+/// withdrawal, container starts and memberlist departures and joins. It grows with how often
+/// owners and members change, not with the lines (a mark is 16 bytes).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    pub marks: Vec<Mark>,
+    /// The IPs, member names and reasons the marks refer to, by index.
+    pub names: Vec<String>,
+    index: HashMap<String, u32>,
+    /// Marks past [`MAX_MARKS`], not kept.
+    pub dropped: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    /// Nanoseconds since the Unix epoch.
+    pub at: i64,
+    pub what: Happened,
+}
+
+/// What a mark records; the numbers index [`Timeline::names`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Happened {
+    /// The speaker announced the IP when the window opened (`since`): the owner then, not a change.
+    Held {
+        ip: u32,
+    },
+    /// An announce that found the speaker not announcing the IP.
+    Began {
+        ip: u32,
+    },
+    Withdrew {
+        ip: u32,
+        reason: u32,
+    },
+    /// "MetalLB speaker starting": a new container, announcing nothing yet.
+    Started,
+    /// speakerlist's NodeLeave about a member.
+    Left {
+        member: u32,
+    },
+    /// memberlist's "Marking … as failed".
+    MarkedFailed {
+        member: u32,
+    },
+    /// speakerlist's NodeJoin about a member.
+    Joined {
+        member: u32,
+    },
+}
+
+impl Timeline {
+    pub fn name(&self, i: u32) -> &str {
+        &self.names[i as usize]
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
+    }
+
+    fn push(&mut self, at: i128, what: Happened) {
+        if self.marks.len() >= MAX_MARKS {
+            self.dropped += 1;
+            return;
+        }
+        let at = i64::try_from(at).unwrap_or(if at < 0 { i64::MIN } else { i64::MAX });
+        self.marks.push(Mark { at, what });
+    }
 }
 
 /// Lines per UTC day: `announced` and `withdrawn` count records, not IPs.
@@ -198,6 +280,8 @@ struct Scanner {
     clock: SecondCache,
     /// Announcing state of IPs seen only before `since` (so not yet in `stats.ips`).
     carried: BTreeMap<String, bool>,
+    /// Whether a line on or after `since` has been counted: the first one marks what is held.
+    window_open: bool,
     /// The counts of the day being read, out of `stats`: a log is in time order, so most lines
     /// need no lookup in the (long) maps by day.
     today: Option<Today>,
@@ -218,6 +302,7 @@ impl Scanner {
             ts_key: memmem::Finder::new(TS_KEY),
             clock: SecondCache::default(),
             carried: BTreeMap::new(),
+            window_open: false,
             today: None,
         }
     }
@@ -304,6 +389,10 @@ impl Scanner {
             self.carry(&record);
             return;
         }
+        if !self.window_open {
+            self.window_open = true;
+            self.mark_held(moment.nanos);
+        }
         self.count(record, ts, &moment);
     }
 
@@ -342,12 +431,18 @@ impl Scanner {
                     let c = ip_slot(&mut self.stats.ips, &mut self.carried, ip);
                     *slot(&mut c.protocol, protocol) += 1;
                     c.announced_lines += 1;
-                    if !c.announcing_at_end {
+                    let began = !c.announcing_at_end;
+                    if began {
                         c.takeovers += 1;
                         *slot(&mut c.takeovers_by_day, day) += 1;
                         c.announcing_at_end = true;
                     }
                     set_ts(&mut c.first_ts, &mut c.last_ts, ts);
+                    if began {
+                        let t = &mut self.stats.timeline;
+                        let ip = t.intern(ip);
+                        t.push(moment.nanos, Happened::Began { ip });
+                    }
                 }
             }
             Record::Withdraw { ips, reason } => {
@@ -359,30 +454,62 @@ impl Scanner {
                     *slot(&mut c.withdrawals_by_reason, reason) += 1;
                     c.announcing_at_end = false;
                     set_ts(&mut c.first_ts, &mut c.last_ts, ts);
+                    let t = &mut self.stats.timeline;
+                    let (ip, reason) = (t.intern(ip), t.intern(reason));
+                    t.push(moment.nanos, Happened::Withdrew { ip, reason });
                 }
             }
             Record::Suspect(node) => slot(&mut self.today(&moment.day).members, node).suspect += 1,
-            Record::Failed(node) => slot(&mut self.today(&moment.day).members, node).failed += 1,
+            Record::Failed(node) => {
+                slot(&mut self.today(&moment.day).members, node).failed += 1;
+                let t = &mut self.stats.timeline;
+                let member = t.intern(node);
+                t.push(moment.nanos, Happened::MarkedFailed { member });
+            }
             Record::Refuted => slot(&mut self.today(&moment.day).members, SELF_MEMBER).refuted += 1,
             Record::Node { name, event } => {
                 let m = slot(&mut self.today(&moment.day).members, name);
                 match event {
                     NodeEvent::Join => m.join += 1,
                     NodeEvent::Leave => m.leave += 1,
-                    NodeEvent::Update => m.update += 1,
+                    NodeEvent::Update => {
+                        m.update += 1;
+                        return;
+                    }
                 }
+                let t = &mut self.stats.timeline;
+                let member = t.intern(name);
+                let what = match event {
+                    NodeEvent::Join => Happened::Joined { member },
+                    _ => Happened::Left { member },
+                };
+                t.push(moment.nanos, what);
             }
             Record::Start => {
                 self.stats.start_count += 1;
                 if self.stats.starts.len() < MAX_STARTS {
                     self.stats.starts.push(ts.to_owned());
                 }
+                self.stats.timeline.push(moment.nanos, Happened::Started);
                 self.restart();
             }
             Record::Other => {
                 self.stats.other += 1;
                 self.today(&moment.day).counts.other_lines += 1;
             }
+        }
+    }
+
+    /// The IPs announced when the window opens, from the lines before it.
+    fn mark_held(&mut self, at: i128) {
+        let held: Vec<&String> = (self.carried.iter().filter(|(_, on)| **on).map(|(ip, _)| ip))
+            .chain(self.stats.ips.iter().filter(|(_, c)| c.announcing_at_end).map(|(ip, _)| ip))
+            .collect();
+        let held: Vec<String> = held.into_iter().cloned().collect();
+        let t = &mut self.stats.timeline;
+        for ip in held {
+            let ip = t.intern(&ip);
+            t.push(at, Happened::Held { ip });
         }
     }
 
@@ -641,7 +768,7 @@ fn memberlist_record(text: &str) -> Record<'_> {
             return Record::Failed(&rest[..end]);
         }
     }
-    if text.starts_with("Refuting a suspect message") {
+    if text.starts_with("Refuting a suspect message") || text.starts_with("Refuting a dead message") {
         return Record::Refuted;
     }
     Record::Other

@@ -7,3 +7,4 @@
 
 pub(crate) mod engine;
 pub mod logs;
+pub(crate) mod story;

@@ -5,7 +5,7 @@ use std::io::Write;
 use comfy_table::{Cell, Color};
 
 use super::style::{findings, new_table, print_table, Paint};
-use crate::report::{History, IpHistory};
+use crate::report::{ChangeDay, History, IpHistory};
 
 pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Result<()> {
     match &h.logs_unknown_because {
@@ -47,12 +47,34 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     }
     print_table(out, &t)?;
 
-    let active: Vec<_> =
-        h.days.iter().filter(|d| d.announced + d.withdrawn + d.suspect + d.failed + d.rejoins + d.starts > 0).collect();
+    if !h.change_days.is_empty() {
+        writeln!(out, "\n{}", paint.bold("Owner changes per day:"))?;
+        let mut t = new_table(paint, &["DAY", "IP", "CHANGES", "TAKEOVERS", "TAKEBACKS", "HANDOVERS", "CAUSED BY"]);
+        for d in &h.change_days {
+            t.add_row(vec![
+                Cell::new(&d.day),
+                Cell::new(&d.ip),
+                Cell::new(d.owner_changes),
+                Cell::new(d.takeovers),
+                Cell::new(d.takebacks),
+                Cell::new(d.handovers),
+                Cell::new(caused_by(d)),
+            ]);
+        }
+        print_table(out, &t)?;
+        if let Some(w) = &h.worst_day {
+            writeln!(out, "Worst day: {}, {} owner changes over all IPs.", w.day, w.owner_changes)?;
+        }
+    }
+
+    let active: Vec<_> = h
+        .days
+        .iter()
+        .filter(|d| d.announced + d.withdrawn + d.suspect + d.departures + d.rejoins + d.starts > 0)
+        .collect();
     if !active.is_empty() {
         writeln!(out)?;
-        let mut t =
-            new_table(paint, &["DAY", "NODE", "ANNOUNCED", "WITHDRAWN", "SUSPECT", "FAILED", "REJOINS", "STARTS"]);
+        let mut t = new_table(paint, &["DAY", "NODE", "ANN", "WDR", "SUS", "LEFT", "FAIL", "JOIN", "START", "MOVED"]);
         for d in active {
             t.add_row(vec![
                 Cell::new(&d.day),
@@ -60,12 +82,23 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
                 Cell::new(d.announced),
                 Cell::new(d.withdrawn),
                 Cell::new(d.suspect),
+                Cell::new(d.departures),
                 Cell::new(d.failed),
                 Cell::new(d.rejoins),
                 Cell::new(d.starts),
+                Cell::new(d.owner_changes_caused),
             ]);
         }
         print_table(out, &t)?;
+        super::style::wrapped(
+            out,
+            "ANN, WDR: announce and withdraw lines in the node's own log; SUS: Suspect lines about it; \
+             LEFT: its departures from memberlist, each once (FAIL: of them, marked failed); JOIN: its rejoins; \
+             START: container starts; MOVED: owner changes it caused",
+            paint,
+            0,
+            false,
+        )?;
     }
 
     writeln!(out)?;
@@ -91,29 +124,38 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     }
     writeln!(out, "\n{}", paint.bold("Flapping nodes (worst first):"))?;
     for (i, f) in h.flapping.iter().enumerate() {
-        let restarts = f.restarts.map(|r| format!("restarted {r} times, ")).unwrap_or_default();
-        writeln!(
-            out,
-            "  {}. {}: {restarts}marked failed {} times, rejoined {} times; took IPs back {} times",
+        let restarts = f.restarts.map(|r| format!("restarted {r} times; ")).unwrap_or_default();
+        let span = match (&f.first_change, &f.last_change) {
+            (Some(a), Some(b)) => format!(", {a} to {b}"),
+            _ => String::new(),
+        };
+        let line = format!(
+            "{}. {}: {restarts}left memberlist {} times ({} marked failed), rejoined {} times; caused {} owner changes ({} takeovers, {} takebacks){span}",
             i + 1,
             f.node,
+            f.departures,
             f.failed,
             f.rejoins,
+            f.owner_changes,
+            f.takeovers,
             f.takebacks
-        )?;
+        );
+        super::style::wrapped(out, &format!("  {line}"), paint, 5, false)?;
         for d in &f.ips {
-            writeln!(
-                out,
-                "     {} ({}): takes it back from {}{}",
-                d.ip,
-                if d.services.is_empty() { "no Service now".into() } else { d.services.join(", ") },
-                d.displaced.join(", "),
-                d.owner_changes.map(|c| format!(", {c} owner changes")).unwrap_or_default()
-            )?;
+            let services = if d.services.is_empty() { "no Service now".into() } else { d.services.join(", ") };
+            let changes = d.owner_changes.map(|c| format!(" {c} times")).unwrap_or_default();
+            let now = match d.rank_now {
+                Some(r) => format!("rank {r} now"),
+                None => "no candidate now".into(),
+            };
+            let line =
+                format!("{} ({services}): moved between it and {}{changes}; {now}", d.ip, d.displaced.join(", "));
+            super::style::wrapped(out, &format!("     {line}"), paint, 7, false)?;
         }
     }
     if let Some(fix) = &h.fix {
-        writeln!(out, "\n{} {}", paint.bold("Fix:"), fix.summary)?;
+        writeln!(out)?;
+        super::style::wrapped(out, &format!("{} {}", paint.bold("Fix:"), fix.summary), paint, 2, false)?;
         for p in &fix.patches {
             writeln!(out, "  {}", p.command)?;
         }
@@ -153,6 +195,13 @@ fn owners(ip: &IpHistory) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// "gpu-1 286" or "gpu-1 280, (none) 1", most first.
+fn caused_by(d: &ChangeDay) -> String {
+    let mut by: Vec<(&String, &u64)> = d.caused_by.iter().collect();
+    by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    by.iter().map(|(n, c)| format!("{n} {c}")).collect::<Vec<_>>().join(", ")
 }
 
 fn changes_cell(ip: &IpHistory) -> Cell {

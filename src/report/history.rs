@@ -21,6 +21,10 @@ pub struct History {
     pub ips: Vec<IpHistory>,
     /// Per day and node, sorted.
     pub days: Vec<DayRow>,
+    /// Owner changes per day and IP (days with changes only), sorted; with logs only.
+    pub change_days: Vec<ChangeDay>,
+    /// The day with the most owner changes, summed over the IPs; `null` without any.
+    pub worst_day: Option<WorstDay>,
     pub nodes: Vec<NodeChurn>,
     /// Nodes whose churn moves IPs, worst first.
     pub flapping: Vec<Flapping>,
@@ -58,12 +62,56 @@ pub struct IpHistory {
     /// The layer-2 election order now (first = winner), candidates only.
     pub order: Vec<String>,
     pub owners: Vec<IpOwner>,
-    /// Owner changes the logs show, at least: each owner's episodes (takeovers, or withdrawals
-    /// when its log is cut short, as a crash-looping speaker's is) after the first. `null` without logs.
+    /// Owner changes the logs show: takeovers + takebacks + handovers (history.md defines them).
+    /// `null` without logs.
     pub owner_changes: Option<u64>,
+    /// The same, by UTC day; sums to `ownerChanges`.
+    pub owner_changes_by_day: BTreeMap<String, u64>,
+    pub takeovers: Option<u64>,
+    pub takebacks: Option<u64>,
+    pub handovers: Option<u64>,
+    /// The last 10 owner changes, oldest first.
+    pub last_changes: Vec<OwnerChangeRow>,
     pub withdrawals_by_reason: BTreeMap<String, u64>,
-    /// Owners that rank above another owner and churn (restarts, memberlist failures).
+    /// Nodes whose departures and rejoins caused at least 3 of its owner changes, and that churn
+    /// (restarts, departures or rejoins). Without logs: owners that rank above another owner now
+    /// and churn.
     pub disturbed_by: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerChangeRow {
+    /// As the logs stamp it (whole seconds under v0.16.1).
+    pub at: String,
+    pub from: Option<String>,
+    /// `null`: the new owner's log is not there and no rejoin names it.
+    pub to: Option<String>,
+    /// `takeover`, `takeback` or `handover`.
+    pub kind: &'static str,
+    /// The node whose departure, restart or rejoin made the speakers re-elect; `null` when none did.
+    pub cause: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeDay {
+    pub day: String,
+    pub ip: String,
+    pub services: Vec<String>,
+    pub owner_changes: u64,
+    pub takeovers: u64,
+    pub takebacks: u64,
+    pub handovers: u64,
+    /// Changes by the node that caused them; `(none)` for those no departure or rejoin explains.
+    pub caused_by: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorstDay {
+    pub day: String,
+    pub owner_changes: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -101,11 +149,17 @@ pub struct DayRow {
     pub withdrawn_by_reason: BTreeMap<String, u64>,
     /// "Suspect NODE has failed" lines about the node, summed over every peer's log.
     pub suspect: u64,
-    /// Times the node was marked failed / rejoined: the most any one peer logged (each peer logs each once).
+    /// Times the node left memberlist, each once however many peers logged it (NodeLeave,
+    /// "Marking … as failed").
+    pub departures: u64,
+    /// Of those, the departures some peer marked failed (the rest were graceful leaves).
     pub failed: u64,
+    /// NodeJoins after a departure, each once (start-up NodeJoins of members that never left are not).
     pub rejoins: u64,
     /// Container starts in the node's own log.
     pub starts: u64,
+    /// Owner changes this node's departures, restarts or rejoins caused (any IP).
+    pub owner_changes_caused: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -118,8 +172,12 @@ pub struct NodeChurn {
     pub last_termination: Option<String>,
     pub last_termination_reason: Option<String>,
     pub suspect: u64,
+    /// As in `days`: departures once each, failed of those, rejoins once each.
+    pub departures: u64,
     pub failed: u64,
     pub rejoins: u64,
+    pub last_departure: Option<String>,
+    pub owner_changes_caused: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -127,11 +185,30 @@ pub struct NodeChurn {
 pub struct Flapping {
     pub node: String,
     pub restarts: Option<i32>,
+    pub departures: u64,
     pub failed: u64,
     pub rejoins: u64,
-    /// Times it took a disturbed IP back: the displaced owners' `notOwner` withdrawals (logs).
+    /// Owner changes it caused: IPs taken over when it left, taken back when it rejoined.
+    pub owner_changes: u64,
+    pub takeovers: u64,
     pub takebacks: u64,
+    pub first_change: Option<String>,
+    pub last_change: Option<String>,
+    /// Whether today's configuration still makes it a candidate for one of the IPs it disturbed.
+    pub candidate_now: bool,
+    /// When today's configuration keeps it out: from when (the last time it lost one of those
+    /// IPs), and why it is out today; `null` while it is still a candidate.
+    pub fixed: Option<Fixed>,
     pub ips: Vec<Disturbed>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fixed {
+    /// The last owner change away from it; the configuration changed at or before this.
+    pub at: Option<String>,
+    /// Why it is out of the election today, as `explain` says it (`notSelected`, `excludeLabel`, …).
+    pub excluded_by: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -139,14 +216,19 @@ pub struct Flapping {
 pub struct Disturbed {
     pub ip: String,
     pub services: Vec<String>,
-    /// The lower-ranked owners it takes the IP back from.
+    /// The owners it took the IP back from (or that took it over when it left).
     pub displaced: Vec<String>,
+    /// Owner changes of this IP it caused (with logs), or the IP's owner changes (Events only: `null`).
     pub owner_changes: Option<u64>,
+    /// Its rank for this IP today; `null`: no candidate now.
+    pub rank_now: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Fix {
+    /// `false` when today's configuration already keeps every flapping node out: no patch.
+    pub needed: bool,
     pub summary: String,
     pub patches: Vec<AdPatch>,
     /// What the patches move, as `simulate --apply` computes it.
