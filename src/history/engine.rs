@@ -347,6 +347,7 @@ fn log_source(log: &SpeakerLog, pods: &BTreeMap<String, &Pod>) -> LogSource {
         first_ts: s.first_ts.clone(),
         last_ts: s.last_ts.clone(),
         starts: s.start_count,
+        timeline_dropped: s.timeline.dropped,
     }
 }
 

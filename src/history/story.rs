@@ -316,3 +316,6 @@ fn successor<'a>(
     };
     best(true).or_else(|| best(false))
 }
+
+#[cfg(test)]
+mod tests;

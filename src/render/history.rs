@@ -26,6 +26,13 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     for l in h.logs.iter().filter(|l| l.node.is_none()) {
         writeln!(out, "  {}: no speaker Pod of that name in the snapshot, so its node is unknown", l.source)?;
     }
+    for l in h.logs.iter().filter(|l| l.timeline_dropped > 0) {
+        writeln!(
+            out,
+            "  {}: {} moments past the 4,000,000 a log's timeline keeps were dropped: its later owner changes and departures are not counted",
+            l.source, l.timeline_dropped
+        )?;
+    }
     if let Some(since) = &h.since {
         writeln!(out, "Since {since}")?;
     }
@@ -70,7 +77,7 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     let active: Vec<_> = h
         .days
         .iter()
-        .filter(|d| d.announced + d.withdrawn + d.suspect + d.departures + d.rejoins + d.starts > 0)
+        .filter(|d| d.announced + d.withdrawn + d.suspect + d.departures + d.rejoins + d.starts + d.owner_changes_caused > 0)
         .collect();
     if !active.is_empty() {
         writeln!(out)?;

@@ -48,6 +48,9 @@ pub struct LogSource {
     pub last_ts: Option<String>,
     /// "MetalLB speaker starting" lines: container starts this log covers.
     pub starts: u64,
+    /// Takeovers, withdrawals, starts, departures and joins past the 4 million a log's timeline
+    /// keeps: when not 0, the owner changes and departures after that point are not counted.
+    pub timeline_dropped: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
