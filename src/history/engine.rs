@@ -550,12 +550,13 @@ fn flapping(
         }
     }
     for f in by_node.values_mut().filter(|f| !f.candidate_now) {
-        let lost = f
-            .ips
-            .iter()
-            .filter_map(|d| story.ips.get(&d.ip)?.iter().rev().find(|c| c.from.as_deref() == Some(&f.node)));
-        let at = lost.map(|c| c.at).max().map(instant);
-        f.fixed = Some(Fixed { at, excluded_by: excluded_now(i.report, &f.node, &f.ips) });
+        let lost = f.ips.iter().filter_map(|d| story.ips.get(&d.ip)?.iter().rev().find(|c| c.from.as_deref() == Some(&f.node)));
+        let last = lost.max_by_key(|c| c.at);
+        f.fixed = Some(Fixed {
+            at: last.map(|c| instant(c.at)),
+            by_configuration_change: last.is_some_and(|c| c.cause.is_none()),
+            excluded_by: excluded_now(i.report, &f.node, &f.ips),
+        });
     }
     let mut out: Vec<Flapping> = by_node.into_values().collect();
     out.sort_by(|a, b| {
@@ -711,18 +712,22 @@ fn fixed_clause(f: &Flapping) -> String {
         })
         .collect();
     let by = if by.is_empty() { "today's configuration".to_string() } else { by.join(" and ") };
-    match &fixed.at {
-        Some(at) => format!(
-            "{} is out of the election for the IPs it disturbed, by {by}, since {} (it lost them for the last time at {at})",
+    match (&fixed.at, fixed.by_configuration_change) {
+        (Some(at), true) => format!(
+            "{} was fixed on {} by a configuration change: the IPs it disturbed left it for the last time at {at}, \
+             to a change no departure explains, and today {by} keep it out of their elections",
             f.node,
             at.get(..10).unwrap_or(at)
         ),
-        None => format!("{} is out of the election for the IPs it disturbed, by {by}", f.node),
+        (Some(at), false) => format!(
+            "today {by} keep {} out of the elections it disturbed; it lost the last of those IPs at {at}, \
+             when it left memberlist, so the configuration changed after that",
+            f.node
+        ),
+        (None, _) => format!("today {by} keep {} out of the elections it disturbed", f.node),
     }
 }
 
-/// LBD108 for the flapping nodes today's configuration still lets into the election: only their
-/// IPs (the others are fixed, as the Fix section says).
 fn findings(flapping: &[Flapping], churn: &BTreeMap<String, NodeChurn>) -> Vec<Finding> {
     flapping
         .iter()

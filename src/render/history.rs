@@ -40,7 +40,7 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
 
     let mut t = new_table(
         paint,
-        &["IP", "SERVICES", "ELECTED", "RECORDED", "OWNERS (takeovers, nodeAssigned events)", "CHANGES"],
+        &["IP", "SERVICES", "ELECTED", "RECORDED", "CHANGES", "OWNERS (takeovers/nodeAssigned events)"],
     );
     for ip in &h.ips {
         t.add_row(vec![
@@ -48,8 +48,8 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
             Cell::new(if ip.services.is_empty() { "<none now>".into() } else { ip.services.join(",") }),
             Cell::new(ip.expected_announcer.as_deref().unwrap_or("<none>")),
             Cell::new(ip.current_owner.as_deref().unwrap_or("?")),
-            Cell::new(owners(ip)),
             changes_cell(ip),
+            Cell::new(owners(ip)),
         ]);
     }
     print_table(out, &t)?;

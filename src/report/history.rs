@@ -208,8 +208,11 @@ pub struct Flapping {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Fixed {
-    /// The last owner change away from it; the configuration changed at or before this.
+    /// The last owner change away from it, for one of those IPs.
     pub at: Option<String>,
+    /// No departure, restart or rejoin explains that change: the election itself changed then
+    /// (the fix). `false`: it was gone at that moment, so the configuration changed later.
+    pub by_configuration_change: bool,
     /// Why it is out of the election today, as `explain` says it (`notSelected`, `excludeLabel`, …).
     pub excluded_by: Vec<String>,
 }

@@ -242,3 +242,73 @@ fn the_per_day_tables_and_the_json_agree() {
         .collect();
     assert_eq!(rows("DAY          NODE"), days);
 }
+
+/// testdata/history/story (scripts/gen-history-story.py, written apart from this code: its
+/// truth.json is its model's real owners over time, not a reading of the logs): 23 days of
+/// v0.16.1 logs with whole-second timestamps, a crash-looping gpu-1, memberlist flaps, a
+/// rollout, and the fix (nodeSelectors without gpu-1) on day 14, before the snapshot.
+#[test]
+fn the_story_of_a_fixed_crash_loop_is_judged_by_the_logs_not_by_todays_configuration() {
+    const STORY: &str = "testdata/history/story";
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{STORY}/truth.json")).unwrap()).unwrap();
+    let (h, code) = json(&[
+        "history",
+        "--from",
+        &format!("{STORY}/cluster.yaml"),
+        "--logs",
+        &format!("{STORY}/logs"),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "fixed already: nothing to warn about");
+
+    // Owner changes per day within ±1 for every IP.
+    for (addr, t) in truth["ips"].as_object().unwrap() {
+        let got = &ip(&h, addr)["ownerChangesByDay"];
+        let days: std::collections::BTreeSet<&String> =
+            t["ownerChangesByDay"].as_object().unwrap().keys().chain(got.as_object().unwrap().keys()).collect();
+        for day in days {
+            let (want, have) = (t["ownerChangesByDay"][day].as_i64().unwrap_or(0), got[day].as_i64().unwrap_or(0));
+            assert!((want - have).abs() <= 1, "{addr} on {day}: the logs hold {want}, history says {have}");
+        }
+    }
+    // The worst day within 1%.
+    let (want, have) = (&truth["worstDay"], &h["worstDay"]);
+    assert_eq!(have["day"], want["day"]);
+    let (want, have) = (want["ownerChanges"].as_f64().unwrap(), have["ownerChanges"].as_f64().unwrap());
+    assert!((want - have).abs() <= want * 0.01, "worst day: {want} in the logs, {have} in history");
+
+    // The crash-looping node first, no stable node named; it was fixed, so no patch, no LBD108.
+    let flapping = h["flapping"].as_array().unwrap();
+    assert_eq!(flapping[0]["node"], truth["culprit"]);
+    for stable in truth["stableNodes"].as_array().unwrap() {
+        assert!(flapping.iter().all(|f| &f["node"] != stable), "stable {stable} named flapping: {flapping:?}");
+    }
+    let gpu = &flapping[0];
+    assert_eq!(gpu["candidateNow"], false);
+    assert_eq!(gpu["fixed"]["excludedBy"], serde_json::json!(["notSelected"]));
+    assert_eq!(gpu["fixed"]["at"], truth["fix"]["at"], "the last move off it is the fix");
+    assert_eq!(gpu["fixed"]["byConfigurationChange"], true);
+    let nodes = &truth["nodes"][truth["culprit"].as_str().unwrap()];
+    assert_eq!((&gpu["departures"], &gpu["rejoins"]), (&nodes["departures"], &nodes["rejoins"]));
+    assert_eq!(h["fix"]["needed"], false);
+    assert!(h["fix"]["patches"].as_array().unwrap().is_empty());
+    assert!(h["fix"]["summary"].as_str().unwrap().contains("fixed on 2026-11-14 by a configuration change"));
+    assert!(h["findings"].as_array().unwrap().is_empty(), "{}", h["findings"]);
+
+    // The shared IP: dns/adguard-dot sorts first and has no ready endpoint; pihole's announcer speaks.
+    let shared = ip(&h, "192.0.2.209");
+    assert_eq!(shared["services"], serde_json::json!(["dns/adguard-dot", "dns/pihole"]));
+    assert_eq!(shared["currentOwner"], truth["ips"]["192.0.2.209"]["ownerAtCapture"]);
+    assert_eq!(shared["expectedAnnouncer"], "storage-1");
+    assert_eq!(shared["order"][0], "storage-1");
+
+    // Stable nodes: the rollout's one graceful restart each, never a rejoin per speaker restart.
+    for n in h["nodes"].as_array().unwrap() {
+        if truth["stableNodes"].as_array().unwrap().contains(&n["node"]) {
+            assert!(n["rejoins"].as_u64().unwrap() <= 1, "{}: {}", n["node"], n["rejoins"]);
+            assert_eq!(n["failed"], 0, "{} left gracefully", n["node"]);
+        }
+    }
+}
