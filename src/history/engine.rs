@@ -550,7 +550,10 @@ fn flapping(
         }
     }
     for f in by_node.values_mut().filter(|f| !f.candidate_now) {
-        let lost = f.ips.iter().filter_map(|d| story.ips.get(&d.ip)?.iter().rev().find(|c| c.from.as_deref() == Some(&f.node)));
+        let lost = f
+            .ips
+            .iter()
+            .filter_map(|d| story.ips.get(&d.ip)?.iter().rev().find(|c| c.from.as_deref() == Some(&f.node)));
         let last = lost.max_by_key(|c| c.at);
         f.fixed = Some(Fixed {
             at: last.map(|c| instant(c.at)),
@@ -770,7 +773,7 @@ fn findings(flapping: &[Flapping], churn: &BTreeMap<String, NodeChurn>) -> Vec<F
                     ips.join(", "),
                 ),
                 "find why the speaker restarts (kubectl logs --previous, its lastState), and keep the node out of \
-                       the L2Advertisement's nodeSelectors until it is stable (the patch below)",
+                       the L2Advertisement's nodeSelectors until it is stable (`history` prints the patch)",
                 objects,
             )
         })

@@ -140,7 +140,10 @@ fn membership(tellers: &[Teller]) -> BTreeMap<String, Membership> {
     let mut out: BTreeMap<String, Membership> = BTreeMap::new();
     let mut gone: BTreeSet<&str> = BTreeSet::new();
     for (at, member, teller, what) in marks {
-        let m = out.entry(member.to_string()).or_default();
+        if !out.contains_key(member) {
+            out.insert(member.to_string(), Membership::default());
+        }
+        let m = out.get_mut(member).expect("inserted above");
         match what {
             Happened::Started => m.starts.push(at),
             // A speaker never logs its own departure; a stray line naming itself is not one.
@@ -153,11 +156,7 @@ fn membership(tellers: &[Teller]) -> BTreeMap<String, Membership> {
                     d.failed |= failed;
                 }
             }
-            Happened::Joined { .. } => {
-                if gone.remove(member) {
-                    m.rejoins.push(at);
-                }
-            }
+            Happened::Joined { .. } if gone.remove(member) => m.rejoins.push(at),
             _ => {}
         }
     }

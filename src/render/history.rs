@@ -77,7 +77,9 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     let active: Vec<_> = h
         .days
         .iter()
-        .filter(|d| d.announced + d.withdrawn + d.suspect + d.departures + d.rejoins + d.starts + d.owner_changes_caused > 0)
+        .filter(|d| {
+            d.announced + d.withdrawn + d.suspect + d.departures + d.rejoins + d.starts + d.owner_changes_caused > 0
+        })
         .collect();
     if !active.is_empty() {
         writeln!(out)?;

@@ -225,7 +225,11 @@ fn the_per_day_tables_and_the_json_agree() {
         }
     }
     let worst = &h["worstDay"];
-    assert!(text.contains(&format!("Worst day: {}, {} owner changes", worst["day"].as_str().unwrap(), worst["ownerChanges"])));
+    assert!(text.contains(&format!(
+        "Worst day: {}, {} owner changes",
+        worst["day"].as_str().unwrap(),
+        worst["ownerChanges"]
+    )));
 
     let days: Vec<Vec<String>> = h["days"]
         .as_array()
@@ -233,7 +237,9 @@ fn the_per_day_tables_and_the_json_agree() {
         .iter()
         .map(|d| {
             let mut row = vec![d["day"].as_str().unwrap().to_string(), d["node"].as_str().unwrap().to_string()];
-            for k in ["announced", "withdrawn", "suspect", "departures", "failed", "rejoins", "starts", "ownerChangesCaused"] {
+            for k in
+                ["announced", "withdrawn", "suspect", "departures", "failed", "rejoins", "starts", "ownerChangesCaused"]
+            {
                 row.push(n(&d[k]));
             }
             row
@@ -250,8 +256,7 @@ fn the_per_day_tables_and_the_json_agree() {
 #[test]
 fn the_story_of_a_fixed_crash_loop_is_judged_by_the_logs_not_by_todays_configuration() {
     const STORY: &str = "testdata/history/story";
-    let truth: Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{STORY}/truth.json")).unwrap()).unwrap();
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(format!("{STORY}/truth.json")).unwrap()).unwrap();
     let (h, code) = json(&[
         "history",
         "--from",

@@ -631,10 +631,17 @@ fn completion_asks_the_cluster_for_service_names_and_contexts() {
 }
 
 /// `history` live reads each speaker's log through pods/log and gets the same answer as the
-/// snapshot with the same logs as files; the log sources are named after the Pods.
+/// snapshot with the same logs as files; the log sources are named after the Pods. Both stories:
+/// the crash loop of testdata/history and the 23 fixed days of testdata/history/story.
 #[test]
 fn live_history_reads_pods_log_and_equals_the_offline_history() {
-    let dir_logs = Path::new("testdata/history/logs");
+    live_history_equals_offline("testdata/history");
+    live_history_equals_offline("testdata/history/story");
+}
+
+fn live_history_equals_offline(story: &str) {
+    let (cluster, logs) = (format!("{story}/cluster.yaml"), format!("{story}/logs"));
+    let dir_logs = Path::new(&logs);
     let mut pod_logs = std::collections::BTreeMap::new();
     for entry in std::fs::read_dir(dir_logs).unwrap() {
         let path = entry.unwrap().path();
@@ -642,14 +649,10 @@ fn live_history_reads_pods_log_and_equals_the_offline_history() {
         pod_logs.insert(pod, std::fs::read_to_string(&path).unwrap());
     }
     let behaviour = Behaviour { pod_logs, ..token_behaviour() };
-    let (api, dir, kubeconfig) = server_for(Path::new("testdata/history/cluster.yaml"), behaviour);
+    let (api, dir, kubeconfig) = server_for(Path::new(&cluster), behaviour);
     let live = lbdoctor(dir.path(), Some(&kubeconfig), &["history", "-o", "json"]);
     assert_eq!(live.code, 0, "{}", live.stderr);
-    let offline = lbdoctor(
-        dir.path(),
-        None,
-        &["history", "--from", "testdata/history/cluster.yaml", "--logs", "testdata/history/logs", "-o", "json"],
-    );
+    let offline = lbdoctor(dir.path(), None, &["history", "--from", &cluster, "--logs", &logs, "-o", "json"]);
     let (mut live, mut offline) = (without_provenance(live.json()), without_provenance(offline.json()));
     for doc in [&mut live, &mut offline] {
         // How MetalLB's namespace was found differs (SnapshotInfo in the file, the DaemonSet live).

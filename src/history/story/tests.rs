@@ -75,8 +75,11 @@ fn story(logs: &[(&str, Log)]) -> Story {
     tell(&tellers)
 }
 
-/// (second, from, to, kind, cause) of each change of [`IP`].
-fn changes(s: &Story) -> Vec<(u32, Option<&str>, Option<&str>, Kind, Option<&str>)> {
+/// (second, from, to, kind, cause) of one change.
+type Seen<'a> = (u32, Option<&'a str>, Option<&'a str>, Kind, Option<&'a str>);
+
+/// Each change of [`IP`].
+fn changes(s: &Story) -> Vec<Seen<'_>> {
     let base: i64 = "2026-11-08T10:00:00Z".parse::<jiff::Timestamp>().unwrap().as_second();
     s.ips
         .get(IP)
@@ -93,7 +96,8 @@ fn changes(s: &Story) -> Vec<(u32, Option<&str>, Option<&str>, Kind, Option<&str
 /// over; it comes back at 130 and takes the IP back. gpu-1's own log holds both containers.
 fn crash_and_return(gpu_log_survives: bool) -> Vec<(&'static str, Log)> {
     let gpu = Log::default().start(0).join(0, "gpu-1").join(0, "worker-a").join(0, "worker-b").announce(2);
-    let gpu = if gpu_log_survives { gpu.start(130).join(130, "gpu-1").join(130, "worker-a").announce(131) } else { gpu };
+    let gpu =
+        if gpu_log_survives { gpu.start(130).join(130, "gpu-1").join(130, "worker-a").announce(131) } else { gpu };
     let worker_a = Log::default()
         .suspect(103, "gpu-1")
         .marked_failed(107, "gpu-1")
@@ -137,7 +141,8 @@ fn the_two_halves_of_a_takeback_pair_in_either_order_within_a_second() {
     // across the files; with worker-a's withdrawal first in its file and gpu-1's announce later.
     for (withdraw_at, announce_at) in [(131, 131), (131, 133), (133, 131)] {
         let gpu = Log::default().start(0).announce(2).start(128).announce(announce_at);
-        let worker_a = Log::default().leave(107, "gpu-1").announce(107).join(129, "gpu-1").withdraw(withdraw_at, "notOwner");
+        let worker_a =
+            Log::default().leave(107, "gpu-1").announce(107).join(129, "gpu-1").withdraw(withdraw_at, "notOwner");
         let s = story(&[("gpu-1", gpu), ("worker-a", worker_a)]);
         let c = changes(&s);
         assert_eq!(c.len(), 2, "withdraw {withdraw_at}, announce {announce_at}: {c:?}");
@@ -169,8 +174,12 @@ fn a_node_marked_failed_that_keeps_running_flaps_the_ip_twice() {
         r#"{{"caller":"state.go:1284","component":"Memberlist","level":"warn","msg":"memberlist: Refuting a dead message (from: worker-a)","ts":"{}"}}"#,
         ts(60)
     ));
-    let worker_a =
-        Log::default().marked_failed(50, "gpu-1").leave(50, "gpu-1").announce(50).join(61, "gpu-1").withdraw(61, "notOwner");
+    let worker_a = Log::default()
+        .marked_failed(50, "gpu-1")
+        .leave(50, "gpu-1")
+        .announce(50)
+        .join(61, "gpu-1")
+        .withdraw(61, "notOwner");
     let s = story(&[("gpu-1", gpu), ("worker-a", worker_a)]);
     assert_eq!(
         changes(&s),
