@@ -40,7 +40,8 @@ const FLAPS: u64 = 3;
 
 pub fn history(i: &Inputs) -> History {
     let pods = speaker_pods(i.snap);
-    let logs: Vec<(LogSource, &LogStats)> = i.logs.iter().map(|l| (log_source(l, &pods), &l.stats)).collect();
+    let nodes: Vec<&str> = i.snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
+    let logs: Vec<(LogSource, &LogStats)> = i.logs.iter().map(|l| (log_source(l, &pods, &nodes), &l.stats)).collect();
     let tellers: Vec<Teller> =
         logs.iter().map(|(src, stats)| Teller { node: src.node.as_deref(), timeline: &stats.timeline }).collect();
     let story = story::tell(&tellers);
@@ -325,8 +326,9 @@ fn node_of(pod: &Pod) -> Option<String> {
 }
 
 /// The Pod a log file belongs to: its name without the extension, as `kubectl logs POD > POD.log`
-/// writes it; else the longest Pod name the file name contains; else a node name.
-fn log_source(log: &SpeakerLog, pods: &BTreeMap<String, &Pod>) -> LogSource {
+/// writes it; else the longest Pod name the file name contains; else the node it is named after
+/// (`worker-a.log`, `speaker-worker-a.log`), and that node's speaker Pod.
+fn log_source(log: &SpeakerLog, pods: &BTreeMap<String, &Pod>, nodes: &[&str]) -> LogSource {
     // Live: `pods/NAME/log`.
     let live = log.source.strip_prefix("pods/").and_then(|r| r.strip_suffix("/log"));
     let file = live.unwrap_or_else(|| log.source.rsplit('/').next().unwrap_or(&log.source));
@@ -335,10 +337,22 @@ fn log_source(log: &SpeakerLog, pods: &BTreeMap<String, &Pod>) -> LogSource {
         .get(stem)
         .map(|_| stem.to_string())
         .or_else(|| pods.keys().filter(|p| file.contains(p.as_str())).max_by_key(|p| p.len()).cloned());
+    let named_after = |n: &&&str| {
+        let n = **n;
+        stem == n || stem.strip_suffix(n).is_some_and(|head| head.ends_with('-') || head.ends_with('_'))
+    };
+    let node = match &pod {
+        Some(p) => node_of(pods[p]),
+        None => nodes.iter().filter(named_after).max_by_key(|n| n.len()).map(|n| n.to_string()),
+    };
+    let pod = pod.or_else(|| {
+        let node = node.as_deref()?;
+        pods.iter().find(|(_, p)| node_of(p).as_deref() == Some(node)).map(|(name, _)| name.clone())
+    });
     let s = &log.stats;
     LogSource {
         source: log.source.clone(),
-        node: pod.as_ref().and_then(|p| node_of(pods[p])),
+        node,
         pod,
         lines: s.lines,
         malformed: s.malformed,

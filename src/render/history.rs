@@ -24,7 +24,7 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
         Some(why) => super::style::wrapped(out, &format!("Speaker logs: {why}"), paint, 2, false)?,
     }
     for l in h.logs.iter().filter(|l| l.node.is_none()) {
-        writeln!(out, "  {}: no speaker Pod of that name in the snapshot, so its node is unknown", l.source)?;
+        writeln!(out, "  {}: no speaker Pod and no node of that name in the snapshot, so its node is unknown (name the file POD.log or NODE.log)", l.source)?;
     }
     for l in h.logs.iter().filter(|l| l.timeline_dropped > 0) {
         writeln!(

@@ -317,3 +317,33 @@ fn the_story_of_a_fixed_crash_loop_is_judged_by_the_logs_not_by_todays_configura
         }
     }
 }
+
+/// Log files named after the node (`worker-a.log`, `speaker-worker-a.log`) count as that node's
+/// speaker's, as files named after the Pod do.
+#[test]
+fn log_files_may_be_named_after_their_node() {
+    let pods_to_nodes = [
+        ("speaker-qfd7v", "cp-1"),
+        ("speaker-pwxql", "worker-a"),
+        ("speaker-2sgc2", "worker-b"),
+        ("speaker-cqgpg", "worker-c"),
+        ("speaker-tn4kt", "worker-d"),
+        ("speaker-kvxjp", "worker-e"),
+        ("speaker-9bsds", "storage-1"),
+        ("speaker-c7hmn", "gpu-1"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (pod, node)) in pods_to_nodes.iter().enumerate() {
+        let name = if i % 2 == 0 { format!("{node}.log") } else { format!("speaker-{node}.log") };
+        std::fs::copy(format!("{LOGS}/{pod}.log"), dir.path().join(name)).unwrap();
+    }
+    let (by_node, _) = json(&["history", "--from", CLUSTER, "--logs", dir.path().to_str().unwrap(), "-o", "json"]);
+    let (by_pod, _) = json(&["history", "--from", CLUSTER, "--logs", LOGS, "-o", "json"]);
+    for l in by_node["logs"].as_array().unwrap() {
+        let (pod, node) = pods_to_nodes.iter().find(|(_, n)| l["source"].as_str().unwrap().contains(n)).unwrap();
+        assert_eq!((l["pod"].as_str(), l["node"].as_str()), (Some(*pod), Some(*node)), "{}", l["source"]);
+    }
+    for k in ["ips", "days", "changeDays", "worstDay", "nodes", "flapping", "fix", "findings"] {
+        assert_eq!(by_node[k], by_pod[k], "{k}");
+    }
+}
