@@ -347,3 +347,52 @@ fn log_files_may_be_named_after_their_node() {
         assert_eq!(by_node[k], by_pod[k], "{k}");
     }
 }
+
+/// testdata/history/two-nodes (`scripts/gen-history-story.py --variant two-nodes`): gpu-1 flapped
+/// and was fixed; storage-1 flaps still and is still a candidate; a nodeSelectors edit moves IPs
+/// between stable nodes, a stable node is OOM-killed once, a Service is deleted, an
+/// externalTrafficPolicy Local endpoint moves. Only storage-1 needs a patch.
+#[test]
+fn two_flapping_nodes_one_fixed_one_not_and_moves_nobody_caused() {
+    const DIR: &str = "testdata/history/two-nodes";
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/truth.json")).unwrap()).unwrap();
+    let (h, code) =
+        json(&["history", "--from", &format!("{DIR}/cluster.yaml"), "--logs", &format!("{DIR}/logs"), "-o", "json"]);
+    assert_eq!(code, 0, "LBD108 is a warning");
+    for (addr, t) in truth["ips"].as_object().unwrap() {
+        let got = ip(&h, addr);
+        assert_eq!(got["ownerChangesByDay"], t["ownerChangesByDay"], "{addr}");
+        assert_eq!(got["currentOwner"], t["ownerAtCapture"], "{addr}");
+    }
+    assert_eq!(h["worstDay"], truth["worstDay"]);
+    let flapping: Vec<&str> = h["flapping"].as_array().unwrap().iter().map(|f| f["node"].as_str().unwrap()).collect();
+    assert_eq!(flapping, truth["culprits"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect::<Vec<_>>());
+    let (gpu, storage) = (&h["flapping"][0], &h["flapping"][1]);
+    assert_eq!(gpu["fixed"]["at"], truth["fixed"]["gpu-1"]["at"]);
+    assert_eq!(storage["candidateNow"], true);
+    assert!(storage["fixed"].is_null());
+    // The moves no departure explains: no node caused them.
+    for (day, addr) in [("2026-11-19", "192.0.2.104"), ("2026-11-19", "192.0.2.105"), ("2026-11-11", "192.0.2.213")] {
+        assert!(ip(&h, addr)["disturbedBy"].as_array().unwrap().is_empty(), "{addr}");
+        let row = h["changeDays"].as_array().unwrap().iter().find(|d| d["day"] == day && d["ip"] == addr).unwrap();
+        assert_eq!(row["causedBy"], serde_json::json!({"(none)": 1}), "{addr} on {day}");
+    }
+    let last = ip(&h, "192.0.2.213")["lastChanges"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        (last["from"].as_str(), last["to"].as_str(), &last["cause"]),
+        (Some("worker-c"), Some("worker-a"), &Value::Null)
+    );
+    // The patch: storage-1 out as well, in l2's one term; it moves only storage-1's IPs.
+    assert_eq!(h["fix"]["needed"], true);
+    let term = &h["fix"]["patches"][0]["patch"]["spec"]["nodeSelectors"][0]["matchExpressions"];
+    assert_eq!(term.as_array().unwrap().last().unwrap()["values"], serde_json::json!(["storage-1"]));
+    let mut moved: Vec<&str> =
+        h["fix"]["effect"].as_array().unwrap().iter().map(|c| c["ip"].as_str().unwrap()).collect();
+    moved.sort();
+    assert_eq!(moved, ["192.0.2.217", "192.0.2.222"]);
+    let findings = h["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["objects"][0], "Node storage-1");
+    // worker-e's one OOM kill is no flapping.
+    assert!(!flapping.contains(&"worker-e"));
+}
