@@ -89,7 +89,7 @@ pub const MAX_MARKS: usize = 4_000_000;
 
 /// The transitions one log records, in its order: the takeovers (not the re-announces), every
 /// withdrawal, container starts and memberlist departures and joins. It grows with how often
-/// owners and members change, not with the lines (a mark is 16 bytes).
+/// owners and members change, not with the lines (a mark is 24 bytes).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Timeline {
     pub marks: Vec<Mark>,

@@ -356,3 +356,9 @@ fn the_json_is_camel_case() {
     assert_eq!(json["ips"]["192.0.2.200"]["announcingAtEnd"], false);
     assert_eq!(json["ips"]["192.0.2.200"]["withdrawalsByReason"]["notOwner"], 1);
 }
+
+#[test]
+fn a_mark_is_24_bytes() {
+    // docs/history.md and docs/performance.md size the timeline with this.
+    assert_eq!(std::mem::size_of::<Mark>(), 24);
+}

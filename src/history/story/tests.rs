@@ -256,3 +256,12 @@ fn departures_are_counted_once_however_few_peers_log_them() {
     assert_eq!(gpu.departures.iter().filter(|d| d.failed).count(), 3);
     assert_eq!(gpu.rejoins.len(), 3);
 }
+
+#[test]
+fn a_node_the_nodeselectors_drop_withdraws_nomatchingadvertisement_and_nobody_caused_the_move() {
+    // v0.16.1's ShouldAnnounce: a node no L2Advertisement selects gives noMatchingAdvertisement.
+    let gpu = Log::default().start(0).announce(2).withdraw(500, "noMatchingAdvertisement");
+    let worker_a = Log::default().announce(500);
+    let s = story(&[("gpu-1", gpu), ("worker-a", worker_a)]);
+    assert_eq!(changes(&s), [(500, Some("gpu-1"), Some("worker-a"), Kind::Takeover, None)]);
+}
