@@ -1,5 +1,6 @@
 //! `history` as tables: IPs and their owners, a row per day and node, the flapping nodes, the fix.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use comfy_table::{Cell, Color};
@@ -57,7 +58,8 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     if !h.change_days.is_empty() {
         writeln!(out, "\n{}", paint.bold("Owner changes per day:"))?;
         let mut t = new_table(paint, &["DAY", "IP", "CHANGES", "TAKEOVERS", "TAKEBACKS", "HANDOVERS", "CAUSED BY"]);
-        for d in &h.change_days {
+        let shown = busiest(&h.change_days, |d| d.ip.as_str(), |d| d.owner_changes);
+        for d in h.change_days.iter().filter(|d| shown.contains(d.ip.as_str())) {
             t.add_row(vec![
                 Cell::new(&d.day),
                 Cell::new(&d.ip),
@@ -69,6 +71,7 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
             ]);
         }
         print_table(out, &t)?;
+        left_out(out, &h.change_days, |d| shown.contains(d.ip.as_str()), "IPs with fewer changes")?;
         if let Some(w) = &h.worst_day {
             writeln!(out, "Worst day: {}, {} owner changes over all IPs.", w.day, w.owner_changes)?;
         }
@@ -84,7 +87,12 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
     if !active.is_empty() {
         writeln!(out)?;
         let mut t = new_table(paint, &["DAY", "NODE", "ANN", "WDR", "SUS", "LEFT", "FAIL", "JOIN", "START", "MOVED"]);
-        for d in active {
+        let shown = busiest(
+            &active,
+            |d| d.node.as_str(),
+            |d| d.suspect + d.departures + d.rejoins + d.starts + d.owner_changes_caused,
+        );
+        for d in active.iter().filter(|d| shown.contains(d.node.as_str())) {
             t.add_row(vec![
                 Cell::new(&d.day),
                 Cell::new(&d.node),
@@ -99,6 +107,7 @@ pub fn history(out: &mut dyn Write, h: &History, paint: Paint) -> std::io::Resul
             ]);
         }
         print_table(out, &t)?;
+        left_out(out, &active, |d| shown.contains(d.node.as_str()), "nodes with less churn")?;
         super::style::wrapped(
             out,
             "ANN, WDR: announce and withdraw lines in the node's own log; SUS: Suspect lines about it; \
@@ -206,6 +215,44 @@ fn owners(ip: &IpHistory) -> String {
         .join(", ")
 }
 
+/// A per-day table keeps at most this many rows; `-o json` has them all.
+const DAY_ROWS: usize = 100;
+
+/// The keys (IPs, nodes) whose rows are shown: all when they fit in [`DAY_ROWS`], else the ones
+/// with the most `weight`, as many as fit (at least one).
+fn busiest<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str, weight: impl Fn(&T) -> u64) -> BTreeSet<&'a str> {
+    let mut by_key: BTreeMap<&str, (u64, usize)> = BTreeMap::new();
+    for r in rows {
+        let e = by_key.entry(key(r)).or_default();
+        e.0 += weight(r);
+        e.1 += 1;
+    }
+    if rows.len() <= DAY_ROWS {
+        return by_key.into_keys().collect();
+    }
+    let mut ranked: Vec<(&str, (u64, usize))> = by_key.into_iter().collect();
+    ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    let mut shown = BTreeSet::new();
+    let mut used = 0;
+    for (k, (_, n)) in ranked {
+        if !shown.is_empty() && used + n > DAY_ROWS {
+            break;
+        }
+        used += n;
+        shown.insert(k);
+    }
+    shown
+}
+
+/// "(+1,234 rows for 987 IPs with fewer changes: -o json has them all)".
+fn left_out<T>(out: &mut dyn Write, rows: &[T], shown: impl Fn(&T) -> bool, what: &str) -> std::io::Result<()> {
+    let hidden = rows.iter().filter(|r| !shown(r)).count();
+    if hidden == 0 {
+        return Ok(());
+    }
+    writeln!(out, "(+{hidden} rows for {what}: -o json has them all)")
+}
+
 /// "gpu-1 286" or "gpu-1 280, (none) 1", most first.
 fn caused_by(d: &ChangeDay) -> String {
     let mut by: Vec<(&String, &u64)> = d.caused_by.iter().collect();
@@ -218,5 +265,29 @@ fn changes_cell(ip: &IpHistory) -> Cell {
         None => Cell::new("?"),
         Some(c) if !ip.disturbed_by.is_empty() => Cell::new(c).fg(Color::Red),
         Some(c) => Cell::new(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_day_table_keeps_the_busiest_keys_whole_and_says_what_it_left_out() {
+        // 30 IPs × 5 days = 150 rows; IP n has n changes a day.
+        let rows: Vec<(String, u64)> =
+            (0..30).flat_map(|ip| (0..5).map(move |_| (format!("192.0.2.{ip}"), ip as u64))).collect();
+        let shown = busiest(&rows, |r| r.0.as_str(), |r| r.1);
+        assert_eq!(shown.len(), 20, "20 IPs × 5 days = the 100 rows that fit");
+        assert!(shown.contains("192.0.2.29") && shown.contains("192.0.2.10") && !shown.contains("192.0.2.9"));
+        let mut out = Vec::new();
+        left_out(&mut out, &rows, |r| shown.contains(r.0.as_str()), "IPs with fewer changes").unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "(+50 rows for IPs with fewer changes: -o json has them all)\n");
+
+        let few = &rows[..10];
+        assert_eq!(busiest(few, |r| r.0.as_str(), |r| r.1).len(), 2, "what fits is all shown");
+        let mut out = Vec::new();
+        left_out(&mut out, few, |_| true, "x").unwrap();
+        assert!(out.is_empty());
     }
 }
