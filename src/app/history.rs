@@ -38,7 +38,8 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
             )));
         }
     }
-    let (snap, mut opts, default_ns) = load(r, env, true)?;
+    // Per-node rows only for the Services whose history needs them (engine::Inputs::detail).
+    let (snap, mut opts, default_ns) = load(r, env, false)?;
     opts.scope = Scope::All;
     let report = diagnose::diagnose(&snap, &opts)?;
     let service = match &args.service {
@@ -75,9 +76,16 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
             Vec::new(),
         ),
     };
+    let detail = |wanted: &engine::Wanted| {
+        let keys: std::collections::BTreeSet<(&str, &str)> =
+            wanted.iter().map(|(ns, name)| (ns.as_str(), name.as_str())).collect();
+        let only = crate::simulate::restrict(&snap, &keys);
+        diagnose::diagnose(&only, &diagnose::Options { detail: true, ..opts.clone() }).ok()
+    };
     let inputs = engine::Inputs {
         snap: &snap,
         report: &report,
+        detail: &detail,
         logs: &speaker_logs,
         logs_unknown_because: unknown,
         since,

@@ -21,10 +21,16 @@ pub struct SpeakerLog {
     pub stats: LogStats,
 }
 
+/// The Services (`namespace`, `name`) whose every candidate and per-node row history needs.
+pub type Wanted = BTreeSet<(String, String)>;
+
 pub struct Inputs<'a> {
     pub snap: &'a Snapshot,
-    /// The detailed Report of `snap`: election orders.
+    /// The Report of `snap` (without per-node rows: on 1,000 nodes they are most of its size).
     pub report: &'a Report,
+    /// The detailed Report of only these Services: the IPs with more than one owner or an owner
+    /// change, whose owners need their rank now. `None`: none asked for, or it failed.
+    pub detail: &'a dyn Fn(&Wanted) -> Option<Report>,
     pub logs: &'a [SpeakerLog],
     pub logs_unknown_because: Option<String>,
     pub since: Option<Timestamp>,
@@ -49,14 +55,19 @@ pub fn history(i: &Inputs) -> History {
     let events = node_assigned(i.snap, i.since);
 
     let mut ips: BTreeMap<String, IpHistory> = BTreeMap::new();
-    for s in &i.report.services {
-        let key = format!("{}/{}", s.namespace, s.name);
-        let Some(l2) = s.metallb.as_ref().and_then(|m| m.layer2.as_ref()) else {
-            continue;
-        };
-        for ip in &s.ips {
+    let layer2 = |r: &'_ Report| -> Vec<(String, String, Vec<String>, Layer2)> {
+        (r.services.iter())
+            .filter_map(|s| {
+                let l2 = s.metallb.as_ref()?.layer2.as_ref()?;
+                Some((s.namespace.clone(), s.name.clone(), s.ips.clone(), l2.clone()))
+            })
+            .collect()
+    };
+    let services = layer2(i.report);
+    for (ns, name, held, l2) in &services {
+        for ip in held {
             let entry = ips.entry(ip.clone()).or_insert_with(|| ip_history(ip));
-            entry.services.push(key.clone());
+            entry.services.push(format!("{ns}/{name}"));
             // Services sharing the IP: the one with an election speaks for it (one without a
             // ready endpoint holds none), and the first record of an announcer counts.
             if entry.expected_announcer.is_none() && entry.order.is_empty() {
@@ -80,6 +91,33 @@ pub fn history(i: &Inputs) -> History {
         if with_logs {
             tell_changes(h, story.ips.get(&h.ip).map(Vec::as_slice).unwrap_or(&[]));
         }
+    }
+    // The whole election order, and every node's row, only where the story needs them.
+    let wanted: Wanted = (ips.values())
+        .filter(|h| h.owner_changes.unwrap_or(0) > 0 || h.owners.len() > 1)
+        .flat_map(|h| h.services.iter())
+        .filter_map(|key| key.split_once('/').map(|(ns, n)| (ns.to_string(), n.to_string())))
+        .collect();
+    let detailed = if wanted.is_empty() { None } else { (i.detail)(&wanted) };
+    if let Some(d) = &detailed {
+        // As above, the first sharer with an election speaks for the IP.
+        let mut redone: BTreeSet<String> = BTreeSet::new();
+        for (_, _, held, l2) in layer2(d) {
+            let order = election_order(&l2);
+            for ip in held {
+                if let Some(h) = ips.get_mut(&ip).filter(|_| !order.is_empty() && !redone.contains(&ip)) {
+                    h.order = order.clone();
+                    redone.insert(ip);
+                }
+            }
+        }
+    }
+    for h in ips.values_mut() {
+        let order = &h.order;
+        for o in &mut h.owners {
+            o.rank = order.iter().position(|n| *n == o.node).map(|p| p + 1);
+        }
+        h.owners.sort_by_key(|o| (o.rank.unwrap_or(usize::MAX), o.node.clone()));
         h.disturbed_by = if with_logs { disturbed_by(h, &story, &churn) } else { disturbed_by_rank(h, &churn) };
     }
     for changes in story.ips.values() {
@@ -95,7 +133,7 @@ pub fn history(i: &Inputs) -> History {
 
     let change_days = change_days(&ips, &story);
     let worst_day = worst_day(&change_days);
-    let flapping = flapping(i, &ips, &churn, &story);
+    let flapping = flapping(detailed.as_ref().unwrap_or(i.report), &ips, &churn, &story);
     let fix = super::fix::fix(i, &flapping);
     let findings = super::fix::findings(&flapping, &churn);
     History {
@@ -116,10 +154,13 @@ pub fn history(i: &Inputs) -> History {
     }
 }
 
-/// The layer-2 election order now, candidates only, winner first.
-fn election_order(l2: &crate::report::Layer2) -> Vec<String> {
-    let mut ranked: Vec<(usize, String)> =
-        l2.nodes.iter().flatten().filter_map(|n| Some((n.rank?, n.node.to_string()))).collect();
+/// The layer-2 election order now, candidates only, winner first: every candidate from the
+/// per-node rows, or the head `check` keeps (its `ranks`) without them.
+fn election_order(l2: &Layer2) -> Vec<String> {
+    let mut ranked: Vec<(usize, String)> = match &l2.nodes {
+        Some(rows) => rows.iter().filter_map(|n| Some((n.rank?, n.node.to_string()))).collect(),
+        None => l2.ranks.iter().map(|r| (r.rank, r.node.to_string())).collect(),
+    };
     ranked.sort();
     ranked.into_iter().map(|(_, n)| n).collect()
 }
@@ -503,7 +544,7 @@ fn days(logs: &[(LogSource, &LogStats)], story: &Story) -> Vec<DayRow> {
 
 /// The nodes that disturbed some IP, worst first: by the owner changes they caused.
 fn flapping(
-    i: &Inputs,
+    report: &Report,
     ips: &BTreeMap<String, IpHistory>,
     churn: &BTreeMap<String, NodeChurn>,
     story: &Story,
@@ -570,7 +611,7 @@ fn flapping(
         f.fixed = Some(Fixed {
             at: last.map(|c| instant(c.at)),
             by_configuration_change: last.is_some_and(|c| c.cause.is_none()),
-            excluded_by: excluded_now(i.report, &f.node, &f.ips),
+            excluded_by: excluded_now(report, &f.node, &f.ips),
         });
     }
     let mut out: Vec<Flapping> = by_node.into_values().collect();

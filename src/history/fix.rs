@@ -99,7 +99,7 @@ pub(super) fn fix(i: &Inputs, all: &[Flapping]) -> Option<Fix> {
     } else {
         let opts = crate::diagnose::Options {
             scope: crate::diagnose::Scope::All,
-            detail: true,
+            detail: false,
             overrides: Default::default(),
         };
         let edit = crate::simulate::edit::Edit::Apply { file: "the fix".into(), objects: Box::new(applied) };

@@ -62,7 +62,8 @@ pub struct IpHistory {
     pub expected_announcer: Option<String>,
     /// From ServiceL2Status; `null` when none records it.
     pub current_owner: Option<String>,
-    /// The layer-2 election order now (first = winner), candidates only.
+    /// The layer-2 election order now (first = winner), candidates only: all of them for an IP with
+    /// an owner change or more than one owner, the first 5 (`check`'s `ranks`) otherwise.
     pub order: Vec<String>,
     pub owners: Vec<IpOwner>,
     /// Owner changes the logs show: takeovers + takebacks + handovers (history.md defines them).
