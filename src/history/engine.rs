@@ -55,19 +55,10 @@ pub fn history(i: &Inputs) -> History {
     let events = node_assigned(i.snap, i.since);
 
     let mut ips: BTreeMap<String, IpHistory> = BTreeMap::new();
-    let layer2 = |r: &'_ Report| -> Vec<(String, String, Vec<String>, Layer2)> {
-        (r.services.iter())
-            .filter_map(|s| {
-                let l2 = s.metallb.as_ref()?.layer2.as_ref()?;
-                Some((s.namespace.clone(), s.name.clone(), s.ips.clone(), l2.clone()))
-            })
-            .collect()
-    };
-    let services = layer2(i.report);
-    for (ns, name, held, l2) in &services {
-        for ip in held {
+    for (s, l2) in layer2(i.report) {
+        for ip in &s.ips {
             let entry = ips.entry(ip.clone()).or_insert_with(|| ip_history(ip));
-            entry.services.push(format!("{ns}/{name}"));
+            entry.services.push(format!("{}/{}", s.namespace, s.name));
             // Services sharing the IP: the one with an election speaks for it (one without a
             // ready endpoint holds none), and the first record of an announcer counts.
             if entry.expected_announcer.is_none() && entry.order.is_empty() {
@@ -84,6 +75,9 @@ pub fn history(i: &Inputs) -> History {
         for ip in stats.ips.keys() {
             ips.entry(ip.clone()).or_insert_with(|| ip_history(ip));
         }
+    }
+    if let Some(svc) = &i.service {
+        ips.retain(|_, h| h.services.contains(svc));
     }
 
     for h in ips.values_mut() {
@@ -102,12 +96,12 @@ pub fn history(i: &Inputs) -> History {
     if let Some(d) = &detailed {
         // As above, the first sharer with an election speaks for the IP.
         let mut redone: BTreeSet<String> = BTreeSet::new();
-        for (_, _, held, l2) in layer2(d) {
-            let order = election_order(&l2);
-            for ip in held {
-                if let Some(h) = ips.get_mut(&ip).filter(|_| !order.is_empty() && !redone.contains(&ip)) {
+        for (s, l2) in layer2(d) {
+            let order = election_order(l2);
+            for ip in &s.ips {
+                if let Some(h) = ips.get_mut(ip).filter(|_| !order.is_empty() && !redone.contains(ip)) {
                     h.order = order.clone();
-                    redone.insert(ip);
+                    redone.insert(ip.clone());
                 }
             }
         }
@@ -127,10 +121,6 @@ pub fn history(i: &Inputs) -> History {
             }
         }
     }
-    if let Some(svc) = &i.service {
-        ips.retain(|_, h| h.services.contains(svc));
-    }
-
     let change_days = change_days(&ips, &story);
     let worst_day = worst_day(&change_days);
     let flapping = flapping(detailed.as_ref().unwrap_or(i.report), &ips, &churn, &story);
@@ -152,6 +142,11 @@ pub fn history(i: &Inputs) -> History {
         fix,
         findings,
     }
+}
+
+/// The Services with a layer-2 election, and it.
+fn layer2(r: &Report) -> impl Iterator<Item = (&ServiceReport, &Layer2)> {
+    r.services.iter().filter_map(|s| Some((s, s.metallb.as_ref()?.layer2.as_ref()?)))
 }
 
 /// The layer-2 election order now, candidates only, winner first: every candidate from the
