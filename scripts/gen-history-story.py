@@ -1427,7 +1427,7 @@ def readme(sim, truth, files, pod_names, total_size):
         f"* **Day 14, {rfc3339(FIX_AT)}: the fix.** L2Advertisement `{MLB_NS}/l2` gets",
         "  `nodeSelectors: [{matchExpressions: [{key: kubernetes.io/hostname, operator: NotIn, values: [gpu-1]}]}]`.",
         "  Every speaker logs ConfigReconciler start/end and reprocesses; gpu-1 (alive, announcing) withdraws",
-        "  its three IPs with notOwner (its log is lost: that container crashed later), worker-a / worker-c",
+        "  its three IPs with noMatchingAdvertisement, the reason v0.16.1 gives a node no L2Advertisement selects (its log is lost: that container crashed later), worker-a / worker-c",
         "  announce them: 3 owner changes, counted as takeovers (the old owner stopped being a candidate).",
         "* Day 14 has a crash burst in the morning (IPs move) and another in the evening after the fix (no",
         "  IP moves): its gpu-1 departures and its owner changes no longer go together.",
