@@ -28,6 +28,12 @@ def seeds(text):
     return out
 
 
+def exact(h, truth):
+    """How many IPs have every per-day figure exactly as the truth."""
+    got = {x["ip"]: x["ownerChangesByDay"] for x in h["ips"]}
+    return sum(got.get(ip) == t["ownerChangesByDay"] for ip, t in truth["ips"].items())
+
+
 def check(h, truth):
     """The misses, as text; empty when the history meets the target."""
     misses = []
@@ -83,10 +89,11 @@ def main():
                     continue
                 with open(os.path.join(out, "truth.json")) as fh:
                     truth = json.load(fh)
-                misses = check(json.loads(run.stdout), truth)
+                h = json.loads(run.stdout)
+                misses = check(h, truth)
                 w = truth["worstDay"]
-                print(f"{variant} seed {seed}: {len(truth['ips'])} IPs, worst day {w['day']} "
-                      f"({w['ownerChanges']} changes): {'ok' if not misses else 'MISS'}")
+                print(f"{variant} seed {seed}: {exact(h, truth)} of {len(truth['ips'])} IPs exact every day, "
+                      f"worst day {w['day']} ({w['ownerChanges']} changes): {'ok' if not misses else 'MISS'}")
                 for m in misses:
                     print(f"  {m}")
                 failed += bool(misses)
