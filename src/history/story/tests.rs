@@ -265,3 +265,19 @@ fn a_node_the_nodeselectors_drop_withdraws_nomatchingadvertisement_and_nobody_ca
     let s = story(&[("gpu-1", gpu), ("worker-a", worker_a)]);
     assert_eq!(changes(&s), [(500, Some("gpu-1"), Some("worker-a"), Kind::Takeover, None)]);
 }
+
+#[test]
+fn with_since_the_owner_when_the_window_opens_is_held_and_its_yield_is_a_change() {
+    // worker-a announced before --since; gpu-1 comes back inside the window and takes the IP.
+    let worker_a = Log::default().announce(10).join(200, "gpu-1").withdraw(200, "notOwner");
+    let gpu = Log::default().start(198).announce(201);
+    let since: jiff::Timestamp = ts(100).parse().unwrap();
+    let stats: Vec<(&str, LogStats)> = [("worker-a", &worker_a), ("gpu-1", &gpu)]
+        .into_iter()
+        .map(|(n, l)| (n, scan(l.0.as_bytes(), Some(since)).expect("in memory")))
+        .collect();
+    assert!(stats[0].1.timeline.marks.iter().any(|m| matches!(m.what, Happened::Held { .. })));
+    let tellers: Vec<Teller> = stats.iter().map(|(n, s)| Teller { node: Some(n), timeline: &s.timeline }).collect();
+    let s = tell(&tellers);
+    assert_eq!(changes(&s), [(200, Some("worker-a"), Some("gpu-1"), Kind::Takeback, Some("gpu-1"))]);
+}
