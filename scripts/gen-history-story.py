@@ -44,7 +44,7 @@ import sys
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from k8s_yaml import dump_documents  # noqa: E402  (the emitter the generators share)
+from k8s_yaml import K8S_ALNUM, LOWER, Names, dump_documents  # noqa: E402  (what the generators share)
 
 SEED = 20261124
 rng = random.Random(SEED)
@@ -729,15 +729,12 @@ MALFORMED = [
 ]
 
 
-def build_story():
-    sim = Sim()
-    sim.notes["last_marker"] = {}
-    sim.boot_pre_window()
-
-    # -- the rollout (kubectl rollout restart ds/speaker), maxUnavailable 1, readiness gated
+def rollout_and_crash_loop(sim, order):
+    """The day-1 rollout (kubectl rollout restart ds/speaker: maxUnavailable 1, readiness gated,
+    in `order`) and gpu-1's crash loop after it, both variants' opening: (plan, containers)."""
     plan = {}
     t = ROLLOUT_AT + 2 * SEC
-    for n in ROLLOUT_ORDER:
+    for n in order:
         delete = t
         # cp-1's new container joins only after gpu-1 (killed 0.9 s after this SIGTERM) was marked
         start = delete + (6800 * MS if n == CP else u_ms(4500, 7000))
@@ -746,13 +743,11 @@ def build_story():
         t = ready + u_ms(1000, 4000)
     # gpu-1's new container is killed ~1 s after cp-1's old one got SIGTERM: cp-1's new speaker
     # joins after gpu-1 was marked failed and never logs that NodeLeave.
-    cp_delete, cp_start, _ = plan[CP]
-    first_crash = cp_delete + 900 * MS
+    first_crash = plan[CP][0] + 900 * MS
     conts = gpu_schedule(plan[GPU][1], first_crash)
     sim.notes["gpu_containers"] = conts
     sim.notes["rollout"] = plan
-
-    for n in ROLLOUT_ORDER:
+    for n in order:
         delete, start, _ = plan[n]
         sim.push(delete, sim.graceful_stop, n, start)
     # the first crash: fast detection, 2 confirmations, before cp-1 joins
@@ -760,11 +755,18 @@ def build_story():
         if c is None:
             continue
         nxt = conts[k + 1][0] if k + 1 < len(conts) else None
-        detect = {}
-        if k == 0:
-            detect = {"prober": "worker-d", "conf": 2, "probe_ms": 300}
+        detect = {"prober": "worker-d", "conf": 2, "probe_ms": 300} if k == 0 else {}
         sim.push(c, sim.crash, GPU, nxt, detect)
     sim.notes["crashes"] = [c for _, c in conts if c is not None]
+    return plan, conts
+
+
+def build_story():
+    sim = Sim()
+    sim.notes["last_marker"] = {}
+    sim.boot_pre_window()
+
+    plan, conts = rollout_and_crash_loop(sim, ROLLOUT_ORDER)
 
     # -- flaps and false suspicions while gpu-1 is up and quiet
     busy = [ROLLOUT_AT, plan[CP][2] + 30 * SEC, FIX_AT]
@@ -892,35 +894,11 @@ def compute_truth(sim, files):
 
 # --------------------------------------------------------------------------- snapshot objects
 
-_rv = [81_200_000]
 UID_NS = uuid.UUID("6c1f3e0a-9b2d-4e57-8f10-3d5a7c9e2b41")
-K8S_ALNUM = "bcdfghjklmnpqrstvwxz2456789"
-LOWER = "bcdfghjklmnpqrstvwxz"
 
 
-def suffix(n=5, alphabet=K8S_ALNUM):
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def uid(kind, ns, name):
-    return str(uuid.uuid5(UID_NS, f"{kind}/{ns}/{name}"))
-
-
-def rv():
-    _rv[0] += rng.randint(3, 400)
-    return str(_rv[0])
-
-
-def meta(kind, name, ns=None, created="2026-10-05T09:00:00Z", labels=None, annotations=None, **extra):
-    m = {"name": name, "uid": uid(kind, ns or "", name), "resourceVersion": rv(), "creationTimestamp": created}
-    if ns:
-        m["namespace"] = ns
-    if labels is not None:
-        m["labels"] = labels
-    if annotations:
-        m["annotations"] = annotations
-    m.update(extra)
-    return m
+_names = Names(rng, UID_NS, 81_200_000, "2026-10-05T09:00:00Z")
+suffix, uid, rv, meta = _names.suffix, _names.uid, _names.rv, _names.meta
 
 
 def snapshot_info():
@@ -1940,29 +1918,7 @@ def build_two_nodes():
     sim.notes["last_marker"] = {}
     sim.boot_pre_window()
 
-    plan = {}
-    t = ROLLOUT_AT + 2 * SEC
-    for n in TN_ROLLOUT_ORDER:
-        delete = t
-        start = delete + (6800 * MS if n == CP else u_ms(4500, 7000))
-        ready = start + u_ms(10500, 19500)
-        plan[n] = (delete, start, ready)
-        t = ready + u_ms(1000, 4000)
-    cp_delete, cp_start, _ = plan[CP]
-    first_crash = cp_delete + 900 * MS
-    conts = gpu_schedule(plan[GPU][1], first_crash)
-    sim.notes["gpu_containers"] = conts
-    sim.notes["rollout"] = plan
-    for n in TN_ROLLOUT_ORDER:
-        delete, start, _ = plan[n]
-        sim.push(delete, sim.graceful_stop, n, start)
-    for k, (s, c) in enumerate(conts):
-        if c is None:
-            continue
-        nxt = conts[k + 1][0] if k + 1 < len(conts) else None
-        detect = {"prober": "worker-d", "conf": 2, "probe_ms": 300} if k == 0 else {}
-        sim.push(c, sim.crash, GPU, nxt, detect)
-    sim.notes["crashes"] = [c for _, c in conts if c is not None]
+    plan, conts = rollout_and_crash_loop(sim, TN_ROLLOUT_ORDER)
 
     busy = [ROLLOUT_AT, plan[CP][2] + 30 * SEC]
     for s, c in conts:

@@ -49,35 +49,13 @@ GPU = "gpu-1"
 RESTARTS = 437  # gpu-1's speaker restartCount at capture time
 
 rng = random.Random(20261130)
-_rv = [73_400_000]
 UID_NS = uuid.UUID("0b9d7c52-5d3e-4f0a-8a61-2c4e6f8a1b3d")
-K8S_ALNUM = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's rand.String alphabet
-LOWER = "bcdfghjklmnpqrstvwxz"
 
 
-def suffix(n=5, alphabet=K8S_ALNUM):
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def uid(kind, ns, name):
-    return str(uuid.uuid5(UID_NS, f"{kind}/{ns}/{name}"))
-
-
-def rv():
-    _rv[0] += rng.randint(3, 400)
-    return str(_rv[0])
-
-
-def meta(kind, name, ns=None, created="2026-10-05T09:00:00Z", labels=None, annotations=None, **extra):
-    m = {"name": name, "uid": uid(kind, ns or "", name), "resourceVersion": rv(), "creationTimestamp": created}
-    if ns:
-        m["namespace"] = ns
-    if labels is not None:
-        m["labels"] = labels
-    if annotations:
-        m["annotations"] = annotations
-    m.update(extra)
-    return m
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from k8s_yaml import K8S_ALNUM, LOWER, Names, dump_documents  # noqa: E402  (what the generators share)
+_names = Names(rng, UID_NS, 73_400_000, "2026-10-05T09:00:00Z")
+suffix, uid, rv, meta = _names.suffix, _names.uid, _names.rv, _names.meta
 
 
 # --------------------------------------------------------------------------- time
@@ -115,8 +93,6 @@ def jitter(lo_ms, hi_ms):
 
 
 # --------------------------------------------------------------------------- YAML emitter
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from k8s_yaml import dump_documents  # noqa: E402  (the emitter both generators share)
 
 # --------------------------------------------------------------------------- cluster model
 

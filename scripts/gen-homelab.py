@@ -54,41 +54,17 @@ POOL_RANGE = "198.51.100.10-198.51.100.40"
 EXCLUDE_LB = "node.kubernetes.io/exclude-from-external-load-balancers"
 
 rng = random.Random(20261129)
-_rv = [48_210_000]
 UID_NS = uuid.UUID("6f1c0d1e-2b7a-4c55-9d0e-1a2b3c4d5e6f")
 
-K8S_ALNUM = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's rand.String alphabet
-LOWER = "bcdfghjklmnpqrstvwxz"  # letters only, for l2-xxxxx names
 
 
-def suffix(n=5, alphabet=K8S_ALNUM):
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def uid(kind, ns, name):
-    return str(uuid.uuid5(UID_NS, f"{kind}/{ns}/{name}"))
-
-
-def rv():
-    _rv[0] += rng.randint(3, 400)
-    return str(_rv[0])
-
-
-def meta(kind, name, ns=None, created="2026-03-14T10:00:00Z", labels=None, annotations=None, **extra):
-    m = {"name": name, "uid": uid(kind, ns or "", name), "resourceVersion": rv(), "creationTimestamp": created}
-    if ns:
-        m["namespace"] = ns
-    if labels is not None:
-        m["labels"] = labels
-    if annotations:
-        m["annotations"] = annotations
-    m.update(extra)
-    return m
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from k8s_yaml import K8S_ALNUM, LOWER, Names, dump_documents  # noqa: E402  (what the generators share)
+_names = Names(rng, UID_NS, 48_210_000, "2026-03-14T10:00:00Z")
+suffix, uid, rv, meta = _names.suffix, _names.uid, _names.rv, _names.meta
 
 
 # --------------------------------------------------------------------------- YAML emitter
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from k8s_yaml import dump_documents  # noqa: E402  (the emitter both generators share)
 
 # --------------------------------------------------------------------------- cluster model
 
@@ -600,7 +576,7 @@ def build():
         if o["kind"] == "L2Advertisement":
             o["spec"]["nodeSelectors"] = [{"matchLabels": {"node-role.kubernetes.io/control-plane": ""}}]
             o["metadata"]["generation"] = 2
-            o["metadata"]["resourceVersion"] = str(_rv[0] + 1234)
+            o["metadata"]["resourceVersion"] = str(_names.rv_now + 1234)
     trap = [snapshot_info(TRAP_CAPTURED_AT)] + trap_base + copy.deepcopy(events)
     return homelab, trap, winners, elect(trap_base)
 

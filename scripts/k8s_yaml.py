@@ -1,8 +1,46 @@
-"""The YAML emitter the scenario generators share (gen-homelab.py, gen-history.py): Kubernetes
-objects written the way `kubectl get -o yaml` writes them, deterministic byte for byte."""
+"""What the scenario generators share (gen-homelab.py, gen-history.py, gen-history-story.py): the
+YAML emitter, Kubernetes objects written the way `kubectl get -o yaml` writes them, deterministic
+byte for byte; and `Names`, the generated names, uids and resourceVersions of their metadata."""
 
 import json
 import re
+import uuid
+
+K8S_ALNUM = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's rand.String alphabet
+LOWER = "bcdfghjklmnpqrstvwxz"  # letters only, for l2-xxxxx names
+
+
+class Names:
+    """Pod suffixes, uids, resourceVersions and metadata for one generator. The random choices
+    come from the generator's own `rng`, in the order it asks, so its bytes depend on its seed."""
+
+    def __init__(self, rng, uid_ns, first_rv, created):
+        self.rng = rng
+        self.uid_ns = uid_ns
+        self.rv_now = first_rv
+        self.created = created
+
+    def suffix(self, n=5, alphabet=K8S_ALNUM):
+        return "".join(self.rng.choice(alphabet) for _ in range(n))
+
+    def uid(self, kind, ns, name):
+        return str(uuid.uuid5(self.uid_ns, f"{kind}/{ns}/{name}"))
+
+    def rv(self):
+        self.rv_now += self.rng.randint(3, 400)
+        return str(self.rv_now)
+
+    def meta(self, kind, name, ns=None, created=None, labels=None, annotations=None, **extra):
+        m = {"name": name, "uid": self.uid(kind, ns or "", name), "resourceVersion": self.rv(),
+             "creationTimestamp": created or self.created}
+        if ns:
+            m["namespace"] = ns
+        if labels is not None:
+            m["labels"] = labels
+        if annotations:
+            m["annotations"] = annotations
+        m.update(extra)
+        return m
 # Minimal block-style emitter shaped like `kubectl get -o yaml`: keys sorted, sequences
 # not indented under their key, strings quoted only when a YAML 1.1 or 1.2 reader could
 # take them for something else (bool, null, number, timestamp, version-like "0.1.0").
