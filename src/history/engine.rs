@@ -160,15 +160,14 @@ fn election_order(l2: &Layer2) -> Vec<String> {
     ranked.into_iter().map(|(_, n)| n).collect()
 }
 
-/// Every node that announced the IP, by its own log's counts and the `nodeAssigned` Events.
+/// Every node that announced the IP, by its own log's counts and the `nodeAssigned` Events,
+/// by name: their ranks come once the election order is known.
 fn owners(
     h: &mut IpHistory,
     logs: &[(LogSource, &LogStats)],
     events: &BTreeMap<String, BTreeMap<String, Option<EventCount>>>,
 ) -> Vec<IpOwner> {
     let mut owners: BTreeMap<String, IpOwner> = BTreeMap::new();
-    let order = &h.order;
-    let rank = |node: &str| order.iter().position(|n| n == node).map(|p| p + 1);
     for (src, stats) in logs {
         let (Some(node), Some(c)) = (&src.node, stats.ips.get(&h.ip)) else {
             continue;
@@ -179,7 +178,7 @@ fn owners(
         if c.takeovers == 0 && c.withdrawals_by_reason.is_empty() {
             continue;
         }
-        let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
+        let o = owners.entry(node.clone()).or_insert_with(|| owner(node));
         *o.takeovers.get_or_insert(0) += c.takeovers;
         *o.withdrawn_not_owner.get_or_insert(0) += c.withdrawals_by_reason.get("notOwner").copied().unwrap_or(0);
         for (day, n) in &c.takeovers_by_day {
@@ -187,14 +186,12 @@ fn owners(
         }
     }
     for (node, count) in h.services.iter().filter_map(|svc| events.get(svc)).flatten() {
-        let o = owners.entry(node.clone()).or_insert_with(|| owner(node, rank(node)));
+        let o = owners.entry(node.clone()).or_insert_with(|| owner(node));
         if let Some(count) = count {
             add_count(&mut o.events, count);
         }
     }
-    let mut owners: Vec<IpOwner> = owners.into_values().collect();
-    owners.sort_by_key(|o| (o.rank.unwrap_or(usize::MAX), o.node.clone()));
-    owners
+    owners.into_values().collect()
 }
 
 /// The IP's owner changes, as counted: totals, by day and kind, the last few.
@@ -297,10 +294,10 @@ fn worst_day(rows: &[ChangeDay]) -> Option<WorstDay> {
     Some(WorstDay { day: day.to_string(), owner_changes: n })
 }
 
-fn owner(node: &str, rank: Option<usize>) -> IpOwner {
+fn owner(node: &str) -> IpOwner {
     IpOwner {
         node: node.to_string(),
-        rank,
+        rank: None,
         takeovers: None,
         takeovers_by_day: BTreeMap::new(),
         withdrawn_not_owner: None,

@@ -468,22 +468,23 @@ impl Scanner {
             }
             Record::Refuted => slot(&mut self.today(&moment.day).members, SELF_MEMBER).refuted += 1,
             Record::Node { name, event } => {
+                let member = self.stats.timeline.intern(name);
                 let m = slot(&mut self.today(&moment.day).members, name);
-                match event {
-                    NodeEvent::Join => m.join += 1,
-                    NodeEvent::Leave => m.leave += 1,
+                let what = match event {
+                    NodeEvent::Join => {
+                        m.join += 1;
+                        Happened::Joined { member }
+                    }
+                    NodeEvent::Leave => {
+                        m.leave += 1;
+                        Happened::Left { member }
+                    }
                     NodeEvent::Update => {
                         m.update += 1;
                         return;
                     }
-                }
-                let t = &mut self.stats.timeline;
-                let member = t.intern(name);
-                let what = match event {
-                    NodeEvent::Join => Happened::Joined { member },
-                    _ => Happened::Left { member },
                 };
-                t.push(moment.nanos, what);
+                self.stats.timeline.push(moment.nanos, what);
             }
             Record::Start => {
                 self.stats.start_count += 1;
@@ -502,14 +503,11 @@ impl Scanner {
 
     /// The IPs announced when the window opens, from the lines before it.
     fn mark_held(&mut self, at: i128) {
-        let held: Vec<&String> = (self.carried.iter().filter(|(_, on)| **on).map(|(ip, _)| ip))
-            .chain(self.stats.ips.iter().filter(|(_, c)| c.announcing_at_end).map(|(ip, _)| ip))
-            .collect();
-        let held: Vec<String> = held.into_iter().cloned().collect();
-        let t = &mut self.stats.timeline;
-        for ip in held {
-            let ip = t.intern(&ip);
-            t.push(at, Happened::Held { ip });
+        let LogStats { ips, timeline, .. } = &mut self.stats;
+        let carried = self.carried.iter().filter(|(_, on)| **on).map(|(ip, _)| ip);
+        for ip in carried.chain(ips.iter().filter(|(_, c)| c.announcing_at_end).map(|(ip, _)| ip)) {
+            let ip = timeline.intern(ip);
+            timeline.push(at, Happened::Held { ip });
         }
     }
 
