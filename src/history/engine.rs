@@ -80,12 +80,14 @@ pub fn history(i: &Inputs) -> History {
         ips.retain(|_, h| h.services.contains(svc));
     }
 
+    let mut change_days: Vec<ChangeDay> = Vec::new();
     for h in ips.values_mut() {
         h.owners = owners(h, &logs, &events);
         if with_logs {
-            tell_changes(h, story.ips.get(&h.ip).map(Vec::as_slice).unwrap_or(&[]));
+            change_days.extend(tell_changes(h, story.ips.get(&h.ip).map(Vec::as_slice).unwrap_or(&[])));
         }
     }
+    change_days.sort_by(|a, b| (&a.day, &a.ip).cmp(&(&b.day, &b.ip)));
     // The whole election order, and every node's row, only where the story needs them.
     let wanted: Wanted = (ips.values())
         .filter(|h| h.owner_changes.unwrap_or(0) > 0 || h.owners.len() > 1)
@@ -114,14 +116,13 @@ pub fn history(i: &Inputs) -> History {
         h.owners.sort_by_key(|o| (o.rank.unwrap_or(usize::MAX), o.node.clone()));
         h.disturbed_by = if with_logs { disturbed_by(h, &story, &churn) } else { disturbed_by_rank(h, &churn) };
     }
-    for changes in story.ips.values() {
-        for cause in changes.iter().filter_map(|c| c.cause.as_ref()) {
-            if let Some(c) = churn.get_mut(cause) {
-                c.owner_changes_caused += 1;
-            }
+    // The per-node totals are the per-day rows summed.
+    let days = days(&logs, &story);
+    for d in &days {
+        if let Some(c) = churn.get_mut(&d.node) {
+            c.owner_changes_caused += d.owner_changes_caused;
         }
     }
-    let change_days = change_days(&ips, &story);
     let worst_day = worst_day(&change_days);
     let flapping = flapping(detailed.as_ref().unwrap_or(i.report), &ips, &churn, &story);
     let fix = super::fix::fix(i, &flapping);
@@ -131,7 +132,7 @@ pub fn history(i: &Inputs) -> History {
         kind: "History",
         source: i.report.source.clone(),
         since: i.since.map(|t| t.to_string()),
-        days: days(&logs, &story),
+        days,
         change_days,
         worst_day,
         logs: logs.into_iter().map(|(s, _)| s).collect(),
@@ -194,17 +195,34 @@ fn owners(
     owners.into_values().collect()
 }
 
-/// The IP's owner changes, as counted: totals, by day and kind, the last few.
-fn tell_changes(h: &mut IpHistory, changes: &[OwnerChange]) {
+/// The IP's owner changes, as counted: totals, the last few, and its rows of `changeDays` (by
+/// day, kind and cause), from which `ownerChangesByDay` is read.
+fn tell_changes(h: &mut IpHistory, changes: &[OwnerChange]) -> Vec<ChangeDay> {
     let count = |k: Kind| changes.iter().filter(|c| c.kind == k).count() as u64;
     h.owner_changes = Some(changes.len() as u64);
     h.takeovers = Some(count(Kind::Takeover));
     h.takebacks = Some(count(Kind::Takeback));
     h.handovers = Some(count(Kind::Handover));
-    for c in changes {
-        *h.owner_changes_by_day.entry(day_of(c.at)).or_default() += 1;
-    }
     h.last_changes = changes[changes.len().saturating_sub(10)..].iter().map(change_row).collect();
+    let mut rows: BTreeMap<String, ChangeDay> = BTreeMap::new();
+    for c in changes {
+        let day = day_of(c.at);
+        let r = rows.entry(day.clone()).or_insert_with(|| ChangeDay {
+            day,
+            ip: h.ip.clone(),
+            services: h.services.clone(),
+            ..Default::default()
+        });
+        r.owner_changes += 1;
+        match c.kind {
+            Kind::Takeover => r.takeovers += 1,
+            Kind::Takeback => r.takebacks += 1,
+            Kind::Handover => r.handovers += 1,
+        }
+        *r.caused_by.entry(c.cause.clone().unwrap_or_else(|| super::logs::MISSING.into())).or_default() += 1;
+    }
+    h.owner_changes_by_day = rows.iter().map(|(day, r)| (day.clone(), r.owner_changes)).collect();
+    rows.into_values().collect()
 }
 
 fn change_row(c: &OwnerChange) -> OwnerChangeRow {
@@ -256,29 +274,6 @@ fn disturbed_by_rank(h: &IpHistory, churn: &BTreeMap<String, NodeChurn>) -> Vec<
         .filter(|o| churn.get(&o.node).is_some_and(churns))
         .map(|o| o.node.clone())
         .collect()
-}
-
-fn change_days(ips: &BTreeMap<String, IpHistory>, story: &Story) -> Vec<ChangeDay> {
-    let mut rows: BTreeMap<(String, &str), ChangeDay> = BTreeMap::new();
-    for h in ips.values() {
-        for c in story.ips.get(&h.ip).into_iter().flatten() {
-            let day = day_of(c.at);
-            let r = rows.entry((day.clone(), h.ip.as_str())).or_insert_with(|| ChangeDay {
-                day,
-                ip: h.ip.clone(),
-                services: h.services.clone(),
-                ..Default::default()
-            });
-            r.owner_changes += 1;
-            match c.kind {
-                Kind::Takeover => r.takeovers += 1,
-                Kind::Takeback => r.takebacks += 1,
-                Kind::Handover => r.handovers += 1,
-            }
-            *r.caused_by.entry(c.cause.clone().unwrap_or_else(|| super::logs::MISSING.into())).or_default() += 1;
-        }
-    }
-    rows.into_values().collect()
 }
 
 fn worst_day(rows: &[ChangeDay]) -> Option<WorstDay> {
