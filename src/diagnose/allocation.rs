@@ -293,19 +293,12 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             (None, None) => out.push(format!(
                 "MetalLB would assign an address now, from one of {} pools it picks at random (Go map order): {}; as the status is still empty, its controller has not processed the Service (is the controller Pod running? see its log)",
                 o.possible.len(),
-                o.possible.iter().map(|(p, ips)| format!("{} from {p}", list(&texts(ips)))).collect::<Vec<_>>().join(" or ")
+                random_pools(&o.possible)
             )),
         },
     }
     if o.status == Status::Mismatch && o.expected.is_none() && !o.possible.is_empty() {
-        out.push(format!(
-            "the replacement comes from a pool MetalLB picks at random: {}",
-            o.possible
-                .iter()
-                .map(|(p, ips)| format!("{} from {p}", list(&texts(ips))))
-                .collect::<Vec<_>>()
-                .join(" or ")
-        ));
+        out.push(format!("the replacement comes from a pool MetalLB picks at random: {}", random_pools(&o.possible)));
     }
     if !o.order_peers.is_empty() {
         out.push(format!(
@@ -322,6 +315,19 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
     let mut text = out.join("; ");
     text.push('.');
     text
+}
+
+/// The pools MetalLB may pick from, as prose: the first few, then a count (the JSON's
+/// `possibleOutcomes` and explain's allocation line list them all), so that twenty pools do not
+/// make a 1 KB sentence repeated in every affected Service's detail and finding.
+fn random_pools(possible: &[(String, Vec<IpAddr>)]) -> String {
+    const SHOWN: usize = 3;
+    let named = |(p, ips): &(String, Vec<IpAddr>)| format!("{} from {p}", list(&texts(ips)));
+    if possible.len() <= SHOWN + 1 {
+        return possible.iter().map(named).collect::<Vec<_>>().join(" or ");
+    }
+    let first = possible[..SHOWN].iter().map(named).collect::<Vec<_>>().join(", ");
+    format!("{first} or one of {} other pools", possible.len() - SHOWN)
 }
 
 fn objects(namespace: &str, name: &str, o: &Outcome, ns: &str) -> Vec<ObjectRef> {
@@ -473,4 +479,27 @@ pub(super) fn pool_findings(world: &World) -> Vec<Finding> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::random_pools;
+
+    fn pools(n: usize) -> Vec<(String, Vec<std::net::IpAddr>)> {
+        (0..n).map(|i| (format!("pool-{i}"), vec![format!("192.0.2.{i}").parse().unwrap()])).collect()
+    }
+
+    #[test]
+    fn up_to_four_pools_are_all_named() {
+        assert_eq!(random_pools(&pools(2)), "192.0.2.0 from pool-0 or 192.0.2.1 from pool-1");
+        assert_eq!(random_pools(&pools(4)).matches(" from ").count(), 4);
+    }
+
+    #[test]
+    fn more_pools_name_the_first_three_and_count_the_rest() {
+        assert_eq!(
+            random_pools(&pools(20)),
+            "192.0.2.0 from pool-0, 192.0.2.1 from pool-1, 192.0.2.2 from pool-2 or one of 17 other pools"
+        );
+    }
 }
