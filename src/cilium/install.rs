@@ -59,6 +59,24 @@ fn cilium_image(image: &str) -> bool {
     repo.ends_with("/cilium") || repo.ends_with("cilium/cilium") || repo.contains("cilium/operator")
 }
 
+/// The operator Deployment's image, else the first operator Pod's (by name).
+fn operator_image(snap: &Snapshot) -> Option<String> {
+    let from_deployment = snap
+        .deployments
+        .iter()
+        .filter(|d| d.metadata.name.as_deref() == Some("cilium-operator"))
+        .min_by(|a, b| a.metadata.namespace.cmp(&b.metadata.namespace))
+        .and_then(|d| d.spec.as_ref())
+        .and_then(|s| s.template.spec.as_ref())
+        .and_then(|s| s.containers.first())
+        .and_then(|c| c.image.clone());
+    from_deployment.or_else(|| {
+        let mut pods: Vec<&Pod> = snap.pods.iter().filter(|p| is_operator(p)).collect();
+        pods.sort_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
+        pods.first().and_then(|p| p.spec.as_ref()).and_then(|s| s.containers.first()).and_then(|c| c.image.clone())
+    })
+}
+
 pub fn discover(snap: &Snapshot) -> Setup {
     let mut evidence = Vec::new();
     let config = snap
@@ -141,6 +159,7 @@ pub fn discover(snap: &Snapshot) -> Setup {
             data.get("l2-announcements-retry-period").map(String::as_str),
         ),
         version: image.as_deref().and_then(image_tag),
+        operator_version: operator_image(snap).as_deref().and_then(image_tag),
         agents: (!agents.is_empty()).then(|| {
             agents
                 .iter()

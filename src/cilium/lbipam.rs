@@ -11,8 +11,11 @@ use k8s_openapi::api::core::v1::Service;
 
 use super::install::Setup;
 use super::nodeipam::Family;
+use super::restart::{self, Outcomes, Rules};
 use crate::k8s::selector::{Labels, Selector};
-pub use crate::report::cilium::lbipam::{Contested, ExpectedCondition, Held, NotResponsible, Reason, Verdict};
+pub use crate::report::cilium::lbipam::{
+    Contested, ExpectedCondition, Held, Lost, LostCause, NotResponsible, Reason, Restart, RestartOutcome, Verdict,
+};
 use crate::snapshot::cilium::{Condition, IpPool};
 
 pub const CLASS_L2: &str = "io.cilium/l2-announcer";
@@ -43,7 +46,7 @@ impl Range {
             Family::V6
         }
     }
-    fn reserved(&self, ip: IpAddr) -> bool {
+    pub(crate) fn reserved(&self, ip: IpAddr) -> bool {
         self.reserves_first_last && (ip == self.from || ip == self.to)
     }
     fn size(&self) -> u128 {
@@ -54,7 +57,7 @@ impl Range {
     }
 }
 
-fn to_u128(ip: IpAddr) -> u128 {
+pub(crate) fn to_u128(ip: IpAddr) -> u128 {
     match ip {
         IpAddr::V4(v4) => u32::from(v4) as u128,
         IpAddr::V6(v6) => u128::from(v6),
@@ -78,13 +81,13 @@ pub struct Pool {
 }
 
 impl Pool {
-    fn usable(&self) -> bool {
+    pub(crate) fn usable(&self) -> bool {
         self.invalid_block.is_none()
     }
-    fn allocates(&self) -> bool {
+    pub(crate) fn allocates(&self) -> bool {
         self.usable() && !self.disabled && self.conflict.is_none()
     }
-    fn selects(&self, labels: &Labels) -> bool {
+    pub(crate) fn selects(&self, labels: &Labels) -> bool {
         self.selector.as_ref().is_ok_and(|s| s.matches(labels))
     }
 }
@@ -124,6 +127,8 @@ pub fn pools(objects: &[IpPool]) -> Vec<Pool> {
             }
         })
         .collect();
+    // By name, so nothing downstream depends on the snapshot's object order.
+    pools.sort_by(|a, b| a.name.cmp(&b.name));
     mark_conflicts(&mut pools);
     pools
 }
@@ -352,10 +357,13 @@ pub struct Ledger {
     pub holders: HashMap<IpAddr, Vec<usize>>,
     /// Per pool, per range: held addresses inside it (reserved ones not counted).
     used: Vec<Vec<u128>>,
+    pub rules: Rules,
+    /// Per request: what the next operator start leaves on it.
+    restart: Vec<Outcomes>,
 }
 
 impl Ledger {
-    pub fn new(pools: Vec<Pool>, requests: Vec<Request>) -> Ledger {
+    pub fn new(pools: Vec<Pool>, requests: Vec<Request>, rules: Rules) -> Ledger {
         let mut holders: HashMap<IpAddr, Vec<usize>> = HashMap::new();
         for (i, r) in requests.iter().enumerate() {
             for ip in &r.ingress {
@@ -374,7 +382,8 @@ impl Ledger {
                 }
             }
         }
-        Ledger { pools, requests, holders, used }
+        let restart = restart::replay(&pools, &requests, rules);
+        Ledger { pools, requests, holders, used, rules, restart }
     }
 
     fn free_in(&self, pool: usize, range: usize) -> bool {
@@ -448,7 +457,10 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
             |f: Family| held.iter().any(|h| h.ip.parse::<IpAddr>().is_ok_and(|ip| ip.is_ipv4() == (f == Family::V4)));
         satisfied = r.families.iter().all(|f| has_family(*f));
         for f in r.families.iter().filter(|f| !has_family(**f)) {
-            if r.sharing_key.is_some() && shared_candidate(ledger, index, *f) {
+            let shared = shared_pools(ledger, index, *f);
+            if !shared.is_empty() {
+                // Joining comes first, from whichever pool holds the address (selectors aside).
+                candidate_pools.extend(shared);
                 continue;
             }
             let candidates: Vec<(usize, usize)> = pools
@@ -482,22 +494,14 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
     }
     candidate_pools.sort();
     candidate_pools.dedup();
+    let restart = restart_report(ledger, index);
     let expected = match (satisfied, failure) {
-        (false, _) if !contested.is_empty() => ExpectedCondition {
-            status: "Unknown",
-            reason: None,
-            message: format!(
-                "depends on which Service LB-IPAM allocated {} to first",
-                contested.iter().map(|c| c.ip.as_str()).collect::<Vec<_>>().join(", ")
-            ),
-        },
         (true, _) => ExpectedCondition { status: "True", reason: Some(Reason::Satisfied), message: String::new() },
-        (false, Some((reason, message))) => ExpectedCondition { status: "False", reason: Some(reason), message },
-        (false, None) => ExpectedCondition {
-            status: "Unknown",
-            reason: None,
-            message: "a free address exists: LB-IPAM allocates it on its next reconcile".into(),
-        },
+        (false, Some((reason, message))) if contested.is_empty() => {
+            ExpectedCondition { status: "False", reason: Some(reason), message }
+        }
+        // Who gets a contested or still free address is Cilium's order: the replay says.
+        (false, _) => from_replay(&restart),
     };
     Verdict {
         requested_ips: r.specific.iter().map(IpAddr::to_string).collect(),
@@ -511,6 +515,81 @@ pub fn evaluate(ledger: &Ledger, index: usize) -> Verdict {
         expected,
         candidate_pools,
         actual: r.actual_condition.clone(),
+        restart,
+    }
+}
+
+fn restart_report(ledger: &Ledger, index: usize) -> Restart {
+    let r = &ledger.requests[index];
+    let outcomes = &ledger.restart[index];
+    let held: Vec<IpAddr> = r
+        .ingress
+        .iter()
+        .copied()
+        .filter(|ip| ledger.holders.get(ip).is_some_and(|h| h.len() == 1 || sharing_ok(ledger, index, *ip)))
+        .collect();
+    let mut loses: Vec<Lost> = held
+        .iter()
+        .filter(|ip| outcomes.options.iter().any(|o| !o.ingress.contains(ip)))
+        .filter_map(|ip| {
+            let pool = pool_of(&ledger.pools, r, *ip)?;
+            let cause = match () {
+                _ if pool.disabled => LostCause::PoolDisabled,
+                _ if pool.conflict.is_some() => LostCause::PoolConflict,
+                _ => LostCause::TakenFirst,
+            };
+            Some(Lost { ip: ip.to_string(), pool: pool.name.clone(), cause })
+        })
+        .collect();
+    loses.dedup_by(|a, b| a.ip == b.ip);
+    let mut options: Vec<RestartOutcome> = outcomes
+        .options
+        .iter()
+        .map(|o| RestartOutcome {
+            ingress: o.ingress.iter().map(IpAddr::to_string).collect(),
+            condition: o.condition.as_ref().map(|(reason, message)| condition(*reason, message)),
+        })
+        .collect();
+    // The replay's discovery order follows the snapshot's object order; the report must not.
+    options.sort_by_cached_key(|o| {
+        let c = o.condition.as_ref().map(|c| (c.status, c.reason.map(Reason::as_str), c.message.clone()));
+        (o.ingress.clone(), c)
+    });
+    Restart { rules: ledger.rules.label, outcomes: options, exhaustive: outcomes.exhaustive, loses }
+}
+
+fn condition(reason: Reason, message: &str) -> ExpectedCondition {
+    let status = if reason == Reason::Satisfied { "True" } else { "False" };
+    ExpectedCondition { status, reason: Some(reason), message: message.to_string() }
+}
+
+/// The condition the replay gives an unsatisfied Service: one when every order agrees, else
+/// Unknown naming the possibilities. A Service its import satisfies keeps its condition, which
+/// then reads satisfied.
+fn from_replay(restart: &Restart) -> ExpectedCondition {
+    let mut options: Vec<ExpectedCondition> = Vec::new();
+    for o in &restart.outcomes {
+        let c = o.condition.clone().unwrap_or_else(|| condition(Reason::Satisfied, ""));
+        if !options.iter().any(|x| x.reason == c.reason && x.message == c.message) {
+            options.push(c);
+        }
+    }
+    match options.len() {
+        1 => options.remove(0),
+        0 => ExpectedCondition { status: "Unknown", reason: None, message: "not replayed".into() },
+        _ => ExpectedCondition {
+            status: "Unknown",
+            reason: None,
+            message: format!(
+                "depends on the order cilium-operator takes the Services in: {}{}",
+                options
+                    .iter()
+                    .map(|c| format!("{} {}", c.status, c.reason.map_or("", Reason::as_str)))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                if restart.exhaustive { "" } else { " (among others: a sample of the orders was replayed)" }
+            ),
+        },
     }
 }
 
@@ -524,13 +603,28 @@ fn sharing_ok(ledger: &Ledger, index: usize, ip: IpAddr) -> bool {
             .all(|&o| incompatibility(r, &ledger.requests[o]).is_none())
 }
 
-fn shared_candidate(ledger: &Ledger, index: usize, f: Family) -> bool {
+/// The pools holding an address of family `f` this Service may join under its sharing key.
+fn shared_pools(ledger: &Ledger, index: usize, f: Family) -> Vec<String> {
     let r = &ledger.requests[index];
-    ledger.holders.iter().any(|(ip, hs)| {
-        ip.is_ipv4() == (f == Family::V4)
-            && hs.iter().any(|&o| o != index && ledger.requests[o].sharing_key == r.sharing_key)
-            && hs.iter().filter(|&&o| o != index).all(|&o| incompatibility(r, &ledger.requests[o]).is_none())
-    })
+    if r.sharing_key.is_none() {
+        return vec![];
+    }
+    let mut out: Vec<String> = ledger
+        .holders
+        .iter()
+        .filter(|(ip, hs)| {
+            ip.is_ipv4() == (f == Family::V4)
+                && hs.iter().any(|&o| o != index && ledger.requests[o].sharing_key == r.sharing_key)
+                && hs.iter().filter(|&&o| o != index).all(|&o| incompatibility(r, &ledger.requests[o]).is_none())
+        })
+        .filter_map(|(ip, hs)| {
+            let holder = hs.iter().find(|&&o| o != index)?;
+            pool_of(&ledger.pools, &ledger.requests[*holder], *ip).map(|p| p.name.clone())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn specific_failure(ledger: &Ledger, index: usize, ip: IpAddr) -> Option<(Reason, String)> {

@@ -5,6 +5,7 @@ pub(crate) mod install;
 pub(crate) mod l2;
 pub(crate) mod lbipam;
 pub mod nodeipam;
+pub(crate) mod restart;
 
 use k8s_openapi::api::core::v1::Service;
 
@@ -19,5 +20,7 @@ pub fn selector_labels(svc: &Service) -> Labels {
     labels
 }
 
+#[cfg(test)]
+mod restart_tests;
 #[cfg(test)]
 mod tests;

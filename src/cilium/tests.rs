@@ -9,9 +9,10 @@ use serde_json::{json, Value};
 use super::install::{LeaseTiming, Setup};
 use super::l2::{self, Exclusion};
 use super::lbipam::{self, Ledger, Reason};
+use super::restart::Rules;
 use crate::snapshot::cilium::{IpPool, L2Policy};
 
-fn setup() -> Setup {
+pub(super) fn setup() -> Setup {
     Setup {
         installed: true,
         evidence: vec![],
@@ -28,11 +29,12 @@ fn setup() -> Setup {
         devices: None,
         lease: LeaseTiming::sanitise(None, None, None),
         version: Some("v1.18.4".into()),
+        operator_version: None,
         agents: None,
     }
 }
 
-fn svc(name: &str, extra: Value) -> Service {
+pub(super) fn svc(name: &str, extra: Value) -> Service {
     let mut v = json!({
         "metadata": {"namespace": "default", "name": name},
         "spec": {"type": "LoadBalancer", "ipFamilies": ["IPv4"], "ports": [{"port": 80}]},
@@ -52,7 +54,7 @@ fn merge(a: &mut Value, b: Value) {
     }
 }
 
-fn pool(name: &str, spec: Value, created: &str) -> IpPool {
+pub(super) fn pool(name: &str, spec: Value, created: &str) -> IpPool {
     serde_json::from_value(json!({
         "apiVersion": "cilium.io/v2", "kind": "CiliumLoadBalancerIPPool",
         "metadata": {"name": name, "creationTimestamp": created}, "spec": spec,
@@ -60,20 +62,20 @@ fn pool(name: &str, spec: Value, created: &str) -> IpPool {
     .unwrap()
 }
 
-fn with_ingress(ips: &[&str]) -> Value {
+pub(super) fn with_ingress(ips: &[&str]) -> Value {
     json!({"status": {"loadBalancer": {"ingress": ips.iter().map(|ip| json!({"ip": ip})).collect::<Vec<_>>()}}})
 }
 
 /// Evaluates the Service named `target` among `services` against `pools`.
-fn lbipam_verdict(pools: &[IpPool], services: &[Service], target: &str) -> lbipam::Verdict {
+pub(super) fn lbipam_verdict(pools: &[IpPool], services: &[Service], target: &str) -> lbipam::Verdict {
     let s = setup();
     let requests: Vec<_> = services.iter().map(|x| lbipam::request(&s, x)).collect();
     let index = requests.iter().position(|r| r.name == target).unwrap();
-    lbipam::evaluate(&Ledger::new(lbipam::pools(pools), requests), index)
+    lbipam::evaluate(&Ledger::new(lbipam::pools(pools), requests, Rules::NEWEST), index)
 }
 
-const T0: &str = "2026-01-01T00:00:00Z";
-const T1: &str = "2026-02-01T00:00:00Z";
+pub(super) const T0: &str = "2026-01-01T00:00:00Z";
+pub(super) const T1: &str = "2026-02-01T00:00:00Z";
 
 #[test]
 fn specific_ip_outside_every_pool_is_no_pool_with_ciliums_message() {
@@ -134,11 +136,13 @@ fn sharing_needs_distinct_ports_and_the_reason_is_ciliums() {
         v.expected.message,
         "The IP '198.51.100.5' is already allocated to an incompatible service. Reason: same port"
     );
-    // Distinct ports: it may join, so LB-IPAM would allocate (no failure reason).
+    // Distinct ports: it joins at LB-IPAM's next reconcile.
     web.spec.as_mut().unwrap().ports.as_mut().unwrap()[0].port = 443;
     let v = lbipam_verdict(&p, &[db, web], "web");
-    assert_eq!(v.expected.reason, None);
+    assert_eq!((v.expected.status, v.expected.reason), ("True", Some(Reason::Satisfied)));
     assert!(!v.satisfied);
+    assert_eq!(v.restart.outcomes.len(), 1);
+    assert_eq!(v.restart.outcomes[0].ingress, ["198.51.100.5"]);
 }
 
 #[test]
@@ -210,7 +214,11 @@ fn foreign_ingress_is_stripped_and_generic_request_lists_candidate_pools() {
     let v = lbipam_verdict(&p, &[svc("web", with_ingress(&["192.0.2.240"]))], "web");
     assert_eq!(v.stripped, vec!["192.0.2.240"]);
     assert_eq!(v.candidate_pools, vec!["a", "b"]);
-    assert_eq!(v.expected.reason, None);
+    assert_eq!(v.expected.reason, Some(Reason::Satisfied), "either pool satisfies it");
+    // Go's map order picks the pool: the replay keeps both first addresses.
+    let mut after: Vec<_> = v.restart.outcomes.iter().map(|o| o.ingress.join(",")).collect();
+    after.sort();
+    assert_eq!(after, ["198.51.100.0", "198.51.100.16"]);
 }
 
 #[test]
@@ -219,11 +227,12 @@ fn later_pool_is_marked_in_conflict() {
         pool("b", json!({"blocks": [{"cidr": "198.51.100.0/28"}]}), T1),
         pool("a", json!({"blocks": [{"start": "198.51.100.10", "stop": "198.51.100.20"}]}), T0),
     ]);
+    let by_name = |name: &str| pools.iter().find(|p| p.name == name).unwrap();
     assert_eq!(
-        pools[0].conflict.as_deref(),
+        by_name("b").conflict.as_deref(),
         Some("Pool conflicts since range '198.51.100.0 - 198.51.100.15' overlaps range '198.51.100.10 - 198.51.100.20' from IP Pool 'a'")
     );
-    assert!(pools[1].conflict.is_none());
+    assert!(by_name("a").conflict.is_none());
 }
 
 #[test]

@@ -114,7 +114,13 @@ impl<'a> Implementations<'a> {
             svclb_pods,
             slices_by_service,
             kube_vip: kubevip::discover(snap),
-            ledger: lbipam::Ledger::new(pools, requests),
+            ledger: lbipam::Ledger::new(
+                pools,
+                requests,
+                crate::cilium::restart::Rules::for_version(
+                    cilium.operator_version.as_deref().or(cilium.version.as_deref()),
+                ),
+            ),
             ledger_index,
             nodes_without_cilium_node: without,
             captured_at,

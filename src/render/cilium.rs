@@ -141,6 +141,12 @@ fn lb_ipam(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::R
         ),
         None => v.expected.message.clone(),
     };
+    let expected = match (v.satisfied, v.expected.reason) {
+        (false, Some(lbipam::Reason::Satisfied)) => {
+            format!("{expected} at its next reconcile (LB-IPAM holds no address for it yet)")
+        }
+        _ => expected,
+    };
     let expected = if v.satisfied { paint.good(&expected) } else { paint.bad(&expected) };
     writeln!(out, "  condition expected: {expected}")?;
     match &v.actual {
@@ -154,7 +160,39 @@ fn lb_ipam(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::R
             v.candidate_pools.join(", ")
         )?;
     }
-    Ok(())
+    restart_line(out, v, paint)
+}
+
+/// What the next cilium-operator start leaves, next to what holds now.
+fn restart_line(out: &mut dyn Write, v: &lbipam::Verdict, paint: Paint) -> std::io::Result<()> {
+    let r = &v.restart;
+    let now: Vec<&str> = v.held.iter().map(|h| h.ip.as_str()).collect();
+    let unchanged = r.outcomes.len() == 1 && r.outcomes[0].condition.is_none() && r.outcomes[0].ingress == now;
+    let options: Vec<String> = r
+        .outcomes
+        .iter()
+        .map(|o| {
+            let ingress = if o.ingress.is_empty() { "no address".to_string() } else { o.ingress.join(",") };
+            match &o.condition {
+                None => format!("{ingress} (condition kept)"),
+                Some(c) => format!("{ingress} ({} {})", c.status, c.reason.map_or("", lbipam::Reason::as_str)),
+            }
+        })
+        .collect();
+    let text = if unchanged {
+        "no change".to_string()
+    } else if options.len() == 1 {
+        options[0].clone()
+    } else {
+        format!("one of {}", options.join(" | "))
+    };
+    let text = if r.loses.is_empty() { text } else { paint.bad(&text).to_string() };
+    writeln!(
+        out,
+        "  after an operator restart ({} rules{}): {text}",
+        r.rules,
+        if r.exhaustive { "" } else { ", sampled orders" }
+    )
 }
 
 fn l2_section(

@@ -59,6 +59,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("cilium-l2-renew-overdue.yaml", &["LBD147"], 0),
         ("cilium-l2-shared-ip.yaml", &["LBD148"], 0),
         ("cilium-lbipam-pending.yaml", &["LBD125", "LBD220", "LBD221"], 1),
+        ("cilium-lbipam-restart.yaml", &["LBD125", "LBD128"], 1),
         ("cilium-nodeipam-dual-stack.yaml", &["LBD122", "LBD124"], 1),
         ("cilium-nodeipam-external-some-nodes.yaml", &["LBD121"], 0),
         ("ip-not-in-pool.yaml", &["LBD111", "LBD112", "LBD113"], 0),
@@ -506,6 +507,25 @@ fn lbipam_pending_reasons_use_ciliums_vocabulary() {
     assert_eq!(r["findings"][0]["code"], "LBD220");
     assert_eq!(r["findings"][0]["objects"], serde_json::json!(["CiliumLoadBalancerIPPool pool-b"]));
     assert_eq!(r["findings"][1]["objects"], serde_json::json!(["CiliumLoadBalancerIPPool legacy"]));
+}
+
+#[test]
+fn lbipam_restart_replays_the_operators_start_up_order() {
+    let (r, _) = scenario("cilium-lbipam-restart.yaml", &[]);
+    let legacy = named(&r, "legacy-web");
+    let restart = &legacy["cilium"]["lbipam"]["restart"];
+    assert_eq!(restart["rules"], "v1.20", "from the operator Deployment's image tag");
+    assert_eq!(legacy["cilium"]["lbipam"]["satisfied"], true, "a running operator keeps it");
+    assert_eq!(restart["outcomes"][0]["ingress"], serde_json::json!(["192.0.2.65"]));
+    assert_eq!(restart["loses"][0]["cause"], "poolDisabled");
+    assert_eq!(legacy["findings"][0]["code"], "LBD128");
+    let batch = named(&r, "batch");
+    // The satisfied group (legacy-web) allocates first: 192.0.2.65 is gone when batch asks.
+    assert_eq!(batch["cilium"]["lbipam"]["expected"]["reason"], "already_allocated");
+    assert_eq!(batch["findings"][0]["code"], "LBD125");
+    let api = named(&r, "api");
+    assert_eq!(api["cilium"]["lbipam"]["restart"]["outcomes"].as_array().unwrap().len(), 1);
+    assert_eq!(api["findings"], serde_json::json!([]));
 }
 
 #[test]

@@ -1,10 +1,10 @@
-//! LB-IPAM's findings: LBD125–LBD127.
+//! LB-IPAM's findings: LBD125–LBD128.
 
-use crate::cilium::lbipam::{self, Reason};
+use crate::cilium::lbipam::{self, LostCause, Reason};
 use crate::report::{Code, Finding, ObjectRef};
 
 pub(super) fn findings(v: &lbipam::Verdict, object: &ObjectRef, findings: &mut Vec<Finding>) {
-    if let (false, Some(reason)) = (v.satisfied, v.expected.reason) {
+    if let (false, Some(reason)) = (v.satisfied, v.expected.reason.filter(|r| *r != Reason::Satisfied)) {
         let hint = match reason {
             Reason::NoPool if !v.requested_ips.is_empty() => "Add a CiliumLoadBalancerIPPool block containing the requested address, or change spec.loadBalancerIP / lbipam.cilium.io/ips",
             Reason::NoPool => "Create a CiliumLoadBalancerIPPool whose serviceSelector matches this Service (and that is not disabled or in conflict), for each family it requests",
@@ -43,29 +43,77 @@ pub(super) fn findings(v: &lbipam::Verdict, object: &ObjectRef, findings: &mut V
             vec![object.clone()],
         ));
     }
-    if let Some(actual) = v.actual.as_ref().filter(|_| v.contested.is_empty()) {
+    if let Some(actual) = &v.actual {
         let expected_reason = v.expected.reason.map(Reason::as_str);
-        let agrees = match expected_reason {
-            Some(r) => actual.reason == r && actual.status == v.expected.status,
-            // A free address exists: any condition on the Service predates it (stale).
-            None => false,
+        let agrees = match (v.satisfied, expected_reason) {
+            // LB-IPAM holds nothing for it now: a True condition, or any condition while a free
+            // address waits, predates the current state.
+            (false, _) if actual.status == "True" => false,
+            (false, Some("satisfied")) => false,
+            (_, Some(r)) => actual.reason == r && actual.status == v.expected.status,
+            // Cilium's order decides: no condition can be called stale.
+            (_, None) => true,
         };
         if !agrees {
+            let now = match (v.satisfied, expected_reason) {
+                (true, r) => format!("the pools and Services in the snapshot give {} ({})", v.expected.status, r.unwrap_or("")),
+                (false, Some("satisfied")) => "LB-IPAM holds no address for it in the snapshot (a free one exists: it would allocate on its next reconcile)".to_string(),
+                (false, Some(r)) if actual.status != "True" => format!("the pools and Services in the snapshot give {} ({r})", v.expected.status),
+                (false, Some(r)) => format!("LB-IPAM holds no address for it in the snapshot (its next reconcile gives {} ({r}))", v.expected.status),
+                (false, None) => format!("LB-IPAM holds no address for it in the snapshot (what it gets {})", v.expected.message),
+            };
             findings.push(Finding::new(
                 Code::LBD127,
-                format!(
-                    "its {} condition says {} ({}) but {}",
-                    actual.type_,
-                    actual.status,
-                    actual.reason,
-                    match expected_reason {
-                        Some(r) => format!("the pools and Services in the snapshot give {} ({r})", v.expected.status),
-                        None => "LB-IPAM holds no address for it in the snapshot (a free one exists: it would allocate on its next reconcile)".to_string(),
-                    }
-                ),
+                format!("its {} condition says {} ({}) but {now}", actual.type_, actual.status, actual.reason),
                 "The condition is stale (cilium-operator not running, or not reconciled since the change) or the snapshot misses pools/Services; check `kubectl -n kube-system logs deploy/cilium-operator | grep -i ipam`",
                 vec![object.clone()],
             ));
         }
     }
+    restart(v, object, findings);
+}
+
+/// LBD128: a restart of cilium-operator takes away an address the Service holds now.
+fn restart(v: &lbipam::Verdict, object: &ObjectRef, findings: &mut Vec<Finding>) {
+    let r = &v.restart;
+    if r.loses.is_empty() {
+        return;
+    }
+    let after: Vec<String> = r
+        .outcomes
+        .iter()
+        .map(|o| {
+            let ingress = if o.ingress.is_empty() { "no address".to_string() } else { o.ingress.join(", ") };
+            match &o.condition {
+                Some(c) if c.reason != Some(Reason::Satisfied) => {
+                    format!("{ingress} ({})", c.reason.map_or("", Reason::as_str))
+                }
+                _ => ingress,
+            }
+        })
+        .collect();
+    let ips: Vec<&str> = r.loses.iter().map(|l| l.ip.as_str()).collect();
+    let causes: Vec<String> = r
+        .loses
+        .iter()
+        .map(|l| match l.cause {
+            LostCause::PoolDisabled => format!("pool {} is disabled", l.pool),
+            LostCause::PoolConflict => format!("pool {} is in cilium.io/PoolConflict", l.pool),
+            LostCause::TakenFirst => format!("another Service may import or allocate {} first", l.ip),
+        })
+        .collect();
+    let message = format!(
+        "a running cilium-operator keeps {} ({}), but its next start (rules of {}) leaves {}{}",
+        ips.join(", "),
+        causes.join("; "),
+        r.rules,
+        if after.len() == 1 { after[0].clone() } else { format!("one of: {}", after.join(" | ")) },
+        if r.exhaustive { "" } else { " (a sample of Cilium's orders; others may exist)" }
+    );
+    let hint = match r.loses.iter().find(|l| l.cause != LostCause::TakenFirst) {
+        Some(l) if l.cause == LostCause::PoolDisabled => format!("Re-enable the pool before the operator restarts (kubectl patch ciliumloadbalancerippool {} --type merge -p '{{\"spec\":{{\"disabled\":false}}}}'), or move the Service deliberately now (pin a new address with lbipam.cilium.io/ips) so the change happens when you choose", l.pool),
+        Some(l) => format!("Resolve the overlap of pool {} (kubectl get ciliumloadbalancerippool {} -o yaml: its PoolConflict condition names the other pool), or move the Service deliberately now", l.pool, l.pool),
+        None => "Resolve the contest the other findings name (one Service per address, or a shared lbipam.cilium.io/sharing-key with distinct ports) before the operator restarts".to_string(),
+    };
+    findings.push(Finding::new(Code::LBD128, message, hint, vec![object.clone()]));
 }

@@ -55,6 +55,48 @@ pub struct Verdict {
     /// For a fresh generic allocation: every pool it may come from (Cilium's choice is random).
     pub candidate_pools: Vec<String>,
     pub actual: Option<Condition>,
+    /// What the next cilium-operator start leaves on the Service (it re-imports every status).
+    pub restart: Restart,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Restart {
+    /// The release line whose start-up order was replayed (`v1.21/main`, `v1.20`, …).
+    pub rules: &'static str,
+    /// Every state Cilium's order can leave; one when the order does not matter.
+    pub outcomes: Vec<RestartOutcome>,
+    /// Every order was replayed; false = a fixed sample of them (too many interacting Services).
+    pub exhaustive: bool,
+    /// Addresses the Service holds now that some outcome takes away.
+    pub loses: Vec<Lost>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lost {
+    pub ip: String,
+    pub pool: String,
+    pub cause: LostCause,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LostCause {
+    /// `spec.disabled: true`: a restart does not import from it.
+    PoolDisabled,
+    /// The pool is in `cilium.io/PoolConflict`: a restart does not import from it.
+    PoolConflict,
+    /// Another Service imports or allocates it first in some order.
+    TakenFirst,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestartOutcome {
+    pub ingress: Vec<String>,
+    /// `null`: LB-IPAM leaves the condition as it is (the Service is satisfied by its import).
+    pub condition: Option<ExpectedCondition>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -67,7 +67,10 @@ pub struct Setup {
     /// The agent's `devices`, when configured; `null` means auto-detected (unknown offline).
     pub devices: Option<Vec<String>>,
     pub lease: LeaseTiming,
+    /// The agent's image tag.
     pub version: Option<String>,
+    /// The cilium-operator's image tag (LB-IPAM runs there; during an upgrade it differs from the agent's).
+    pub operator_version: Option<String>,
     /// Agent Pods by node; `null` when the snapshot has none.
     pub agents: Option<Vec<Agent>>,
 }
