@@ -38,7 +38,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s o -l 
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -89,7 +89,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explai
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -133,7 +133,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -160,7 +160,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s V -l version -d 'Print version'
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l down -d 'The node stops: its speaker and its endpoints go; the Node object stays, Ready Unknown (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l down -d 'The node fails (not a drain): its Pods stop, its speaker and endpoints go; the Node object stays, Ready Unknown (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l delete -d 'Like --down, and the Node object is deleted too (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l speaker-down -d 'Only the node\'s MetalLB speaker stops (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l label -d 'Set a label on a node: --label NODE KEY=VALUE (repeatable; KEY= sets an empty value)' -r
@@ -180,7 +180,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simula
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -220,7 +220,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand histor
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -259,7 +259,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapsh
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -301,7 +301,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -344,7 +344,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announ
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -385,7 +385,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand versio
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
@@ -423,7 +423,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand comple
 wide\t''
 json\t''
 yaml\t''
-name\t'Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`'
+name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
 sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''

@@ -225,7 +225,7 @@ error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.
     },
     /// What moves if nodes go down, labels change or edited objects are applied: every engine run before and after
     #[command(after_help = "Examples:\n  \
-      # Draining worker-a: which IPs move where, and does any lose its announcer?\n  \
+      # worker-a fails: which IPs move where, and does any lose its announcer?\n  \
       kubectl lbdoctor simulate --down worker-a\n\n  \
       # Gate a label change in CI: exit 1 if it would leave an IP unannounced\n  \
       kubectl lbdoctor simulate --from s.json --label worker-b \\\n      node.kubernetes.io/exclude-from-external-load-balancers=\n\n  \
@@ -338,7 +338,7 @@ It never changes the host's addresses, routes or interface settings. See docs/an
 /// The edits of `simulate`; applied files first, then labels, then nodes going down.
 #[derive(Debug, Clone, Args)]
 pub struct SimulateArgs {
-    /// The node stops: its speaker and its endpoints go; the Node object stays, Ready Unknown (repeatable)
+    /// The node fails (not a drain): its Pods stop, its speaker and endpoints go; the Node object stays, Ready Unknown (repeatable)
     #[arg(long, value_name = "NODE")]
     pub down: Vec<String>,
     /// Like --down, and the Node object is deleted too (repeatable)

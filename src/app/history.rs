@@ -42,6 +42,14 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
     let (snap, mut opts, default_ns) = load(r, env, false)?;
     opts.scope = Scope::All;
     let report = diagnose::diagnose(&snap, &opts)?;
+    // -n without svc NAME narrows as check's -n does, and a namespace that does not exist is a typo.
+    let namespace = match (&args.service, r.namespaces.every_unless_n()) {
+        (None, Scope::Namespace(ns)) => {
+            super::known_namespace(&snap, &Scope::Namespace(ns.clone()), &r.source)?;
+            Some(ns)
+        }
+        _ => None,
+    };
     let service = match &args.service {
         None => None,
         Some(name) => {
@@ -90,6 +98,7 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
         logs_unknown_because: unknown,
         since,
         service,
+        namespace,
     };
     let mut history = engine::history(&inputs);
     history.findings.extend(diagnose::access::refused_findings(&refused));

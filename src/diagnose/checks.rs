@@ -84,13 +84,7 @@ impl<'a, 'w> ServiceCtx<'a, 'w> {
                 pool: &config.pools[e.pool.expect("pool set with layer2")],
                 ads: Vec::new(),
                 answering: l2.answering(world),
-                shared_by: answered
-                    .get(el.ip.as_str())
-                    .into_iter()
-                    .flatten()
-                    .filter(|(other, _)| !(other.namespace == e.namespace && other.name == e.name))
-                    .map(|(other, node)| format!("{} for {}/{}", world.table.name(*node), other.namespace, other.name))
-                    .collect(),
+                shared_by: super::shared_by(world, e, answered),
             };
             view.ads = view.ad_objs(ns, el.ads_for_service.iter().copied());
             view

@@ -386,7 +386,7 @@ fn service_report(
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,
-        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, detail, one)),
+        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared_by(world, e, answered), detail, one)),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
     });
     let mut report = ServiceReport {
@@ -441,7 +441,32 @@ fn service_report(
 const RANKS_IN_LISTS: usize = 3;
 
 /// `one`: the report explains a single Service, so every group names its nodes.
-fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool, one: bool) -> Layer2 {
+/// "node for ns/name" of every other Service whose announcer answers ARP/NDP for `e`'s IP.
+pub(super) fn shared_by(
+    world: &World,
+    e: &Evaluation,
+    answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
+) -> Vec<String> {
+    let Some(ip) = e.l2.as_ref().map(|l2| l2.election.ip.as_str()) else {
+        return Vec::new();
+    };
+    answered
+        .get(ip)
+        .into_iter()
+        .flatten()
+        .filter(|(other, _)| !(other.namespace == e.namespace && other.name == e.name))
+        .map(|(other, node)| format!("{} for {}/{}", world.table.name(*node), other.namespace, other.name))
+        .collect()
+}
+
+fn layer2_report(
+    world: &World,
+    e: &Evaluation,
+    l2: &L2Outcome,
+    shared_by: &[String],
+    detail: bool,
+    one: bool,
+) -> Layer2 {
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
     let ctx = world.l2_context(world.setup.head(), detail);
@@ -463,7 +488,7 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, detail: bool, on
         candidates: el.candidates.count_ones(..),
         available: el.available.count_ones(..),
         emptied_by: el.emptied_by(&ctx),
-        verdict: verdict::sentence(world, pool, l2, &groups, detail || one),
+        verdict: verdict::sentence(world, pool, l2, &groups, detail || one, shared_by),
         ranks: el
             .order
             .iter()

@@ -11,16 +11,42 @@ use crate::report::Exclusion;
 /// `groups`: the non-announcing nodes by the first filter that removes them
 /// (`Election::exclusion_groups`). Without `named`, groups of more than four nodes are counted,
 /// not named: a report of many Services names them in `excluded` and `nodes` instead.
+/// `shared_by`: "node for ns/name" of every other Service answering on the same IP.
 pub(super) fn sentence(
     world: &World,
     pool: &Pool,
     l2: &L2Outcome,
     groups: &[(Exclusion, FixedBitSet)],
     named: bool,
+    shared_by: &[String],
 ) -> String {
     let el = &l2.election;
+    let head = head(world, pool, l2);
+    let head = match (head.strip_prefix("nobody announces "), head.strip_prefix("nobody answers for ")) {
+        // MetalLB elects per Service but ARP answers per IP: a sibling's announcer still answers.
+        (Some(rest), _) | (_, Some(rest)) if !shared_by.is_empty() => {
+            let (ip, why) = rest.split_once(": ").unwrap_or((rest, ""));
+            let still: Vec<String> = shared_by
+                .iter()
+                .map(|s| match s.split_once(" for ") {
+                    Some((node, svc)) => format!("{node} still answers it for {svc}"),
+                    None => format!("{s} still answers it"),
+                })
+                .collect();
+            format!("no node announces {ip} for this Service: {why}; {}", still.join("; "))
+        }
+        _ => head,
+    };
+    let mut parts = vec![head];
+    body(world, el, groups, named, &mut parts);
+    parts.join("; ")
+}
+
+/// The first clause: who announces the IP, or why nobody does.
+fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> String {
+    let el = &l2.election;
     let ip = &el.ip;
-    let head = match (el.expected_announcer(), l2.answering(world)) {
+    match (el.expected_announcer(), l2.answering(world)) {
         (Some(n), Some(_)) => format!("{} announces {ip}", world.table.name(n)),
         (Some(n), None) => {
             format!("nobody answers for {ip}: the election picks {}, which runs no live speaker", world.table.name(n))
@@ -50,9 +76,17 @@ pub(super) fn sentence(
             };
             format!("nobody announces {ip}: {why}")
         }
-    };
+    }
+}
 
-    let mut parts = vec![head];
+/// One clause per filter that removed nodes, in filter order.
+fn body(
+    world: &World,
+    el: &crate::metallb::l2::Election,
+    groups: &[(Exclusion, FixedBitSet)],
+    named: bool,
+    parts: &mut Vec<String>,
+) {
     use Exclusion::*;
     let score = |n: usize| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0);
     let winner = el.expected_announcer();
@@ -87,7 +121,6 @@ pub(super) fn sentence(
         };
         parts.push(text);
     }
-    parts.join("; ")
 }
 
 /// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)", "5 nodes (a, b, c, …)" or, not

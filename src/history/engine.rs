@@ -36,6 +36,8 @@ pub struct Inputs<'a> {
     pub since: Option<Timestamp>,
     /// `namespace/name` of the one Service asked about.
     pub service: Option<String>,
+    /// `-n NS` without `svc NAME`: only the IPs of that namespace's Services.
+    pub namespace: Option<String>,
 }
 
 /// An IP is flapping from this many owner changes on, a node from this many restarts, failures
@@ -78,6 +80,9 @@ pub fn history(i: &Inputs) -> History {
     }
     if let Some(svc) = &i.service {
         ips.retain(|_, h| h.services.contains(svc));
+    } else if let Some(ns) = &i.namespace {
+        // An IP only the logs name belongs to no namespace: -n leaves it out.
+        ips.retain(|_, h| h.services.iter().any(|s| s.split_once('/').is_some_and(|(n, _)| n == ns)));
     }
 
     let mut change_days: Vec<ChangeDay> = Vec::new();

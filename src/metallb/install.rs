@@ -174,8 +174,15 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
     } else if let Some(m) = info.memberlist {
         (m, "SnapshotInfo".to_string())
     } else if let Some(enabled) = flags.as_ref().and_then(|f| f.ml_enabled).filter(|_| speakers_observed) {
-        let m = if enabled { Memberlist::Enabled } else { Memberlist::Disabled };
-        (m, "speaker --ml-bindaddr/--ml-labels".to_string())
+        if enabled {
+            (Memberlist::Enabled, "speaker --ml-bindaddr/--ml-labels".to_string())
+        } else {
+            (
+                Memberlist::Disabled,
+                "speaker container: --ml-bindaddr or --ml-labels empty or unset (METALLB_ML_BIND_ADDR, METALLB_ML_LABELS)"
+                    .to_string(),
+            )
+        }
     } else if speakers_observed {
         assumptions.push(
             "the speakers' memberlist settings are not visible in the snapshot: assumed enabled, as MetalLB's manifests set them"
@@ -251,7 +258,8 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
 /// The speaker flags that change the election (spec §2), from args and the env they default to.
 #[derive(Debug, Default)]
 struct SpeakerFlags {
-    /// `None` when the container shows neither memberlist setting (e.g. they come from `envFrom`).
+    /// `None` when the container shows neither memberlist setting and its environment is not
+    /// visible (no METALLB_NODE_NAME, or an `envFrom` that may hold them).
     ml_enabled: Option<bool>,
     ignore_exclude_lb: bool,
     lb_class: Option<String>,
@@ -300,8 +308,13 @@ impl SpeakerFlags {
         };
         let bind = arg("ml-bindaddr").or_else(|| env("METALLB_ML_BIND_ADDR"));
         let labels = arg("ml-labels").or_else(|| env("METALLB_ML_LABELS"));
+        // Each flag defaults to its env var, and an unset one to "" (spec §2): a container whose
+        // environment is visible, which the required METALLB_NODE_NAME/--node-name shows, and
+        // that has no envFrom filling in more, runs with memberlist off when either is missing.
+        let env_visible = c.env_from.as_ref().is_none_or(|f| f.is_empty())
+            && (env("METALLB_NODE_NAME").is_some() || arg("node-name").is_some());
         let ml_enabled = match (bind, labels) {
-            (None, None) => None,
+            (None, None) if !env_visible => None,
             (b, l) => Some(!b.unwrap_or_default().is_empty() && !l.unwrap_or_default().is_empty()),
         };
         SpeakerFlags {
@@ -356,5 +369,39 @@ mod tests {
         assert!(newer_than_0_16_1("main"));
         assert_eq!(image_tag("quay.io/metallb/speaker:v0.16.1").as_deref(), Some("v0.16.1"));
         assert_eq!(image_tag("registry:5000/metallb/speaker").as_deref(), None);
+    }
+
+    fn speaker(env: &[(&str, &str)], args: &[&str], env_from: bool) -> Container {
+        use k8s_openapi::api::core::v1::{EnvFromSource, EnvVar};
+        Container {
+            name: "speaker".into(),
+            env: Some(
+                env.iter()
+                    .map(|(k, v)| EnvVar { name: k.to_string(), value: Some(v.to_string()), ..Default::default() })
+                    .collect(),
+            ),
+            args: Some(args.iter().map(|a| a.to_string()).collect()),
+            env_from: env_from.then(|| vec![EnvFromSource::default()]),
+            ..Default::default()
+        }
+    }
+
+    /// Spec §2: memberlist is on only when both flags are non-empty, and an unset flag is "".
+    #[test]
+    fn memberlist_is_read_from_a_visible_environment_and_assumed_only_without_one() {
+        let ml = |c: &Container| SpeakerFlags::from_container(c).ml_enabled;
+        let node = ("METALLB_NODE_NAME", "node-a");
+        let labels = ("METALLB_ML_LABELS", "app=metallb,component=speaker");
+        let bind = ("METALLB_ML_BIND_ADDR", "192.0.2.1");
+        assert_eq!(ml(&speaker(&[node, bind, labels], &[], false)), Some(true));
+        // The node name shows the environment; no bind address: memberlist off, not assumed on.
+        assert_eq!(ml(&speaker(&[node, labels], &[], false)), Some(false));
+        assert_eq!(ml(&speaker(&[node], &[], false)), Some(false));
+        assert_eq!(ml(&speaker(&[], &["--node-name=node-a"], false)), Some(false));
+        // Not visible: no node name, or an envFrom that may set them.
+        assert_eq!(ml(&speaker(&[], &[], false)), None);
+        assert_eq!(ml(&speaker(&[node], &[], true)), None);
+        // A flag given on the command line wins over its variable.
+        assert_eq!(ml(&speaker(&[node, bind, labels], &["--ml-bindaddr="], false)), Some(false));
     }
 }

@@ -22,7 +22,7 @@ pub enum Format {
     Wide,
     Json,
     Yaml,
-    /// Names only, one per line (`check`, `explain`): `service/NAMESPACE/NAME`, `ipaddresspool/NAME`.
+    /// Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them.
     Name,
     /// JUnit XML (`check` only): a testcase per finding code × object.
     Junit,
@@ -74,8 +74,10 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Name => {
+            // kubectl's own `-o name`: RESOURCE/NAME, the namespace left out (`kubectl get`
+            // refuses a second slash), so `| xargs kubectl get -n NS` works.
             for svc in &report.services {
-                writeln!(out, "service/{}/{}", svc.namespace, svc.name)?;
+                writeln!(out, "service/{}", svc.name)?;
             }
             Ok(())
         }
@@ -143,7 +145,7 @@ pub fn render_pools(
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
         Format::Name => {
             for pool in &report.pools {
-                writeln!(out, "ipaddresspool/{}", pool.name)?;
+                writeln!(out, "ipaddresspool.metallb.io/{}", pool.name)?;
             }
             Ok(())
         }

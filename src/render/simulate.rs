@@ -107,7 +107,7 @@ fn ips(n: usize) -> String {
     }
 }
 
-/// "draining worker-a moves 4 IPs to worker-b; 0 IPs lose their announcer", per node that loses
+/// "worker-a going down moves 4 IPs to worker-b; 0 IPs lose their announcer", per node that loses
 /// any, then the totals.
 pub(super) fn summary_lines(sim: &Simulation) -> Vec<String> {
     let s = &sim.summary;
@@ -146,7 +146,7 @@ pub(super) fn summary_lines(sim: &Simulation) -> Vec<String> {
 fn node_line(sim: &Simulation, m: &NodeMoves) -> String {
     let object = ObjectRef::cluster("Node", &m.node);
     let verb = match sim.edits.iter().find(|e| e.object == object).map(|e| e.edit) {
-        Some("down") => format!("draining {}", m.node),
+        Some("down") => format!("{} going down", m.node),
         Some("delete") => format!("deleting {}", m.node),
         Some("speakerDown") => format!("stopping the speaker on {}", m.node),
         Some("label" | "unlabel") => format!("relabelling {}", m.node),

@@ -148,7 +148,7 @@ fn l2_cause(
             let detail = match to {
                 Some(to) => format!("{why}; {to} takes over"),
                 None => match al.and_then(|l| l.emptied_by) {
-                    Some(filter) if cause == filter.as_str() => format!("{why}; nobody announces"),
+                    Some(filter) if cause == filter.as_str() => format!("{why}; no node announces it for this Service"),
                     Some(filter) => {
                         format!("{why}; nobody is left to announce ({} empties the candidate set)", filter.as_str())
                     }
@@ -158,7 +158,7 @@ fn l2_cause(
                     {
                         why
                     }
-                    None => format!("{why}; nobody announces"),
+                    None => format!("{why}; no node announces it for this Service"),
                 },
             };
             // An emptied candidate set names the filter responsible for the IP going dark.

@@ -251,3 +251,25 @@ fn pool_reports_name_the_implementations_as_service_reports_do() {
     assert_eq!(pools["source"]["implementations"], report["source"]["implementations"]);
     assert_eq!(pools["source"]["implementations"][0]["implementation"], "metallb");
 }
+
+/// MetalLB elects per Service but ARP answers per IP: pihole-dns-tcp has no announcer of its
+/// own, yet worker-b answers 198.51.100.20 for its UDP sibling. No sentence may say nobody
+/// announces the IP, in the text, the JSON verdict or the findings.
+#[test]
+fn a_shared_ip_is_never_called_dark_while_a_sibling_answers_it() {
+    let args = ["explain", "svc", "pihole-dns-tcp", "-n", "home", "--demo"];
+    let (text, _, code) = crate::util::run(&args);
+    assert_eq!(code, 1, "{text}");
+    let (report, _) = json(&[&args[..], &["-o", "json"]].concat());
+    let verdict = report["services"][0]["metallb"]["layer2"]["verdict"].as_str().unwrap();
+    for said in [verdict, text.as_str()] {
+        assert!(!said.contains("nobody announces"), "{said}");
+    }
+    assert!(
+        verdict.starts_with("no node announces 198.51.100.20 for this Service: the Service has no serving endpoint; worker-b still answers it for home/pihole-dns-udp"),
+        "{verdict}"
+    );
+    let (all, _) = json(&["check", "--demo", "-o", "json"]);
+    let tcp = service(&all, "home", "pihole-dns-tcp");
+    assert!(!tcp.to_string().contains("nobody announces"), "{tcp}");
+}

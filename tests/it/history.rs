@@ -396,3 +396,21 @@ fn two_flapping_nodes_one_fixed_one_not_and_moves_nobody_caused() {
     // worker-e's one OOM kill is no flapping.
     assert!(!flapping.contains(&"worker-e"));
 }
+
+/// `-n NS` without `svc NAME` narrows the IPs to that namespace's Services, as check's -n does,
+/// and a namespace the snapshot does not hold is a typo (exit 2), never every Service.
+#[test]
+fn namespace_narrows_the_history_and_an_unknown_one_is_refused() {
+    let (narrowed, code) = crate::util::json(&["history", "--demo", "-n", "media", "-o", "json"]);
+    assert_eq!(code, 0);
+    let ips = narrowed["ips"].as_array().unwrap();
+    let services: Vec<&str> =
+        ips.iter().flat_map(|i| i["services"].as_array().unwrap()).map(|s| s.as_str().unwrap()).collect();
+    assert_eq!(services, ["media/jellyfin", "media/immich", "media/navidrome"]);
+    let (all, _) = crate::util::json(&["history", "--demo", "-A", "-o", "json"]);
+    assert!(all["ips"].as_array().unwrap().len() > ips.len());
+    let (stdout, stderr, code) = crate::util::run(&["history", "--demo", "-n", "nosuchns"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("namespace \"nosuchns\" does not exist"), "{stderr}");
+}

@@ -88,7 +88,7 @@ fn name_lists_the_services_of_the_json_in_order() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| format!("service/{}/{}", s["namespace"].as_str().unwrap(), s["name"].as_str().unwrap()))
+        .map(|s| format!("service/{}", s["name"].as_str().unwrap()))
         .collect();
     assert_eq!(expected.len(), 10);
     let (names, _, code) = run(&["check", "--demo", "trap", "-o", "name"]);
@@ -99,7 +99,7 @@ fn name_lists_the_services_of_the_json_in_order() {
     let (names, _, _) = run(&["explain", "svc", "-A", "--demo", "trap", "-o", "name"]);
     assert_eq!(names.lines().collect::<Vec<_>>(), expected);
     let (one, _, _) = run(&["explain", "svc", "jellyfin", "-n", "media", "--demo", "trap", "-o", "name"]);
-    assert_eq!(one, "service/media/jellyfin\n");
+    assert_eq!(one, "service/jellyfin\n");
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn name_lists_pools_for_explain_pools() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| format!("ipaddresspool/{}", p["name"].as_str().unwrap()))
+        .map(|p| format!("ipaddresspool.metallb.io/{}", p["name"].as_str().unwrap()))
         .collect();
     assert!(!expected.is_empty());
     let (names, _, code) = run(&["explain", "pools", "--demo", "-o", "name"]);

@@ -628,3 +628,44 @@ metadata: {name: baz, namespace: foo-bar}
     assert!(!codes_for("{type: ClusterIP, ports: [{port: 80}]}").contains(&"LBD144".to_string()));
     assert!(codes_for("{type: LoadBalancer, ports: [{port: 81}]}").contains(&"LBD144".to_string()));
 }
+
+/// Speaker spec §2: each memberlist flag defaults to its variable, an unset one to "". A speaker
+/// container that shows its environment (METALLB_NODE_NAME) without METALLB_ML_BIND_ADDR runs
+/// with memberlist off: read, not assumed on. Without any env, it is still an assumption.
+#[test]
+fn memberlist_is_off_when_the_visible_env_has_no_bind_address() {
+    let text = std::fs::read_to_string("testdata/scenarios/speaker-not-ready.yaml").unwrap();
+    let without_bind =
+        text.replace("    - name: METALLB_ML_BIND_ADDR\n      valueFrom: {fieldRef: {fieldPath: status.podIP}}\n", "");
+    assert_ne!(without_bind, text);
+    let without_env: String = {
+        let mut skip = false;
+        let mut out = String::new();
+        for line in text.lines() {
+            if line == "    env:" {
+                skip = true;
+                continue;
+            }
+            if skip && line.starts_with("    ") && !line.starts_with("    image") {
+                continue;
+            }
+            skip = false;
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    };
+    assert!(!without_env.contains("METALLB_NODE_NAME"));
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body, memberlist, assumed) in
+        [("no-bind.yaml", &without_bind, "disabled", false), ("no-env.yaml", &without_env, "enabled", true)]
+    {
+        let path = dir.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        let (r, _) = crate::util::json(&["check", "--from", path.to_str().unwrap(), "-o", "json"]);
+        let m = &r["source"]["metallb"];
+        assert_eq!(m["memberlist"], memberlist, "{name}: {m}");
+        let said = r["source"]["assumptions"].to_string();
+        assert_eq!(said.contains("assumed enabled"), assumed, "{name}: {said}");
+    }
+}

@@ -238,7 +238,7 @@ fn applying_an_unchanged_object_moves_nothing() {
 }
 
 #[test]
-fn the_summary_line_names_the_drained_node_and_where_its_ips_go() {
+fn the_summary_line_names_the_relabelled_node_and_where_its_ips_go() {
     let (out, _, _) = run(&["simulate", "--from", HOMELAB, "--label", "worker-a", &format!("{EXCLUDE}=")]);
     let (sim, _) = json(&["simulate", "--from", HOMELAB, "--label", "worker-a", &format!("{EXCLUDE}="), "-o", "json"]);
     let n = sim["summary"]["ipsMoved"].as_u64().unwrap();
@@ -298,4 +298,18 @@ fn node_ipam_keeps_a_stopped_node_and_drops_a_deleted_one() {
     assert!(!node_a.is_empty());
     assert!(node_a.iter().all(|a| !c["after"].as_array().unwrap().contains(a)), "{c}");
     assert_eq!(c["cause"], "nodeDeleted");
+}
+
+/// `--down` models a failure (Pods stop, Ready Unknown), not a drain, which would reschedule the
+/// Pods elsewhere: no word of the output, the help or the docs may call it draining.
+#[test]
+fn down_is_called_a_failure_never_a_drain() {
+    let (out, _, code) = run(&["simulate", "--demo", "--down", "worker-a"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("worker-a going down moves 4 IPs to worker-b"), "{out}");
+    let (help, _, _) = run(&["simulate", "--help"]);
+    for text in [&out, &help, &std::fs::read_to_string("docs/simulate.md").unwrap()] {
+        assert!(!text.to_lowercase().contains("drain") || text.contains("not a drain"), "{text}");
+        assert!(!text.to_lowercase().contains("draining"), "{text}");
+    }
 }

@@ -23,6 +23,11 @@ fn mac(host: u8) -> String {
     format!("02:00:5e:00:53:{host:02x}")
 }
 
+/// Whether a program of that name is on PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
 /// Runs a program (`args[0]`) of the host, not lbdoctor.
 fn exec(args: &[&str]) -> Output {
     Command::new(args[0]).args(&args[1..]).output().unwrap_or_else(|e| panic!("{args:?}: {e}"))
@@ -51,8 +56,19 @@ impl Drop for Lab {
 static SEQ: AtomicUsize = AtomicUsize::new(0);
 
 impl Lab {
-    /// `None` (with a SKIPPED line) where namespaces cannot be created.
-    fn new(test: &str) -> Option<Lab> {
+    /// `None` (with a SKIPPED line) where namespaces cannot be created, or where a host
+    /// program the test runs (`tools`, beside ip, sysctl and kill) is not installed.
+    fn new(test: &str, tools: &[&str]) -> Option<Lab> {
+        let missing: Vec<&str> =
+            ["ip", "sysctl", "kill"].iter().chain(tools).copied().filter(|t| !on_path(t)).collect();
+        if !missing.is_empty() {
+            let why = format!(
+                "{} not installed (Debian: apt-get install iproute2 procps iputils-arping ndisc6 tcpdump util-linux; .ci/run installs them)",
+                missing.join(", ")
+            );
+            skipped(test, &why);
+            return None;
+        }
         let prefix = format!("lbd{}x{}", std::process::id() % 100_000, SEQ.fetch_add(1, Ordering::Relaxed));
         let probe = format!("{prefix}p");
         if !exec(&["ip", "netns", "add", &probe]).status.success() {
@@ -223,7 +239,9 @@ fn reply_macs(doc: &Value) -> Vec<&str> {
 
 #[test]
 fn iputils_arping_and_ndisc6_get_the_announcers_mac() {
-    let Some(mut lab) = Lab::new("iputils_arping_and_ndisc6_get_the_announcers_mac") else { return };
+    let Some(mut lab) = Lab::new("iputils_arping_and_ndisc6_get_the_announcers_mac", &["arping", "ndisc6"]) else {
+        return;
+    };
     let (a, b) = lab.pair();
     // ndisc6 takes only advertisements sent from the target address itself.
     let mut announcer = Announcer::start(&lab, &a, &[VIP4, VIP6, "--duration", "8s", "--ndp-source", "target"]);
@@ -247,7 +265,7 @@ fn iputils_arping_and_ndisc6_get_the_announcers_mac() {
 
 #[test]
 fn metallb_answers_ndp_from_link_local_which_ndisc6_ignores_and_arping_sees() {
-    let Some(mut lab) = Lab::new("metallb_answers_ndp_from_link_local") else { return };
+    let Some(mut lab) = Lab::new("metallb_answers_ndp_from_link_local", &["ndisc6"]) else { return };
     let (a, b) = lab.pair();
     let mut announcer = Announcer::start(&lab, &a, &[VIP6, "--duration", "8s"]);
     announcer.wait_for("answering for");
@@ -297,7 +315,7 @@ fn pcap_frames(bytes: &[u8]) -> Vec<(f64, Vec<u8>)> {
 
 #[test]
 fn gratuitous_burst_count_spacing_and_fields() {
-    let Some(mut lab) = Lab::new("gratuitous_burst_count_spacing_and_fields") else { return };
+    let Some(mut lab) = Lab::new("gratuitous_burst_count_spacing_and_fields", &["tcpdump"]) else { return };
     let (a, b) = lab.pair();
     // The capture runs on the other end of the link: what the wire carried.
     let mut tcpdump = Command::new("ip")
@@ -365,7 +383,7 @@ fn gratuitous_burst_count_spacing_and_fields() {
 
 #[test]
 fn announce_refuses_an_ip_another_host_answers_unless_forced() {
-    let Some(mut lab) = Lab::new("announce_refuses_an_ip_another_host_answers") else { return };
+    let Some(mut lab) = Lab::new("announce_refuses_an_ip_another_host_answers", &[]) else { return };
     let (a, b) = lab.pair();
     let mut holder = Announcer::start(&lab, &b, &[VIP4, "--duration", "10s"]);
     holder.wait_for("answering for");
@@ -387,7 +405,7 @@ fn announce_refuses_an_ip_another_host_answers_unless_forced() {
 
 #[test]
 fn arping_reports_split_brain_when_two_macs_answer() {
-    let Some(mut lab) = Lab::new("arping_reports_split_brain") else { return };
+    let Some(mut lab) = Lab::new("arping_reports_split_brain", &[]) else { return };
     let hosts = lab.bridged(3);
     let mut first = Announcer::start(&lab, &hosts[0], &[VIP4, "--duration", "12s"]);
     first.wait_for("answering for");
@@ -414,7 +432,7 @@ fn arping_reports_split_brain_when_two_macs_answer() {
 
 #[test]
 fn sigint_stops_the_responder_within_a_second() {
-    let Some(mut lab) = Lab::new("sigint_stops_the_responder_within_a_second") else { return };
+    let Some(mut lab) = Lab::new("sigint_stops_the_responder_within_a_second", &[]) else { return };
     let (a, _b) = lab.pair();
     let mut announcer = Announcer::start(&lab, &a, &[VIP4, "--until-interrupted"]);
     announcer.wait_for("gratuitous burst 1");
@@ -426,7 +444,7 @@ fn sigint_stops_the_responder_within_a_second() {
 
 #[test]
 fn arping_compares_the_answer_with_the_election() {
-    let Some(mut lab) = Lab::new("arping_compares_the_answer_with_the_election") else { return };
+    let Some(mut lab) = Lab::new("arping_compares_the_answer_with_the_election", &[]) else { return };
     let (a, b) = lab.pair();
     let cluster = format!("{ROOT}/testdata/wire/cluster.yaml");
     let status = format!("{ROOT}/testdata/wire/servicel2status.yaml");
@@ -482,7 +500,7 @@ fn arping_compares_the_answer_with_the_election() {
 
 #[test]
 fn nobody_answers_is_an_error_naming_the_expected_node() {
-    let Some(mut lab) = Lab::new("nobody_answers_is_an_error") else { return };
+    let Some(mut lab) = Lab::new("nobody_answers_is_an_error", &[]) else { return };
     let (_a, b) = lab.pair();
     let cluster = format!("{ROOT}/testdata/wire/cluster.yaml");
     let (code, doc) = arping_json(&lab, &b, &[VIP4, "--from", &cluster, "--timeout", "300ms"]);
@@ -495,7 +513,7 @@ fn nobody_answers_is_an_error_naming_the_expected_node() {
 
 #[test]
 fn dry_run_plans_and_warns_from_the_cluster() {
-    let Some(mut lab) = Lab::new("dry_run_plans_and_warns_from_the_cluster") else { return };
+    let Some(mut lab) = Lab::new("dry_run_plans_and_warns_from_the_cluster", &[]) else { return };
     let (a, _b) = lab.pair();
     let cluster = format!("{ROOT}/testdata/wire/cluster.yaml");
     let out = lab
@@ -554,7 +572,7 @@ fn dry_run_plans_and_warns_from_the_cluster() {
 
 #[test]
 fn without_cap_net_raw_the_error_names_the_capability() {
-    let Some(mut lab) = Lab::new("without_cap_net_raw") else { return };
+    let Some(mut lab) = Lab::new("without_cap_net_raw", &["setpriv"]) else { return };
     let (a, _b) = lab.pair();
     // The unprivileged user must reach the binary: the build tree may sit in a private directory.
     use std::os::unix::fs::PermissionsExt;
@@ -577,7 +595,7 @@ fn without_cap_net_raw_the_error_names_the_capability() {
 
 #[test]
 fn interface_errors_name_the_interfaces_there_are() {
-    let Some(mut lab) = Lab::new("interface_errors") else { return };
+    let Some(mut lab) = Lab::new("interface_errors", &[]) else { return };
     let (a, _b) = lab.pair();
     let out = lab.lbdoctor(&a, &["arping", VIP4, "--interface", "nosuch0"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
