@@ -1,5 +1,7 @@
 //! What the user typed: clap definitions with kubectl's flag vocabulary.
 
+mod examples;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::metallb::install::VersionChoice;
@@ -290,7 +292,7 @@ Exit status: 0 one MAC answers; 1 none or several (split brain: errors, so at th
     /// Answer ARP/NDP for IPs from this host, as MetalLB's speaker does: a last resort (Linux; root or CAP_NET_RAW)
     #[command(after_help = "Examples:\n  \
       # Show what would be sent and answered, and what the cluster says about the IP\n  \
-      sudo kubectl lbdoctor announce 192.0.2.10 --interface eth0 --duration 10m --dry-run\n\n  \
+      sudo kubectl lbdoctor announce 192.0.2.10 --dry-run --interface eth0 --duration 10m\n\n  \
       # Answer for 10 minutes (Ctrl-C stops it sooner)\n  \
       sudo kubectl lbdoctor announce 192.0.2.10 --interface eth0 --duration 10m\n\n\
 It first asks who answers for each IP (1 s) and refuses if another MAC does, unless --force.\n\
@@ -401,8 +403,30 @@ const NOT_READ: &[(&str, &[&[&str]])] = &[
 /// flags it reads. A subcommand that defines an argument itself does not receive the global one,
 /// so it gets a hidden copy.
 pub fn command() -> clap::Command {
+    command_for_width(help_width())
+}
+
+/// The width clap prints help at: the terminal's, else `COLUMNS`, else 100 (clap's own order).
+fn help_width() -> usize {
+    terminal_size::terminal_size()
+        .map(|(w, _)| usize::from(w.0))
+        .or_else(|| std::env::var("COLUMNS").ok()?.trim().parse().ok())
+        .filter(|w| *w > 0)
+        .unwrap_or(100)
+}
+
+/// The command with its help pinned to `width` columns and the examples laid out for it
+/// (`examples`): an example is never cut into two shell lines.
+pub fn command_for_width(width: usize) -> clap::Command {
     use clap::ValueEnum;
-    let root = <Cli as clap::CommandFactory>::command();
+    let fit = |c: clap::Command| {
+        let c = c.term_width(width);
+        match c.get_after_help().map(|h| examples::layout(&h.to_string(), width)) {
+            Some(help) => c.after_help(help),
+            None => c,
+        }
+    };
+    let root = fit(<Cli as clap::CommandFactory>::command());
     let globals: Vec<clap::Arg> = root.get_arguments().filter(|a| a.is_global_set()).cloned().collect();
     let output = globals.iter().find(|a| a.get_id() == "output").cloned();
     let subs: Vec<String> = root.get_subcommands().map(|s| s.get_name().to_string()).collect();
@@ -413,7 +437,8 @@ pub fn command() -> clap::Command {
             .filter(|(name, _)| *name == sub)
             .flat_map(|(_, groups)| groups.iter().copied().flatten().copied())
             .collect();
-        cmd = cmd.mut_subcommand(&sub, |mut s| {
+        cmd = cmd.mut_subcommand(&sub, |s| {
+            let mut s = fit(s);
             for arg in globals.iter().filter(|a| hidden.contains(&a.get_id().as_str())) {
                 s = s.arg(arg.clone().hide(true));
             }

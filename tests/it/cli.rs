@@ -273,3 +273,62 @@ fn a_shared_ip_is_never_called_dark_while_a_sibling_answers_it() {
     let tcp = service(&all, "home", "pihole-dns-tcp");
     assert!(!tcp.to_string().contains("nobody announces"), "{tcp}");
 }
+
+/// The commands under "Examples:" of every help, as the shell would read them pasted: a line
+/// ending in ` \` continues on the next. At any width the commands are the same, no example line
+/// is a fragment of a wrapped one, and every line fits unless it is one unbreakable word.
+fn examples_at(args: &[&str], width: usize) -> Vec<String> {
+    let out = crate::util::lbdoctor().args(args).env("COLUMNS", width.to_string()).output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    let help = String::from_utf8(out.stdout).unwrap();
+    let Some(start) = help.find("Examples:\n") else { return Vec::new() };
+    let mut commands: Vec<String> = Vec::new();
+    let mut continued = false;
+    for line in help[start..].lines().skip(1) {
+        assert!(
+            line.chars().count() <= width || !line.trim().contains(' '),
+            "{args:?} at {width} columns: {line:?} is too wide"
+        );
+        if line.is_empty() {
+            assert!(!continued, "{args:?} at {width}: a continuation ends on a blank line");
+            continue;
+        }
+        if !line.starts_with("  ") {
+            break; // the prose after the examples
+        }
+        let body = line.trim();
+        if continued {
+            assert!(line.starts_with("      "), "{args:?} at {width}: {line:?}");
+            commands.last_mut().unwrap().push_str(&format!(" {}", body.trim_end_matches(" \\")));
+        } else if body.starts_with('#') {
+            assert!(line.starts_with("  # "), "{args:?} at {width}: {line:?}");
+        } else {
+            assert!(!line.starts_with("   "), "{args:?} at {width}: a wrapped fragment {line:?}");
+            commands.push(body.trim_end_matches(" \\").to_string());
+        }
+        continued = line.ends_with(" \\");
+    }
+    commands
+}
+
+#[test]
+fn help_examples_are_never_cut_into_two_shell_lines() {
+    let subcommands =
+        ["", "explain", "check", "snapshot", "simulate", "history", "arping", "announce", "version", "completion"];
+    let mut with_examples = 0;
+    for sub in subcommands {
+        let args: Vec<&str> = [sub, "--help"].into_iter().filter(|a| !a.is_empty()).collect();
+        let whole = examples_at(&args, 1000);
+        with_examples += usize::from(!whole.is_empty());
+        for width in [40, 80, 120, 200] {
+            assert_eq!(examples_at(&args, width), whole, "{args:?} at {width} columns");
+        }
+    }
+    assert!(with_examples >= 7, "{with_examples} helps have examples");
+    // A wide terminal gets its width, not clap's cap of 100.
+    let wide = crate::util::lbdoctor().env("COLUMNS", "200").args(["check", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&wide.stdout).lines().any(|l| l.len() > 100));
+    // The dangerous one: a dry run stays a dry run however it is cut.
+    let announce = examples_at(&["announce", "--help"], 40);
+    assert!(announce[0].contains("--dry-run"), "{announce:?}");
+}

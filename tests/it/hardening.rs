@@ -298,39 +298,6 @@ fn mutated_snapshots_never_panic() {
     assert!(loaded > rounds / 10, "only {loaded} of {rounds} mutations loaded");
 }
 
-/// Help examples are pasted into shells: at 80 columns none is broken across lines, and a wide
-/// terminal gets its width, not clap's cap of 100.
-#[test]
-fn help_examples_stay_whole() {
-    for sub in
-        ["", "check", "explain", "simulate", "history", "snapshot", "arping", "announce", "version", "completion"]
-    {
-        let args: Vec<&str> = if sub.is_empty() { vec!["--help"] } else { vec![sub, "--help"] };
-        let (help, _, code) = crate::util::output(crate::util::lbdoctor().env("COLUMNS", "80").args(&args));
-        assert_eq!(code, 0);
-        let lines: Vec<&str> = help.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            let command = line.trim_start();
-            if command.starts_with("kubectl ") || command.starts_with("source ") || command.starts_with("chmod ") {
-                assert!(line.len() <= 80, "{sub}: {line}");
-                // A command continues only after a backslash, never because the help wrapped it.
-                let next = lines.get(i + 1).map_or("", |l| l.trim_start());
-                assert!(
-                    line.ends_with('\\')
-                        || next.is_empty()
-                        || next.starts_with('#')
-                        || next.starts_with("kubectl ")
-                        || next.starts_with("chmod ")
-                        || next.starts_with("source "),
-                    "{sub}: {line:?} is followed by {next:?}"
-                );
-            }
-        }
-    }
-    let (wide, _, _) = crate::util::output(crate::util::lbdoctor().env("COLUMNS", "200").args(["check", "--help"]));
-    assert!(wide.lines().any(|l| l.len() > 100), "{wide}");
-}
-
 #[test]
 fn ignore_completes_finding_codes_after_the_last_comma() {
     let (out, _, _) = run(&["__complete", "check", "--ignore", ""]);
