@@ -19,6 +19,7 @@ pub(crate) mod kubevip;
 pub mod live;
 pub mod metallb;
 pub mod net;
+pub(crate) mod plain;
 pub(crate) mod render;
 pub mod report;
 pub(crate) mod servicelb;

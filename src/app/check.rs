@@ -82,8 +82,14 @@ fn suppressions(
     };
     if let Some(path) = path {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| AppError::Usage(format!("{name}: {e} (suppressions for check; --no-config skips it)")))?;
+        if name == "-" {
+            return Err(AppError::Usage(
+                "--config -: suppressions are read from a file, not from <stdin>; save them to a file and pass its path".into(),
+            ));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            AppError::Usage(format!("{name}: {} (suppressions for check; --no-config skips it)", crate::plain::io(&e)))
+        })?;
         rules.extend(crate::suppress::from_config(&name, &text).map_err(usage)?);
     }
     Ok(rules)

@@ -109,7 +109,7 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
 
 /// Every regular file of the directory, scanned in parallel (one file per speaker).
 fn scan_dir(dir: &Path, since: Option<Timestamp>) -> Result<Vec<SpeakerLog>, AppError> {
-    let read = |e: std::io::Error| AppError::Usage(format!("--logs {}: {e}", dir.display()));
+    let read = |e: std::io::Error| AppError::Usage(format!("--logs {}: {}", dir.display(), crate::plain::io(&e)));
     let entries: Vec<std::path::PathBuf> =
         std::fs::read_dir(dir).map_err(read)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     // Only regular files (symlinks followed): a FIFO or a device would block or never end.
@@ -129,10 +129,10 @@ fn scan_dir(dir: &Path, since: Option<Timestamp>) -> Result<Vec<SpeakerLog>, App
     files
         .par_iter()
         .map(|path| {
-            let file =
-                std::fs::File::open(path).map_err(|e| AppError::Usage(format!("--logs: {}: {e}", path.display())))?;
+            let file = std::fs::File::open(path)
+                .map_err(|e| AppError::Usage(format!("--logs: {}: {}", path.display(), crate::plain::io(&e))))?;
             let stats = logs::scan(std::io::BufReader::with_capacity(1 << 20, file), since)
-                .map_err(|e| AppError::Usage(format!("--logs: {}: {e}", path.display())))?;
+                .map_err(|e| AppError::Usage(format!("--logs: {}: {}", path.display(), crate::plain::io(&e))))?;
             let source = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(SpeakerLog { source, stats })
         })

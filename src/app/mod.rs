@@ -131,7 +131,7 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
     if !snap.live && snap.origins.is_empty() && snap.ignored_kinds.is_empty() {
         return Err(AppError::Usage(format!(
             "{}: no Kubernetes objects in the snapshot (a failed capture?); `kubectl lbdoctor snapshot > FILE` writes one",
-            r.source.files().join(", ")
+            r.source.shown()
         )));
     }
     let opts = Options { scope: Scope::All, detail, overrides: r.overrides.clone() };
@@ -156,7 +156,7 @@ fn known_namespace(snap: &snapshot::Snapshot, scope: &Scope, source: &Source) ->
     let place = match source {
         Source::Live => "in the cluster".to_string(),
         Source::Demo(_) => "in the demo".to_string(),
-        Source::Files(files) => format!("in {}", files.join(", ")),
+        Source::Files(_) => format!("in {}", source.shown()),
     };
     Err(AppError::Usage(format!(
         "namespace {ns:?} does not exist {place} (namespaces: {}); -A covers every namespace",

@@ -66,6 +66,11 @@ impl Source {
             Source::Live | Source::Demo(_) => &[],
         }
     }
+
+    /// The inputs as messages name them: `-` is `<stdin>`, as the loader's own errors say.
+    pub fn shown(&self) -> String {
+        self.files().iter().map(|f| if f == "-" { "<stdin>" } else { f.as_str() }).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// `-n NAMESPACE` and `-A`, with the rules the commands share.

@@ -28,8 +28,12 @@ pub(super) fn simulate(
     // Edits are checked before any cluster is read: a typo should not cost a LIST of everything.
     let mut edits = Vec::new();
     for file in &args.apply {
-        let objects = crate::snapshot::load_paths(std::slice::from_ref(file), env.stdin)
-            .map_err(|e| AppError::Usage(format!("--apply {file}: {e}")))?;
+        let objects = crate::snapshot::load_paths(std::slice::from_ref(file), env.stdin).map_err(|e| match e {
+            crate::snapshot::LoadError::Io { path, source } if path == *file => {
+                AppError::Usage(format!("--apply {file}: {}", crate::plain::io(&source)))
+            }
+            e => AppError::Usage(format!("--apply {file}: {e}")),
+        })?;
         edits.push(Edit::Apply { file: file.clone(), objects: Box::new(objects) });
     }
     for pair in args.label.chunks(2) {

@@ -50,7 +50,7 @@ pub fn arping(r: &Resolved, env: &mut Env, a: ArpingArgs, out: &mut dyn Write) -
     let macs = match &a.mac_map {
         Some(path) => {
             let text = std::fs::read_to_string(path)
-                .map_err(|e| AppError::Usage(format!("--mac-map {}: {e}", path.display())))?;
+                .map_err(|e| AppError::Usage(format!("--mac-map {}: {}", path.display(), crate::plain::io(&e))))?;
             MacMap::parse(&text, &path.display().to_string()).map_err(|e| AppError::Usage(format!("--mac-map {e}")))?
         }
         None => MacMap::default(),

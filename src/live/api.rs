@@ -128,7 +128,7 @@ impl Api {
                 let why = chain(&other);
                 Failure::Fatal(match why.find("invalid peer certificate") {
                     Some(at) => self.untrusted(&why[at..]),
-                    None => self.unreachable(&why),
+                    None => self.unreachable(&crate::plain::connect(&why)),
                 })
             }
         })

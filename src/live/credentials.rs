@@ -40,7 +40,8 @@ pub fn settle(auth_info: &mut AuthInfo, user: &str) -> Result<(), LiveError> {
     if let Some(file) = auth_info.token_file.take() {
         let text = std::fs::read_to_string(&file).map_err(|e| {
             LiveError::Unauthorized(format!(
-                "kubeconfig user {user:?}: tokenFile {file}: {e}; fix the path or the file's permissions"
+                "kubeconfig user {user:?}: tokenFile {file}: {}; fix the path or the file's permissions",
+                crate::plain::io(&e)
             ))
         })?;
         let token = checked_token(&text, &format!("tokenFile {file} of kubeconfig user {user:?}"))?;
@@ -145,7 +146,11 @@ fn run(exec: &ExecConfig, user: &str) -> Result<Settled, LiveError> {
     let plugin = format!("the exec credential plugin {command:?} of kubeconfig user {user:?}");
     let out = cmd.output().map_err(|e| {
         let hint = exec.install_hint.as_deref().map(|h| format!("; {}", h.trim())).unwrap_or_default();
-        LiveError::Unauthorized(format!("{plugin} cannot be started: {e}{hint}"))
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "it is not installed or not on PATH".to_string(),
+            _ => crate::plain::io(&e),
+        };
+        LiveError::Unauthorized(format!("{plugin} cannot be started: {why}{hint}"))
     })?;
     if !out.status.success() {
         return Err(LiveError::Unauthorized(format!(

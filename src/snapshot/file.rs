@@ -21,11 +21,11 @@ use super::{cilium, crd, Snapshot, SnapshotInfo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {}", crate::plain::io(source))]
     Io { path: String, source: std::io::Error },
     #[error("{path}: no *.yaml, *.yml or *.json files in this directory")]
     EmptyDirectory { path: String },
-    #[error("{origin}: {message}")]
+    #[error("{origin}: {}", crate::plain::decode(message))]
     Malformed { origin: String, message: String },
     #[error("{object} is defined twice: at {first} and at {second}")]
     Duplicate { object: String, first: String, second: String },

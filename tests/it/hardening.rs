@@ -158,7 +158,7 @@ fn input_errors_are_in_plain_words_with_a_position() {
             b"apiVersion: v1\nkind: Node\nmetadata:\n  name: \xff\xfe\n".to_vec(),
             "bad.yaml:4:9: not UTF-8 text (byte 0xFF)",
         ),
-        ("int.yaml", b"apiVersion: v1\nkind: Node\nmetadata:\n  name: 5\n".to_vec(), "Node: invalid type: integer `5`"),
+        ("int.yaml", b"apiVersion: v1\nkind: Node\nmetadata:\n  name: 5\n".to_vec(), "Node: wrong type: integer `5`"),
         (
             "eof.json",
             b"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\n".to_vec(),
@@ -168,7 +168,7 @@ fn input_errors_are_in_plain_words_with_a_position() {
         (
             "field.yaml",
             b"apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    a: [1]\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: y}\n".to_vec(),
-            "field.yaml:10:8: Node a: expected string scalar",
+            "field.yaml:10:8: Node a: expected a string",
         ),
     ];
     for (name, text, expected) in cases {
@@ -374,4 +374,47 @@ fn an_expired_list_recorded_without_a_message_is_explained_not_a_panic() {
     assert!(stderr.contains("services: list expired (410 Gone)"), "{stderr}");
     assert!(stderr.contains("retry with a larger --chunk-size, or --chunk-size 0"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Errors say what was wrong and where in plain words: no OS error numbers, Rust type names or
+/// HTTP-client layers, and standard input is `<stdin>` everywhere.
+#[test]
+fn errors_carry_no_library_words() {
+    let d = dir();
+    let int = d.path().join("int.yaml");
+    std::fs::write(&int, "apiVersion: v1\nkind: Service\nmetadata: {name: a}\nspec:\n  ports:\n  - port: abc\n")
+        .unwrap();
+    let colon = d.path().join("colon.yaml");
+    std::fs::write(&colon, "apiVersion: v1\nkind: Node\nmetadata\n  name: a\n").unwrap();
+    let kubeconfig = d.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: abc}\n",
+    )
+    .unwrap();
+    let missing = d.path().join("missing.yaml");
+    let missing = missing.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, Option<&str>, &str)> = vec![
+        (vec!["simulate", "--demo", "--apply", missing], None, "--apply {missing}: no such file or directory"),
+        (vec!["check", "--from", missing], None, "{missing}: no such file or directory"),
+        (vec!["check", "--from", int.to_str().unwrap()], None, "int.yaml:6:11: Service a: not a whole number"),
+        (vec!["check", "--from", colon.to_str().unwrap()], None, "colon.yaml:3:1: a line that is not `key: value`"),
+        (vec!["check", "--from", "-"], Some("x: ["), "<stdin>:1:4"),
+        (vec!["check", "--from", "-"], Some(""), "<stdin>: no Kubernetes objects"),
+        (vec!["check", "--demo", "--config", "-"], None, "--config -: suppressions are read from a file"),
+        (vec!["check", "--demo", "--config", missing], None, "{missing}: no such file or directory"),
+        (vec!["history", "--demo", "--logs", missing], None, "--logs {missing}: no such directory"),
+        (vec!["check", "--kubeconfig", kubeconfig.to_str().unwrap()], None, "the connection was refused"),
+    ];
+    for (args, stdin, expected) in cases {
+        let expected = expected.replace("{missing}", missing);
+        let mut cmd = crate::util::lbdoctor();
+        cmd.args(&args).write_stdin(stdin.unwrap_or(""));
+        let (_, stderr, code) = crate::util::output(&mut cmd);
+        assert!(code == 2 || code == 3, "{args:?}: {code} {stderr}");
+        assert!(stderr.contains(&expected), "{args:?}: {stderr}");
+        for library in ["os error", "i32", "i64", "simple key", "ServiceError", "client error", "(Connect)", "\"-\""] {
+            assert!(!stderr.contains(library), "{args:?}: {library:?} in {stderr}");
+        }
+    }
 }
