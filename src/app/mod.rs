@@ -127,6 +127,9 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
     if let Some(message) = unreadable_message(&snap) {
         return Err(AppError::Unavailable(message));
     }
+    for line in skipped_lines(&snap) {
+        eprintln!("{line}");
+    }
     // An empty file is a failed capture, not a healthy cluster: say so rather than exit 0.
     if !snap.live && snap.origins.is_empty() && snap.ignored_kinds.is_empty() {
         return Err(AppError::Usage(format!(
@@ -136,6 +139,20 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
     }
     let opts = Options { scope: Scope::All, detail, overrides: r.overrides.clone() };
     Ok((snap, opts, default_ns))
+}
+
+/// What the loader left out, for stderr: each object of a kind the engines read that no server
+/// would hold (with its place and why), then one line counting the kinds no engine reads.
+fn skipped_lines(snap: &snapshot::Snapshot) -> Vec<String> {
+    let mut lines: Vec<String> =
+        snap.ignored_objects.iter().map(|o| format!("warning: {}: {} ignored: {}", o.at, o.object, o.reason)).collect();
+    let count: usize = snap.ignored_kinds.values().sum();
+    if count > 0 {
+        let kinds: Vec<String> = snap.ignored_kinds.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
+        let what = if count == 1 { "object" } else { "objects" };
+        lines.push(format!("note: {count} {what} of kinds no engine reads skipped: {}", kinds.join(", ")));
+    }
+    lines
 }
 
 /// A `-n` naming no Namespace the snapshot holds is a typo, not an empty namespace: as a CI gate

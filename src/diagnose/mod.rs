@@ -652,5 +652,12 @@ pub(crate) fn source(world: &World) -> Source {
         implementations: Vec::new(),
         assumptions,
         ignored_kinds: world.snap.ignored_kinds.clone(),
+        ignored_objects: (world.snap.ignored_objects.iter())
+            .map(|o| crate::report::IgnoredObject {
+                object: o.object.clone(),
+                at: o.at.clone(),
+                reason: o.reason.clone(),
+            })
+            .collect(),
     }
 }

@@ -136,6 +136,17 @@ pub struct Source {
     pub implementations: Vec<InstalledImplementation>,
     pub assumptions: Vec<String>,
     pub ignored_kinds: BTreeMap<String, usize>,
+    /// Objects of kinds the engines read, left out because no API server serves them so.
+    pub ignored_objects: Vec<IgnoredObject>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IgnoredObject {
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// `file:line` where it was found.
+    pub at: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -210,6 +210,7 @@ pub(crate) fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapsh
         cilium: snap.cilium.clone(),
         leases: snap.leases.clone(),
         ignored_kinds: Default::default(),
+        ignored_objects: Default::default(),
         live: snap.live,
         origins: Default::default(),
     }

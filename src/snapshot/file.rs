@@ -59,6 +59,12 @@ impl fmt::Display for Origin {
 
 /// Loads and merges every input. `-` reads `stdin`.
 pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, LoadError> {
+    load_texts(&read_inputs(inputs, stdin)?)
+}
+
+/// The text of every input, named as errors name it: a file, each snapshot file of a directory,
+/// or `<stdin>` for `-`.
+pub fn read_inputs(inputs: &[String], stdin: &mut dyn Read) -> Result<Vec<(Arc<str>, String)>, LoadError> {
     let mut texts: Vec<(Arc<str>, String)> = Vec::new();
     for input in inputs {
         if input == "-" {
@@ -86,7 +92,7 @@ pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, L
             texts.push((name.into(), without_bom(text)));
         }
     }
-    load_texts(&texts)
+    Ok(texts)
 }
 
 /// Loads named texts already in memory (the embedded demo), exactly as files are loaded.
@@ -402,6 +408,12 @@ enum Object {
     CiliumNode(Box<cilium::CiliumNode>),
     /// Counted by this label, never kept.
     Ignored(String),
+    /// Of a kind the engines read, but in a form no API server serves (a kind spelled in another
+    /// case, an apiVersion no served version has): never read, always reported.
+    Refused {
+        object: String,
+        reason: String,
+    },
 }
 
 struct Parsed {
@@ -432,6 +444,11 @@ impl Pending<'_> {
             object_label(kind, &namespace, &name)
         };
         let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
+        if let Some(reason) = super::served::refusal(&api_version, &kind) {
+            let display = display(&kind);
+            let object = Object::Refused { object: display.clone(), reason };
+            return Ok(Parsed { origin, key: (group, kind, String::new(), String::new()), display, object });
+        }
         let core = api_version == "v1";
         macro_rules! typed {
             ($variant:ident) => {
@@ -479,7 +496,7 @@ impl Pending<'_> {
         let mut object = object;
         let (namespace, name) =
             meta.unwrap_or_else(|| object.meta_mut().map(|m| crate::snapshot::key_of(m)).unwrap_or_default());
-        if name.is_empty() && !matches!(object, Object::Info(_) | Object::Ignored(_)) {
+        if name.is_empty() && !matches!(object, Object::Info(_) | Object::Ignored(_) | Object::Refused { .. }) {
             let what = if namespace.is_empty() { kind } else { format!("{kind} in namespace {namespace}") };
             return Err(LoadError::Malformed {
                 origin: origin.to_string(),
@@ -491,7 +508,7 @@ impl Pending<'_> {
     }
 }
 
-fn object_label(kind: &str, namespace: &str, name: &str) -> String {
+pub fn object_label(kind: &str, namespace: &str, name: &str) -> String {
     if name.is_empty() {
         return if namespace.is_empty() { kind.to_string() } else { format!("{kind} in namespace {namespace}") };
     }
@@ -527,7 +544,7 @@ impl Object {
             Object::CiliumIpPool(o) => &mut o.metadata,
             Object::CiliumL2Policy(o) => &mut o.metadata,
             Object::CiliumNode(o) => &mut o.metadata,
-            Object::Info(_) | Object::Ignored(_) => return None,
+            Object::Info(_) | Object::Ignored(_) | Object::Refused { .. } => return None,
         })
     }
 }
@@ -828,6 +845,10 @@ impl Collector {
         match object {
             Object::Ignored(label) => {
                 *s.ignored_kinds.entry(label).or_default() += 1;
+                return Ok(());
+            }
+            Object::Refused { object, reason } => {
+                s.ignored_objects.push(crate::snapshot::IgnoredObject { object, at: origin.to_string(), reason });
                 return Ok(());
             }
             Object::Info(info) => {

@@ -4,6 +4,8 @@
 pub(crate) mod cilium;
 pub mod crd;
 pub(crate) mod file;
+mod served;
+pub mod strict;
 
 use std::collections::BTreeMap;
 
@@ -16,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::report::metallb::{BgpType, Memberlist};
 pub use crate::report::ObjectOrigin;
-pub use file::{from_texts, load_paths, load_texts, LoadError, ObjectText};
+pub use file::{from_texts, load_paths, load_texts, object_label, read_inputs, yaml_documents, LoadError, ObjectText};
 
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -36,11 +38,23 @@ pub struct Snapshot {
     pub leases: Vec<Lease>,
     /// Objects of kinds no engine reads, counted by `Kind (apiVersion)`.
     pub ignored_kinds: BTreeMap<String, usize>,
+    /// Objects of kinds the engines read that were not read: no API server serves them so.
+    pub ignored_objects: Vec<IgnoredObject>,
     /// Read from the API server just now, not from files.
     pub live: bool,
     /// Where each object of a file snapshot was read, by `Kind namespace/name` as findings name
     /// objects (empty when live): SARIF points code scanning at these lines.
     pub origins: std::collections::HashMap<String, ObjectOrigin>,
+}
+
+/// An object left out of the snapshot, where it was and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IgnoredObject {
+    /// `Kind namespace/name`, as findings name objects.
+    pub object: String,
+    /// `file:line`.
+    pub at: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -208,3 +208,41 @@ fn testdata_services_use_node_ports_a_real_server_accepts() {
     }
     assert!(checked > 20, "only {checked} node ports in the test data");
 }
+
+/// One rule for objects of the kinds the engines read: a kind spelled in another case, or an
+/// apiVersion no server serves, is not read, and is reported on stderr with its place and in
+/// the JSON's `source.ignoredObjects`; kinds no engine reads are counted in one line.
+#[test]
+fn objects_no_server_would_hold_are_reported_never_dropped_silently() {
+    let homelab = std::fs::read_to_string(crate::util::HOMELAB).unwrap();
+    let extra = "---\napiVersion: v1\nkind: service\nmetadata: {name: web, namespace: default}\nspec: {type: LoadBalancer}\n\
+                 ---\napiVersion: v2\nkind: Node\nmetadata: {name: worker-z}\n\
+                 ---\napiVersion: metallb.io/v1beta2\nkind: L2Advertisement\nmetadata: {name: made-up, namespace: metallb-system}\n\
+                 ---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs, namespace: default}\n";
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("s.yaml");
+    std::fs::write(&path, format!("{homelab}\n{extra}")).unwrap();
+    let file = path.to_str().unwrap();
+    let (stdout, stderr, code) = crate::util::run(&["check", "--from", file, "-o", "json"]);
+    let (_, _, plain) = crate::util::run(&["check", "--from", crate::util::HOMELAB]);
+    assert_eq!(code, plain, "the verdicts are those of the snapshot without the ignored objects");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let ignored = report["source"]["ignoredObjects"].as_array().unwrap();
+    let objects: Vec<&str> = ignored.iter().map(|o| o["object"].as_str().unwrap()).collect();
+    assert_eq!(objects, ["service default/web", "Node worker-z", "L2Advertisement metallb-system/made-up"]);
+    for o in ignored {
+        let at = o["at"].as_str().unwrap();
+        assert!(at.starts_with(&format!("{file}:")), "{at}");
+        assert!(
+            stderr.contains(&format!(
+                "warning: {at}: {} ignored: {}",
+                o["object"].as_str().unwrap(),
+                o["reason"].as_str().unwrap()
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(report["services"].as_array().unwrap().iter().all(|s| s["name"] != "web"));
+    assert_eq!(report["source"]["ignoredKinds"]["ReplicaSet (apps/v1)"], 1);
+    assert!(stderr.contains("note: 1 object of kinds no engine reads skipped: ReplicaSet (apps/v1) ×1"), "{stderr}");
+}

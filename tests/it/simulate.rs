@@ -313,3 +313,36 @@ fn down_is_called_a_failure_never_a_drain() {
         assert!(!text.to_lowercase().contains("draining"), "{text}");
     }
 }
+
+/// `kubectl apply` refuses a field the server does not know, and a kind or apiVersion no server
+/// serves: so does --apply (exit 2, the file, line and field path, the field meant), where it
+/// once built a what-if that could never happen.
+#[test]
+fn apply_refuses_what_kubectl_apply_refuses() {
+    let good = std::fs::read_to_string("testdata/simulate/l2-workers.yaml").unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        ("typo.yaml", good.replace("nodeSelectors:", "nodeSelector:"), ":12: L2Advertisement metallb-system/workers: unknown field spec.nodeSelector (did you mean spec.nodeSelectors?)"),
+        ("deep.yaml", good.replace("matchLabels:", "matchLabel:"), ":13: L2Advertisement metallb-system/workers: unknown field spec.nodeSelectors[0].matchLabel (did you mean spec.nodeSelectors[0].matchLabels?)"),
+        ("case.yaml", good.replace("kind: L2Advertisement", "kind: l2advertisement"), "kind \"l2advertisement\" is not \"L2Advertisement\""),
+        ("version.yaml", good.replace("metallb.io/v1beta1", "metallb.io/v1beta2"), "apiVersion \"metallb.io/v1beta2\" is not served for L2Advertisement"),
+    ];
+    for (name, text, expected) in cases {
+        let path = d.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let (stdout, stderr, code) = run(&["simulate", "--demo", "trap", "--apply", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {stdout}{stderr}");
+        assert!(stdout.is_empty(), "{name}: {stdout}");
+        assert!(
+            stderr.contains(&format!("--apply {}", path.display())) && stderr.contains(expected),
+            "{name}: {stderr}"
+        );
+    }
+    // The same file as written, and a newer MetalLB's field lbdoctor models, are applied.
+    let (_, stderr, code) = run(&["simulate", "--demo", "trap", "--apply", "testdata/simulate/l2-workers.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    let preferred = d.path().join("preferred.yaml");
+    std::fs::write(&preferred, format!("{good}  preferredNodeSelectors:\n  - weight: 10\n    preference:\n      matchLabels: {{kubernetes.io/hostname: worker-a}}\n")).unwrap();
+    let (_, stderr, code) = run(&["simulate", "--demo", "trap", "--apply", preferred.to_str().unwrap()]);
+    assert!(code == 0 || code == 1, "{stderr}");
+}

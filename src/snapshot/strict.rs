@@ -1,0 +1,155 @@
+//! Strict decoding for files that stand for an edit (`simulate --apply`): a field the API server
+//! does not know (`nodeSelector:` for `nodeSelectors:`) makes `kubectl apply` fail, so a what-if
+//! built on it can never happen. Snapshots stay tolerant: a newer server's fields are normal there.
+//!
+//! The known fields come from `fields.json`, written by `scripts/gen-fields.py` from the OpenAPI
+//! the real kube-apiserver serves (Kubernetes v1.36 and MetalLB v0.16.1's CRDs).
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// A field the server would refuse, with the object it is in and the nearest known name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownField {
+    /// `spec.nodeSelector`, `spec.ports[0].prot`.
+    pub path: String,
+    /// The path's keys without indexes, to find the line in the file.
+    pub keys: Vec<String>,
+    /// `spec.nodeSelectors`.
+    pub nearest: Option<String>,
+}
+
+fn known() -> &'static Value {
+    static FIELDS: OnceLock<Value> = OnceLock::new();
+    FIELDS.get_or_init(|| serde_json::from_str(include_str!("fields.json")).expect("fields.json is valid JSON"))
+}
+
+/// Whether the fields of this apiVersion and kind are known (else nothing can be said).
+pub fn checks(api_version: &str, kind: &str) -> bool {
+    known().get(format!("{api_version}/{kind}")).is_some()
+}
+
+/// The fields of `object` that its kind does not have, in document order; empty for a kind
+/// whose fields are not known.
+pub fn unknown_fields(api_version: &str, kind: &str, object: &Value) -> Vec<UnknownField> {
+    let mut out = Vec::new();
+    if let Some(tree) = known().get(format!("{api_version}/{kind}")) {
+        walk(object, tree, &mut String::new(), &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+fn walk(value: &Value, tree: &Value, path: &mut String, keys: &mut Vec<String>, out: &mut Vec<UnknownField>) {
+    let Some(fields) = tree.as_object() else { return };
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                walk(item, tree, path, keys, out);
+                path.truncate(len);
+            }
+        }
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                keys.push(key.clone());
+                match fields.get(key) {
+                    Some(subtree) => walk(inner, subtree, path, keys, out),
+                    None => {
+                        let parent = &path[..len];
+                        let nearest = nearest(key, fields.keys().map(String::as_str)).map(|n| {
+                            if parent.is_empty() {
+                                n.to_string()
+                            } else {
+                                format!("{parent}.{n}")
+                            }
+                        });
+                        out.push(UnknownField { path: path.clone(), keys: keys.clone(), nearest });
+                    }
+                }
+                keys.pop();
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The known name closest to a mistyped one, when it is close enough to be what was meant.
+fn nearest<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let known: Vec<&str> = known.collect();
+    let lower = key.to_lowercase();
+    // A name cut short (`prot`, `nodeSelector`) is the shortest name it begins.
+    let begun =
+        known.iter().filter(|k| lower.len() >= 3 && k.to_lowercase().starts_with(&lower)).min_by_key(|k| k.len());
+    if let Some(k) = begun {
+        return Some(k);
+    }
+    known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(&key.to_lowercase(), &k.to_lowercase()), k))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+/// The 1-based line of the field `keys` in `text`, searching from the object's first line: each
+/// key in turn, as `key:` in YAML or `"key"` in JSON. `None` when the text does not show it.
+pub fn line_of(text: &str, from_line: usize, keys: &[String]) -> Option<usize> {
+    let mut line = from_line.max(1);
+    for key in keys {
+        let yaml = format!("{key}:");
+        let json = format!("\"{key}\"");
+        let found = text.lines().enumerate().skip(line - 1).find(|(_, l)| {
+            let t = l.trim_start().trim_start_matches("- ").trim_start_matches(['{', ' ']);
+            t.starts_with(&yaml)
+                || l.contains(&json)
+                || l.contains(&format!(" {yaml}"))
+                || l.contains(&format!("{{{yaml}"))
+        })?;
+        line = found.0 + 1;
+    }
+    Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_misspelt_field_is_found_with_the_name_meant() {
+        let ad = json!({"apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement",
+            "metadata": {"name": "w", "namespace": "metallb-system", "labels": {"any": "x"}},
+            "spec": {"ipAddressPools": ["lan"], "nodeSelector": [{"matchLabels": {"a": "b"}}]}});
+        let unknown = unknown_fields("metallb.io/v1beta1", "L2Advertisement", &ad);
+        assert_eq!(unknown.len(), 1, "{unknown:?}");
+        assert_eq!(unknown[0].path, "spec.nodeSelector");
+        assert_eq!(unknown[0].nearest.as_deref(), Some("spec.nodeSelectors"));
+    }
+
+    #[test]
+    fn lists_maps_and_newer_fields_are_walked_as_the_server_does() {
+        let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a", "annotations": {"x/y": "z"}},
+            "spec": {"type": "LoadBalancer", "selector": {"app": "a"}, "ports": [{"port": 80}, {"port": 81, "prot": "TCP"}]}});
+        let unknown = unknown_fields("v1", "Service", &svc);
+        assert_eq!(unknown.iter().map(|u| u.path.as_str()).collect::<Vec<_>>(), ["spec.ports[1].prot"]);
+        assert_eq!(unknown[0].nearest.as_deref(), Some("spec.ports[1].protocol"));
+        let preferred = json!({"spec": {"preferredNodeSelectors": [{"weight": 1, "preference": {"matchLabels": {}}}]}});
+        assert!(unknown_fields("metallb.io/v1beta1", "L2Advertisement", &preferred).is_empty());
+        assert!(!checks("frrk8s.metallb.io/v1beta1", "FRRConfiguration"));
+    }
+
+    #[test]
+    fn the_line_is_found_key_by_key_from_the_object() {
+        let text = "kind: Node\n---\nkind: L2Advertisement\nspec:\n  ipAddressPools: [lan]\n  nodeSelector:\n  - {}\n";
+        let keys = vec!["spec".to_string(), "nodeSelector".to_string()];
+        assert_eq!(line_of(text, 3, &keys), Some(6));
+    }
+}
