@@ -67,6 +67,8 @@ pub(crate) fn decode(message: &str) -> String {
         ("a map", "a mapping (key: value)"),
         ("map", "a mapping (key: value)"),
         ("string scalar", "a string"),
+        ("mapping start", "a mapping (key: value)"),
+        ("sequence start", "a list"),
     ] {
         for form in [format!("expected {rust}"), format!("invalid {rust}")] {
             if let Some(at) = text.find(&form) {
@@ -82,6 +84,22 @@ pub(crate) fn decode(message: &str) -> String {
     }
     if text.contains("simple key expected ':'") || text.contains("could not find expected ':'") {
         return "a line that is not `key: value` (a missing `:` after a key, or a wrongly indented line)".into();
+    }
+    for (yaml, words) in [
+        ("reference to unknown value", "an alias (*name) to an anchor (&name) that is not defined before it"),
+        ("did not find expected <document start>", "text after the end of a document (a stray line, or `---` missing)"),
+        (
+            "tabs disallowed within this context (block indentation)",
+            "a tab in the indentation: YAML indents with spaces",
+        ),
+        (
+            "mapping values are not allowed in this context",
+            "a `key: value` where none may be (a missing quote, or `:` inside an unquoted value)",
+        ),
+    ] {
+        if text.contains(yaml) {
+            return words.to_string();
+        }
     }
     text.replace("invalid type: ", "wrong type: ")
 }
@@ -103,6 +121,8 @@ mod tests {
             "wrong type: integer `3`, expected a list"
         );
         assert!(decode("simple key expected ':'").contains("missing `:`"));
+        assert_eq!(decode("expected mapping start"), "expected a mapping (key: value)");
+        assert!(decode("reference to unknown value").contains("anchor"));
         assert!(connect("ServiceError: client error (Connect): tcp connect error: Connection refused (os error 111)")
             .starts_with("the connection was refused"));
         let e = std::io::Error::from(std::io::ErrorKind::NotFound);

@@ -16,7 +16,7 @@ pub struct Rule {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("{origin}: {message}")]
+#[error("{origin}: {}", crate::plain::decode(message))]
 pub struct ConfigError {
     pub origin: String,
     pub message: String,

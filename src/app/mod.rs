@@ -148,7 +148,8 @@ fn skipped_lines(snap: &snapshot::Snapshot) -> Vec<String> {
         snap.ignored_objects.iter().map(|o| format!("warning: {}: {} ignored: {}", o.at, o.object, o.reason)).collect();
     let count: usize = snap.ignored_kinds.values().sum();
     if count > 0 {
-        let kinds: Vec<String> = snap.ignored_kinds.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
+        let kinds: Vec<String> =
+            snap.ignored_kinds.iter().map(|(k, n)| format!("{} ×{n}", snapshot::served::short(k))).collect();
         let what = if count == 1 { "object" } else { "objects" };
         lines.push(format!("note: {count} {what} of kinds no engine reads skipped: {}", kinds.join(", ")));
     }

@@ -445,7 +445,7 @@ impl Pending<'_> {
         };
         let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
         if let Some(reason) = super::served::refusal(&api_version, &kind) {
-            let display = display(&kind);
+            let display = display(&super::served::short(&kind));
             let object = Object::Refused { object: display.clone(), reason };
             return Ok(Parsed { origin, key: (group, kind, String::new(), String::new()), display, object });
         }
@@ -502,6 +502,13 @@ impl Pending<'_> {
                 origin: origin.to_string(),
                 message: format!("{what} has no metadata.name: every object needs one (add `metadata: {{name: …}}`)"),
             });
+        }
+        if let (Some(reason), false) =
+            (super::served::bad_name(&kind, &name), matches!(object, Object::Info(_) | Object::Ignored(_)))
+        {
+            let display = object_label(&kind, &namespace, &super::served::short(&name));
+            let object = Object::Refused { object: display.clone(), reason };
+            return Ok(Parsed { origin, key: (group, kind, namespace, name), display, object });
         }
         let display = object_label(&kind, &namespace, &name);
         Ok(Parsed { origin, key: (group, kind, namespace, name), display, object })

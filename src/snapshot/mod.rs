@@ -4,7 +4,7 @@
 pub(crate) mod cilium;
 pub mod crd;
 pub(crate) mod file;
-mod served;
+pub(crate) mod served;
 pub mod strict;
 
 use std::collections::BTreeMap;

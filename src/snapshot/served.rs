@@ -33,6 +33,7 @@ const SERVED: &[(&str, &[&str])] = &[
 /// Why an object of a kind the engines read cannot be read as the cluster's, or `None` when it
 /// can (or is of a kind no engine reads: those are only counted).
 pub(crate) fn refusal(api_version: &str, kind: &str) -> Option<String> {
+    let shown = short(kind);
     if let Some((_, versions)) = SERVED.iter().find(|(k, _)| *k == kind) {
         if versions.contains(&api_version) {
             return None;
@@ -44,13 +45,88 @@ pub(crate) fn refusal(api_version: &str, kind: &str) -> Option<String> {
             );
         }
         return Some(format!(
-            "apiVersion {api_version:?} is not served for {kind} (served: {}); no API server stores such an object",
+            "apiVersion {:?} is not served for {kind} (served: {}); no API server stores such an object",
+            short(api_version),
             versions.join(", ")
         ));
     }
-    let (known, _) = SERVED.iter().find(|(k, _)| k.eq_ignore_ascii_case(kind))?;
-    Some(format!("kind {kind:?} is not {known:?}: kinds are case-sensitive, and no API server knows {kind:?}"))
+    if let Some((known, _)) = SERVED.iter().find(|(k, _)| k.eq_ignore_ascii_case(kind)) {
+        return Some(format!(
+            "kind {shown:?} is not {known:?}: kinds are case-sensitive, and no API server knows {shown:?}"
+        ));
+    }
+    let camel =
+        kind.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && kind.chars().all(|c| c.is_ascii_alphanumeric());
+    if !camel {
+        return Some(format!("kind {shown:?} is not a Kubernetes kind (kinds are CamelCase names such as Service)"));
+    }
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    match group {
+        "lbdoctor" if kind != "SnapshotInfo" => {
+            Some(format!("a snapshot's only lbdoctor kind is SnapshotInfo, not {shown:?}"))
+        }
+        "lbdoctor" => None,
+        _ if kind == "SnapshotInfo" => Some(format!(
+            "a SnapshotInfo has apiVersion lbdoctor/v1alpha1, not {:?}: as written it is not read",
+            short(api_version)
+        )),
+        "metallb.io" if !METALLB_KINDS.contains(&kind) => {
+            Some(format!("MetalLB has no kind {shown:?} (metallb.io kinds: {})", METALLB_KINDS.join(", ")))
+        }
+        _ => None,
+    }
 }
+
+/// Why an API server would refuse `name` for an object of `kind` (apimachinery's name
+/// validation, as the real kube-apiserver v1.36 answers), or `None` for a valid one.
+pub(crate) fn bad_name(kind: &str, name: &str) -> Option<String> {
+    let label = |l: &str| {
+        l.len() <= 63
+            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && !l.is_empty()
+    };
+    let (ok, rule) = match kind {
+        // Events are named `<object>.<hex>` and only need to be a path segment.
+        "Event" => (!matches!(name, "." | "..") && !name.contains(['/', '%']), "a path segment: no '/' or '%'"),
+        "Service" => (
+            label(name) && name.starts_with(|c: char| c.is_ascii_lowercase()),
+            "a lowercase RFC 1035 label: at most 63 characters, a-z, 0-9 and '-', starting with a letter",
+        ),
+        "Namespace" => (label(name), "a lowercase RFC 1123 label: at most 63 characters, a-z, 0-9 and '-'"),
+        _ => (
+            name.len() <= 253 && name.split('.').all(label),
+            "a lowercase RFC 1123 subdomain: at most 253 characters, a-z, 0-9, '-' and '.'",
+        ),
+    };
+    (!ok).then(|| {
+        format!("metadata.name {:?} is not a valid {kind} name ({rule}); no API server stores it", short(name))
+    })
+}
+
+/// A name as messages show it: a garbage kind thousands of characters long is cut.
+pub fn short(name: &str) -> String {
+    const MAX: usize = 60;
+    match name.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &name[..at]),
+        None => name.to_string(),
+    }
+}
+
+/// Every kind MetalLB's CRDs define, read or not (AddressPool: releases before v0.14.3).
+const METALLB_KINDS: &[&str] = &[
+    "AddressPool",
+    "BFDProfile",
+    "BGPAdvertisement",
+    "BGPPeer",
+    "Community",
+    "ConfigurationState",
+    "IPAddressPool",
+    "L2Advertisement",
+    "ServiceBGPStatus",
+    "ServiceL2Status",
+];
 
 #[cfg(test)]
 mod tests {
@@ -65,5 +141,32 @@ mod tests {
         assert!(refusal("metallb.io/v1beta2", "L2Advertisement").unwrap().contains("metallb.io/v1beta1"));
         assert!(refusal("v1", "service").unwrap().contains("is not \"Service\""));
         assert!(refusal("events.k8s.io/v1", "Event").unwrap().contains("core v1 Events"));
+        assert!(refusal("v1", "äää").unwrap().contains("not a Kubernetes kind"));
+        assert!(refusal("metallb.io/v1beta1", "str").unwrap().contains("CamelCase"));
+        assert!(refusal("metallb.io/v1beta1", "Pool").unwrap().contains("MetalLB has no kind"));
+        assert_eq!(refusal("metallb.io/v1beta1", "ConfigurationState"), None);
+        assert!(refusal("metallb.io/v1beta1", "SnapshotInfo").unwrap().contains("lbdoctor/v1alpha1"));
+        assert_eq!(refusal("lbdoctor/v1alpha1", "SnapshotInfo"), None);
+    }
+
+    #[test]
+    fn names_are_those_a_server_accepts() {
+        use super::bad_name;
+        for (kind, name) in
+            [("Node", "worker-a"), ("Node", "ip-10-0-0-1.ec2.internal"), ("Service", "web"), ("Event", "Web.17a2b")]
+        {
+            assert_eq!(bad_name(kind, name), None, "{kind} {name}");
+        }
+        for (kind, name) in [
+            ("L2Advertisement", "Abc"),
+            ("Node", "a_b"),
+            ("Service", "a.b"),
+            ("Service", "1web"),
+            ("Namespace", "a.b"),
+            ("Pod", "ää"),
+        ] {
+            assert!(bad_name(kind, name).is_some(), "{kind} {name}");
+        }
+        assert!(bad_name("Node", &"a".repeat(254)).is_some());
     }
 }

@@ -218,6 +218,8 @@ fn objects_no_server_would_hold_are_reported_never_dropped_silently() {
     let extra = "---\napiVersion: v1\nkind: service\nmetadata: {name: web, namespace: default}\nspec: {type: LoadBalancer}\n\
                  ---\napiVersion: v2\nkind: Node\nmetadata: {name: worker-z}\n\
                  ---\napiVersion: metallb.io/v1beta2\nkind: L2Advertisement\nmetadata: {name: made-up, namespace: metallb-system}\n\
+                 ---\napiVersion: metallb.io/v1beta1\nkind: Pool\nmetadata: {name: p, namespace: metallb-system}\n\
+                 ---\napiVersion: v1\nkind: \"ää\"\nmetadata: {name: x}\n\
                  ---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs, namespace: default}\n";
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join("s.yaml");
@@ -229,7 +231,16 @@ fn objects_no_server_would_hold_are_reported_never_dropped_silently() {
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let ignored = report["source"]["ignoredObjects"].as_array().unwrap();
     let objects: Vec<&str> = ignored.iter().map(|o| o["object"].as_str().unwrap()).collect();
-    assert_eq!(objects, ["service default/web", "Node worker-z", "L2Advertisement metallb-system/made-up"]);
+    assert_eq!(
+        objects,
+        [
+            "service default/web",
+            "Node worker-z",
+            "L2Advertisement metallb-system/made-up",
+            "Pool metallb-system/p",
+            "ää x"
+        ]
+    );
     for o in ignored {
         let at = o["at"].as_str().unwrap();
         assert!(at.starts_with(&format!("{file}:")), "{at}");
