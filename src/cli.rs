@@ -175,9 +175,9 @@ pub enum NodeRows {
 pub enum Command {
     /// Explain one Service (allocation, every node, every filter) or list them; or MetalLB's pools
     Explain {
-        /// Resource type: svc (service, services) or pool (pools, ipaddresspool)
+        /// Resource type: svc (service, services), pool (pools, ipaddresspool) or finding (a code's page)
         resource: String,
-        /// Service or pool name; omit it to list (Services: with -A or -n)
+        /// Service, pool or finding code (LBD104); omit it to list (Services: with -A or -n)
         name: Option<String>,
         /// Per-node rows: top (the first ranks and a line per filter) or all (every node, as -o wide)
         /// [default: all for one Service on up to 20 nodes, else top]

@@ -23,6 +23,17 @@ pub(super) fn explain(
     watch: Option<&super::watch::WatchArgs>,
     out: &mut dyn Write,
 ) -> Result<bool, AppError> {
+    if resource == Resource::Finding {
+        // The pages are in the binary: no cluster or snapshot is read.
+        let code = match name {
+            None => None,
+            Some(n) => {
+                Some(n.parse::<crate::report::Code>().map_err(|e| AppError::Usage(format!("explain finding: {e}")))?)
+            }
+        };
+        render::render_findings(out, code, r.format, r.paint())?;
+        return Ok(false);
+    }
     if resource == Resource::Pool {
         let (snap, opts, _) = load(r, env, false)?;
         let report = diagnose::diagnose_pools(&snap, &opts, name)?;

@@ -146,6 +146,13 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
 fn skipped_lines(snap: &snapshot::Snapshot) -> Vec<String> {
     let mut lines: Vec<String> =
         snap.ignored_objects.iter().map(|o| format!("warning: {}: {} ignored: {}", o.at, o.object, o.reason)).collect();
+    lines.extend(snap.ignored_fields.iter().map(|f| {
+        let meant = f.nearest.as_ref().map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
+        format!(
+            "warning: {}: {}: unknown field {}{meant} not read: no API server returns it for this kind (a typo, or a newer version's field)",
+            f.at, f.object, f.field
+        )
+    }));
     let count: usize = snap.ignored_kinds.values().sum();
     if count > 0 {
         let kinds: Vec<String> =

@@ -172,6 +172,8 @@ pub enum Resource {
     Service,
     /// `pool`, `pools`, `ipaddresspool`, `ipaddresspools`, `ipaddresspools.metallb.io`.
     Pool,
+    /// `finding`, `findings`: the pages of the finding codes, compiled in.
+    Finding,
 }
 
 impl Resource {
@@ -179,6 +181,7 @@ impl Resource {
         match word {
             "svc" | "service" | "services" => Some(Resource::Service),
             "pool" | "pools" | "ipaddresspool" | "ipaddresspools" | "ipaddresspools.metallb.io" => Some(Resource::Pool),
+            "finding" | "findings" => Some(Resource::Finding),
             _ => None,
         }
     }
@@ -282,13 +285,13 @@ fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
             };
             let resource = Resource::parse(&resource).ok_or_else(|| {
                 AppError::Usage(format!(
-                    "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool)"
+                    "explain: unknown resource type {resource:?}; supported: svc (service, services), pool (pools, ipaddresspool), finding (findings)"
                 ))
             })?;
             if resource == Resource::Service && name.is_some() && g.all_namespaces {
                 return Err(AppError::Usage("explain svc NAME takes -n NAMESPACE, not -A".into()));
             }
-            if resource == Resource::Pool && watch {
+            if resource != Resource::Service && watch {
                 return Err(AppError::Usage("--watch follows Services: explain svc [NAME] --watch".into()));
             }
             let watch = watch_args(watch, timeout, g, "explain svc NAME")?;
@@ -587,8 +590,11 @@ mod tests {
         assert_eq!(Resource::parse("Service"), None);
         assert_eq!(
             usage(&["explain", "foo"]),
-            "explain: unknown resource type \"foo\"; supported: svc (service, services), pool (pools, ipaddresspool)"
+            "explain: unknown resource type \"foo\"; supported: svc (service, services), pool (pools, ipaddresspool), finding (findings)"
         );
+        for word in ["finding", "findings"] {
+            assert_eq!(Resource::parse(word), Some(Resource::Finding));
+        }
         assert_eq!(usage(&["explain", "svc", "web", "-A"]), "explain svc NAME takes -n NAMESPACE, not -A");
         assert!(resolved(&["explain", "pool", "main", "-A"], false, false).is_ok());
         assert_eq!(usage(&["history", "pool", "main"]), "history: unknown resource type \"pool\"; supported: svc NAME");

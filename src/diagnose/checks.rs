@@ -138,7 +138,10 @@ fn no_serving_endpoint(c: &ServiceCtx) -> Option<Finding> {
     Some(Finding::new(
         Code::LBD104,
         format!("the Service has no serving endpoint, so every speaker returns notOwner for it{also}"),
-        "check the Pods behind the Service's selector (kubectl get endpointslices -l kubernetes.io/service-name=NAME); MetalLB counts ready or serving endpoints, under any traffic policy",
+        format!(
+            "check the Pods behind the Service's selector (kubectl -n {} get endpointslices -l kubernetes.io/service-name={}); MetalLB counts ready or serving endpoints, under any traffic policy",
+            c.e.namespace, c.e.name
+        ),
         vec![c.svc.clone()],
     ))
 }
@@ -193,8 +196,10 @@ fn dark(c: &ServiceCtx) -> Option<Finding> {
         };
         (
             format!("{text} (filter {})", filter.as_str()),
-            "see the per-node table (kubectl lbdoctor explain svc NAME -n NS) for which filter removed each node"
-                .to_string(),
+            format!(
+                "see the per-node table (kubectl lbdoctor explain svc {} -n {}) for which filter removed each node",
+                c.e.name, c.e.namespace
+            ),
             v.ads.clone(),
         )
     };
@@ -237,7 +242,12 @@ fn exclude_label_trap(c: &ServiceCtx) -> Option<Finding> {
             el.ip,
         ),
         format!(
-            "`kubectl get nodes -L {EXCLUDE_LB_LABEL}` shows an empty column for these nodes although the key is present; select other nodes in the L2Advertisement's nodeSelectors, remove the label (kubectl label node NAME {EXCLUDE_LB_LABEL}-), or run the speakers with --ignore-exclude-lb"
+            "`kubectl get nodes -L {EXCLUDE_LB_LABEL}` shows an empty column for these nodes although the key is present; select other nodes in the L2Advertisement's nodeSelectors, remove the label ({}), or run the speakers with --ignore-exclude-lb",
+            if reachable.count_ones(..) <= 6 {
+                format!("kubectl label node {} {EXCLUDE_LB_LABEL}-", names(world, reachable.ones(), 6).replace(", ", " "))
+            } else {
+                format!("from every node that has it: kubectl label node -l {EXCLUDE_LB_LABEL} {EXCLUDE_LB_LABEL}-")
+            }
         ),
         objects,
     ))

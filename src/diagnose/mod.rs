@@ -652,6 +652,14 @@ pub(crate) fn source(world: &World) -> Source {
         implementations: Vec::new(),
         assumptions,
         ignored_kinds: world.snap.ignored_kinds.clone(),
+        ignored_fields: (world.snap.ignored_fields.iter())
+            .map(|f| crate::report::IgnoredField {
+                object: f.object.clone(),
+                at: f.at.clone(),
+                field: f.field.clone(),
+                nearest: f.nearest.clone(),
+            })
+            .collect(),
         ignored_objects: (world.snap.ignored_objects.iter())
             .map(|o| crate::report::IgnoredObject {
                 object: o.object.clone(),

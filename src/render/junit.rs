@@ -85,7 +85,7 @@ fn name(f: &Finding) -> String {
 
 fn body(f: &Finding) -> String {
     format!(
-        "{}\nhint: {}\nobjects: {}\ndocs: docs/findings/{}.md",
+        "{}\nhint: {}\nobjects: {}\nmore: kubectl lbdoctor explain finding {}",
         f.message,
         f.hint,
         ObjectRef::join(&f.objects, ", "),

@@ -1,6 +1,7 @@
 //! Printers: one report, several formats. Nothing here decides anything.
 
 mod cilium;
+mod finding;
 mod history;
 mod json;
 mod junit;
@@ -165,4 +166,48 @@ pub fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: For
     w.flush()?;
     drop(w);
     writeln!(out)
+}
+
+/// `explain finding [CODE]`: one page, or every code with its meaning.
+pub fn render_findings(
+    out: &mut dyn Write,
+    code: Option<crate::report::Code>,
+    format: Format,
+    paint: Paint,
+) -> std::io::Result<()> {
+    let rules: Vec<&crate::findings::Rule> =
+        crate::findings::CATALOGUE.iter().filter(|r| code.is_none_or(|c| r.code == c)).collect();
+    match format {
+        Format::Table | Format::Wide => match rules.as_slice() {
+            [one] if code.is_some() => finding::page(out, one, paint),
+            _ => finding::list(out, paint),
+        },
+        Format::Name => {
+            for r in rules {
+                writeln!(out, "{}", r.code)?;
+            }
+            Ok(())
+        }
+        _ => {
+            #[derive(serde::Serialize)]
+            struct Page<'a> {
+                code: crate::report::Code,
+                severity: crate::report::Severity,
+                title: &'static str,
+                meaning: &'a str,
+                page: &'a str,
+            }
+            let pages: Vec<Page> = rules
+                .iter()
+                .map(|r| Page {
+                    code: r.code,
+                    severity: r.code.severity(),
+                    title: r.code.title(),
+                    meaning: r.meaning,
+                    page: r.page,
+                })
+                .collect();
+            document(out, &pages, format)
+        }
+    }
 }

@@ -17,8 +17,11 @@ pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::
                 "id": r.code,
                 "shortDescription": {"text": r.code.title()},
                 "fullDescription": {"text": r.meaning},
-                "help": {"text": r.meaning, "markdown": r.page},
-                "helpUri": format!("{}/blob/main/docs/findings/{}.md", env!("CARGO_PKG_REPOSITORY"), r.code),
+                // The page is in the binary: no URL (the plugin has no repository beside it).
+                "help": {
+                    "text": format!("{} The whole page: kubectl lbdoctor explain finding {}", r.meaning, r.code),
+                    "markdown": format!("{}\n\nAt a terminal: `kubectl lbdoctor explain finding {}`\n", r.page, r.code),
+                },
                 "defaultConfiguration": {"level": level(r.code.severity())},
             })
         })
@@ -34,7 +37,6 @@ pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::
                 "name": "kubectl-lbdoctor",
                 "version": version.version,
                 "semanticVersion": version.version,
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
                 "rules": rules,
             }},
             "automationDetails": {"id": "kubectl-lbdoctor/check/"},

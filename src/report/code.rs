@@ -20,7 +20,7 @@ pub struct UnknownCode(pub String);
 
 impl std::fmt::Display for UnknownCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?} is not a finding code (docs/findings/README.md lists them)", self.0)
+        write!(f, "{:?} is not a finding code (`kubectl lbdoctor explain finding` lists them)", self.0)
     }
 }
 

@@ -138,6 +138,17 @@ pub struct Source {
     pub ignored_kinds: BTreeMap<String, usize>,
     /// Objects of kinds the engines read, left out because no API server serves them so.
     pub ignored_objects: Vec<IgnoredObject>,
+    /// Fields of file objects that no server returns for their kind: not read.
+    pub ignored_fields: Vec<IgnoredField>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IgnoredField {
+    pub object: String,
+    pub at: String,
+    pub field: String,
+    /// The known field it most resembles, `null` when none is close.
+    pub nearest: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -211,6 +211,7 @@ pub(crate) fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapsh
         leases: snap.leases.clone(),
         ignored_kinds: Default::default(),
         ignored_objects: Default::default(),
+        ignored_fields: Default::default(),
         live: snap.live,
         origins: Default::default(),
     }

@@ -421,6 +421,8 @@ struct Parsed {
     key: (String, String, String, String),
     display: String,
     object: Object,
+    /// Fields no server returns for this kind (`strict::snapshot_unknown`): read past, reported.
+    unknown: Vec<super::strict::UnknownField>,
 }
 
 impl Pending<'_> {
@@ -447,8 +449,15 @@ impl Pending<'_> {
         if let Some(reason) = super::served::refusal(&api_version, &kind) {
             let display = display(&super::served::short(&kind));
             let object = Object::Refused { object: display.clone(), reason };
-            return Ok(Parsed { origin, key: (group, kind, String::new(), String::new()), display, object });
+            let key = (group, kind, String::new(), String::new());
+            return Ok(Parsed { origin, key, display, object, unknown: Vec::new() });
         }
+        let unknown = match &doc {
+            Doc::Raw(raw, ..) => super::strict::snapshot_unknown(&api_version, &kind, raw.get()),
+            Doc::Value(v, _) => super::strict::snapshot_unknown_value(&api_version, &kind, v),
+            // An API server's own answer.
+            Doc::Text(_) => Vec::new(),
+        };
         let core = api_version == "v1";
         macro_rules! typed {
             ($variant:ident) => {
@@ -508,10 +517,10 @@ impl Pending<'_> {
         {
             let display = object_label(&kind, &namespace, &super::served::short(&name));
             let object = Object::Refused { object: display.clone(), reason };
-            return Ok(Parsed { origin, key: (group, kind, namespace, name), display, object });
+            return Ok(Parsed { origin, key: (group, kind, namespace, name), display, object, unknown });
         }
         let display = object_label(&kind, &namespace, &name);
-        Ok(Parsed { origin, key: (group, kind, namespace, name), display, object })
+        Ok(Parsed { origin, key: (group, kind, namespace, name), display, object, unknown })
     }
 }
 
@@ -846,7 +855,15 @@ impl Collector {
     }
 
     fn add(&mut self, parsed: Parsed) -> Result<(), LoadError> {
-        let Parsed { origin, key, display, object } = parsed;
+        let Parsed { origin, key, display, object, unknown } = parsed;
+        for field in unknown {
+            self.snap.ignored_fields.push(crate::snapshot::IgnoredField {
+                object: display.clone(),
+                at: origin.to_string(),
+                field: field.path,
+                nearest: field.nearest,
+            });
+        }
         let s = &mut self.snap;
         let m = &mut s.metallb;
         match object {

@@ -40,6 +40,8 @@ pub struct Snapshot {
     pub ignored_kinds: BTreeMap<String, usize>,
     /// Objects of kinds the engines read that were not read: no API server serves them so.
     pub ignored_objects: Vec<IgnoredObject>,
+    /// Fields of file objects that no server returns (a typo, or a newer version's): not read.
+    pub ignored_fields: Vec<IgnoredField>,
     /// Read from the API server just now, not from files.
     pub live: bool,
     /// Where each object of a file snapshot was read, by `Kind namespace/name` as findings name
@@ -55,6 +57,16 @@ pub struct IgnoredObject {
     /// `file:line`.
     pub at: String,
     pub reason: String,
+}
+
+/// A field left unread, where its object was and the known field it most resembles.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IgnoredField {
+    pub object: String,
+    pub at: String,
+    /// `metadata.label`, `spec.nodeSelector`.
+    pub field: String,
+    pub nearest: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]

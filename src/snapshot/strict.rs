@@ -30,6 +30,86 @@ pub fn checks(api_version: &str, kind: &str) -> bool {
     known().get(format!("{api_version}/{kind}")).is_some()
 }
 
+/// The fields a server never returns for this kind, as far as a snapshot is checked: the whole
+/// object for MetalLB's and Cilium's kinds (their schemas prune unknown fields), and for the
+/// built-in kinds the top level and `metadata` only, so that a newer Kubernetes' fields deeper
+/// in a spec are not called mistakes. `object` is the object's JSON text.
+pub fn snapshot_unknown(api_version: &str, kind: &str, object: &str) -> Vec<UnknownField> {
+    if !checks(api_version, kind) {
+        return Vec::new();
+    }
+    let custom = api_version.starts_with("metallb.io/") || api_version.starts_with("cilium.io/");
+    if custom {
+        return match serde_json::from_str::<Value>(object) {
+            Ok(value) => unknown_fields(api_version, kind, &value),
+            Err(_) => Vec::new(),
+        };
+    }
+    // Keys only: the values are skipped, not built.
+    type Keys<'a> = std::collections::BTreeMap<std::borrow::Cow<'a, str>, serde::de::IgnoredAny>;
+    #[derive(serde::Deserialize)]
+    struct Top<'a> {
+        #[serde(borrow, default)]
+        metadata: Option<Keys<'a>>,
+        #[serde(flatten, borrow)]
+        rest: Keys<'a>,
+    }
+    let Ok(top) = serde_json::from_str::<Top>(object) else { return Vec::new() };
+    shallow(
+        api_version,
+        kind,
+        &mut top.rest.keys().map(|k| k.as_ref()),
+        top.metadata.as_ref().map(|m| Box::new(m.keys().map(|k| k.as_ref())) as Box<dyn Iterator<Item = &str>>),
+    )
+}
+
+/// `snapshot_unknown` for an object already read as a value (YAML).
+pub fn snapshot_unknown_value(api_version: &str, kind: &str, object: &Value) -> Vec<UnknownField> {
+    if !checks(api_version, kind) {
+        return Vec::new();
+    }
+    if api_version.starts_with("metallb.io/") || api_version.starts_with("cilium.io/") {
+        return unknown_fields(api_version, kind, object);
+    }
+    let Some(map) = object.as_object() else { return Vec::new() };
+    let meta = map.get("metadata").and_then(Value::as_object);
+    shallow(
+        api_version,
+        kind,
+        &mut map.keys().map(String::as_str),
+        meta.map(|m| Box::new(m.keys().map(String::as_str)) as Box<dyn Iterator<Item = &str>>),
+    )
+}
+
+/// The top-level and `metadata` keys that the kind does not have.
+fn shallow<'k>(
+    api_version: &str,
+    kind: &str,
+    top: &mut dyn Iterator<Item = &'k str>,
+    metadata: Option<Box<dyn Iterator<Item = &'k str> + 'k>>,
+) -> Vec<UnknownField> {
+    let tree = &known()[format!("{api_version}/{kind}").as_str()];
+    let mut out = Vec::new();
+    let mut check = |keys: &mut dyn Iterator<Item = &str>, fields: &Value, parent: &str| {
+        for key in keys {
+            if fields.get(key).is_none() {
+                let names = fields.as_object().into_iter().flat_map(|m| m.keys().map(String::as_str));
+                let path = if parent.is_empty() { key.to_string() } else { format!("{parent}.{key}") };
+                let nearest =
+                    nearest(key, names)
+                        .map(|n| if parent.is_empty() { n.to_string() } else { format!("{parent}.{n}") });
+                let keys = path.split('.').map(str::to_string).collect();
+                out.push(UnknownField { path, keys, nearest });
+            }
+        }
+    };
+    check(top, tree, "");
+    if let Some(mut meta) = metadata {
+        check(&mut meta, &tree["metadata"], "metadata");
+    }
+    out
+}
+
 /// The fields of `object` that its kind does not have, in document order; empty for a kind
 /// whose fields are not known.
 pub fn unknown_fields(api_version: &str, kind: &str, object: &Value) -> Vec<UnknownField> {
@@ -144,6 +224,17 @@ mod tests {
         let preferred = json!({"spec": {"preferredNodeSelectors": [{"weight": 1, "preference": {"matchLabels": {}}}]}});
         assert!(unknown_fields("metallb.io/v1beta1", "L2Advertisement", &preferred).is_empty());
         assert!(!checks("frrk8s.metallb.io/v1beta1", "FRRConfiguration"));
+    }
+
+    #[test]
+    fn a_snapshot_is_checked_where_a_server_would_have_pruned() {
+        let node =
+            r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"a","label":{"x":"y"}},"spec":{"newField":1}}"#;
+        let unknown = snapshot_unknown("v1", "Node", node);
+        assert_eq!(unknown.iter().map(|u| u.path.as_str()).collect::<Vec<_>>(), ["metadata.label"]);
+        assert_eq!(unknown[0].nearest.as_deref(), Some("metadata.labels"));
+        let ad = r#"{"apiVersion":"metallb.io/v1beta1","kind":"L2Advertisement","metadata":{"name":"a"},"spec":{"nodeSelector":[]}}"#;
+        assert_eq!(snapshot_unknown("metallb.io/v1beta1", "L2Advertisement", ad)[0].path, "spec.nodeSelector");
     }
 
     #[test]

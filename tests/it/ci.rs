@@ -43,7 +43,7 @@ fn junit_has_a_failing_testcase_per_finding_and_object() {
             assert_eq!(ty.as_ref().unwrap().as_str(), "LBD101 error");
             let body = description.as_ref().unwrap().as_str();
             assert!(body.contains("\nhint: "), "the hint is in the failure body: {body}");
-            assert!(body.contains("docs/findings/LBD101.md"));
+            assert!(body.contains("more: kubectl lbdoctor explain finding LBD101"), "{body}");
         }
         other => panic!("LBD101 must fail: {other:?}"),
     }
@@ -82,7 +82,9 @@ fn sarif_rules_come_from_the_findings_pages() {
     assert_eq!(rules.len(), pages, "a rule per docs/findings page");
     let lbd102 = rules.iter().find(|r| r["id"] == "LBD102").unwrap();
     let page = std::fs::read_to_string("docs/findings/LBD102.md").unwrap();
-    assert_eq!(lbd102["help"]["markdown"], page.as_str());
+    let markdown = lbd102["help"]["markdown"].as_str().unwrap();
+    assert!(markdown.starts_with(page.as_str()) && markdown.ends_with("`kubectl lbdoctor explain finding LBD102`\n"));
+    assert!(lbd102.get("helpUri").is_none(), "no URL: the page is in the binary");
     assert_eq!(lbd102["defaultConfiguration"]["level"], "error");
     assert!(page.starts_with(&format!("# LBD102: {}", lbd102["shortDescription"]["text"].as_str().unwrap())));
 

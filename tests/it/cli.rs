@@ -332,3 +332,56 @@ fn help_examples_are_never_cut_into_two_shell_lines() {
     let announce = examples_at(&["announce", "--help"], 40);
     assert!(announce[0].contains("--dry-run"), "{announce:?}");
 }
+
+/// The finding pages are in the binary: an installed plugin has no docs/ beside it.
+#[test]
+fn explain_finding_prints_the_pages_compiled_in() {
+    let pages = std::fs::read_dir("docs/findings").unwrap().filter(|e| {
+        let name = e.as_ref().unwrap().file_name().into_string().unwrap();
+        name.starts_with("LBD") && name.ends_with(".md")
+    });
+    let (list, _, code) =
+        crate::util::output(crate::util::lbdoctor().env("COLUMNS", "80").args(["explain", "finding"]));
+    assert_eq!(code, 0);
+    let codes: Vec<&str> = list.lines().filter(|l| l.starts_with("LBD")).collect();
+    assert_eq!(codes.len(), pages.count(), "{list}");
+    assert!(list.lines().all(|l| l.chars().count() <= 80), "{list}");
+    let (page, _, code) =
+        crate::util::output(crate::util::lbdoctor().env("COLUMNS", "60").args(["explain", "finding", "lbd104"]));
+    assert_eq!(code, 0);
+    assert!(page.starts_with("# LBD104: the Service has no serving endpoint at all\n"), "{page}");
+    let mut in_code = false;
+    for line in page.lines() {
+        in_code ^= line.starts_with("```");
+        let exempt = in_code || line.starts_with('|') || line.starts_with("```") || !line.trim().contains(' ');
+        assert!(exempt || line.chars().count() <= 60, "{line:?}");
+    }
+    let (_, stderr, code) = crate::util::run(&["explain", "finding", "LBD999"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("\"LBD999\" is not a finding code (`kubectl lbdoctor explain finding` lists them)"),
+        "{stderr}"
+    );
+    // Reports point at that command, never at a repository path or a placeholder host.
+    let (junit, _, _) = crate::util::run(&["check", "--demo", "-o", "junit"]);
+    assert!(junit.contains("more: kubectl lbdoctor explain finding LBD104"), "{junit}");
+    let (sarif, _, _) = crate::util::run(&["check", "--demo", "-o", "sarif"]);
+    assert!(sarif.contains("kubectl lbdoctor explain finding LBD104"));
+    for text in [&junit, &sarif] {
+        assert!(!text.contains("docs/findings") && !text.contains("example.invalid"));
+    }
+}
+
+/// Hints name the real objects, so the command can be pasted as it is.
+#[test]
+fn hints_carry_the_real_names() {
+    let (report, _) = json(&["check", "--demo", "-o", "json"]);
+    let tcp = service(&report, "home", "pihole-dns-tcp");
+    let hint = tcp["findings"][0]["hint"].as_str().unwrap();
+    assert!(hint.contains("kubectl -n home get endpointslices -l kubernetes.io/service-name=pihole-dns-tcp"), "{hint}");
+    let (trap, _) = json(&["check", "--demo", "trap", "-o", "json"]);
+    let all = trap.to_string();
+    for placeholder in ["=NAME", " NAME ", "-n NS", "node NAME"] {
+        assert!(!all.contains(placeholder), "{placeholder} in a hint");
+    }
+}

@@ -257,3 +257,39 @@ fn objects_no_server_would_hold_are_reported_never_dropped_silently() {
     assert_eq!(report["source"]["ignoredKinds"]["ReplicaSet (apps/v1)"], 1);
     assert!(stderr.contains("note: 1 object of kinds no engine reads skipped: ReplicaSet (apps/v1) ×1"), "{stderr}");
 }
+
+/// A server prunes fields its schema lacks, so a field no server returns is a hand edit's typo
+/// (or a newer version's): `metadata.label` for `labels` silently lost every label before. It is
+/// still not read, but said: on stderr and in `source.ignoredFields`.
+#[test]
+fn fields_no_server_returns_are_reported() {
+    let homelab = std::fs::read_to_string(crate::util::HOMELAB).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("s.yaml");
+    let extra = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: worker-z\n  label: {node-role.kubernetes.io/worker: \"\"}\n\
+                 ---\napiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata: {name: extra, namespace: metallb-system}\n\
+                 spec:\n  nodeSelector:\n  - matchLabels: {a: b}\n";
+    std::fs::write(&path, format!("{homelab}\n{extra}")).unwrap();
+    let (stdout, stderr, _) = crate::util::run(&["check", "--from", path.to_str().unwrap(), "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let fields: Vec<(&str, &str, &str)> = report["source"]["ignoredFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["object"].as_str().unwrap(), f["field"].as_str().unwrap(), f["nearest"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("Node worker-z", "metadata.label", "metadata.labels"),
+            ("L2Advertisement metallb-system/extra", "spec.nodeSelector", "spec.nodeSelectors")
+        ]
+    );
+    assert!(
+        stderr.contains("Node worker-z: unknown field metadata.label (did you mean metadata.labels?) not read"),
+        "{stderr}"
+    );
+    // The bundled snapshots hold nothing a server would not return.
+    let (_, stderr, _) = crate::util::run(&["check", "--from", crate::util::HOMELAB]);
+    assert!(stderr.is_empty(), "{stderr}");
+}

@@ -1,0 +1,120 @@
+//! `explain finding [CODE]`: the finding pages compiled into the binary (docs/findings/), so an
+//! installed plugin, which has no repository beside it, can still show what a code means.
+//!
+//! The pages are markdown; at a terminal they are printed as written except that paragraphs and
+//! list items are wrapped to the width between words (an identifier, a command or an IP is never
+//! cut). Code blocks and tables keep their lines, as `man` keeps its examples.
+
+use std::io::Write;
+
+use crate::findings::{Rule, CATALOGUE};
+
+use super::Paint;
+
+/// Every code, a line each: CODE, SEVERITY, and the index's one-line meaning (wrapped under it).
+pub(crate) fn list(out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
+    if !paint.no_headers {
+        writeln!(out, "{}", paint.bold("CODE     SEVERITY   MEANING"))?;
+    }
+    for rule in CATALOGUE {
+        let head = format!("{:<8} {:<10} ", rule.code.as_str(), rule.code.severity().as_str());
+        let meaning = plain(rule.meaning);
+        let lines = fill(&meaning, paint.width.map(|w| w.saturating_sub(head.len())));
+        writeln!(out, "{head}{}", lines[0])?;
+        for line in &lines[1..] {
+            writeln!(out, "{:width$}{line}", "", width = head.len())?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "One page: kubectl lbdoctor explain finding CODE")
+}
+
+/// One page, paragraphs and list items wrapped to the width.
+pub(crate) fn page(out: &mut dyn Write, rule: &Rule, paint: Paint) -> std::io::Result<()> {
+    let mut in_code = false;
+    let mut paragraph: Vec<&str> = Vec::new();
+    // A paragraph or list item in progress: its first-line prefix and the indent of the rest.
+    let mut item: Option<(String, usize)> = None;
+    let flush = |out: &mut dyn Write, paragraph: &mut Vec<&str>, item: &mut Option<(String, usize)>| {
+        if paragraph.is_empty() {
+            return Ok(());
+        }
+        let (prefix, indent) = item.take().unwrap_or_default();
+        let text = paragraph.join(" ");
+        paragraph.clear();
+        let lines = fill(&text, paint.width.map(|w| w.saturating_sub(indent.max(prefix.len()))));
+        writeln!(out, "{prefix}{}", lines[0])?;
+        for line in &lines[1..] {
+            writeln!(out, "{:indent$}{line}", "")?;
+        }
+        Ok::<(), std::io::Error>(())
+    };
+    for line in rule.page.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            flush(out, &mut paragraph, &mut item)?;
+            in_code = !in_code;
+            writeln!(out, "{line}")?;
+            continue;
+        }
+        if in_code || trimmed.starts_with('|') || trimmed.starts_with('#') || trimmed.is_empty() {
+            flush(out, &mut paragraph, &mut item)?;
+            if trimmed.starts_with('#') {
+                writeln!(out, "{}", paint.bold(line))?;
+            } else {
+                writeln!(out, "{line}")?;
+            }
+            continue;
+        }
+        let marker = ["- ", "* "].iter().find(|m| trimmed.starts_with(**m)).map(|m| m.len()).or_else(|| {
+            let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+            (digits > 0 && trimmed[digits..].starts_with(". ")).then_some(digits + 2)
+        });
+        if let Some(len) = marker {
+            flush(out, &mut paragraph, &mut item)?;
+            let lead = line.len() - trimmed.len();
+            item = Some((line[..lead + len].to_string(), lead + len));
+            paragraph.push(trimmed[len..].trim());
+        } else {
+            paragraph.push(trimmed);
+        }
+    }
+    flush(out, &mut paragraph, &mut item)
+}
+
+/// The index's markdown meaning without its emphasis marks.
+fn plain(text: &str) -> String {
+    text.replace("**", "")
+}
+
+/// Words packed into lines of at most `width` columns, broken only between words; a word longer
+/// than a line stands alone. No width: one line.
+fn fill(text: &str, width: Option<usize>) -> Vec<String> {
+    let Some(width) = width else { return vec![text.to_string()] };
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("one line at least");
+        let used = line.chars().count();
+        if used > 0 && used + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if used > 0 {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+
+    #[test]
+    fn words_are_never_cut() {
+        let lines = fill("kubectl -n home get endpointslices -l kubernetes.io/service-name=pihole-dns-tcp", Some(20));
+        assert!(lines.iter().any(|l| l == "kubernetes.io/service-name=pihole-dns-tcp"), "{lines:?}");
+        assert_eq!(lines.join(" "), "kubectl -n home get endpointslices -l kubernetes.io/service-name=pihole-dns-tcp");
+    }
+}
