@@ -5,7 +5,7 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::style::{findings, fit, mark, name_list, new_table, print_table, wrapped, Paint};
+use super::style::{findings, fit, hang_words, mark, name_list, new_table, print_table, wrapped, Paint};
 use crate::report::{
     AllocationStatus, Bgp, BgpNode, BgpReason, Code, Exclusion, FamilyUsage, L2Node, L2Reason, Layer2, ObjectRef,
     PoolsReport, Report, ServiceReport, ServiceStatus,
@@ -478,25 +478,22 @@ fn causes(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result
     // A long list is counted: the worst come first, -o json (and -o wide) has every one.
     let shown = if paint.width.is_none() { usize::MAX } else { CAUSES_SHOWN };
     for c in report.causes.iter().take(shown) {
-        let head = format!("{:<8} {}   {}: ", c.severity.as_str(), c.code, c.object);
-        let budget = paint.width.map(|w| w.saturating_sub(head.chars().count()));
-        let sev = paint.severity(c.severity);
-        let head = head.replacen(c.severity.as_str(), &sev, 1);
-        writeln!(out, "{head}{}", fit(&c.message, budget))?;
-        // The fix whole, then as many of the Services as the width leaves room for.
+        // Never cut: the message wraps under the code, the fix under itself, between words.
+        let line = format!("{:<8} {}   {}: {}", c.severity.as_str(), c.code, c.object, c.message);
+        for (i, text) in hang_words(&line, paint.width, 9).iter().enumerate() {
+            let text =
+                if i == 0 { text.replacen(c.severity.as_str(), &paint.severity(c.severity), 1) } else { text.clone() };
+            writeln!(out, "{text}")?;
+        }
         let mut line = format!("{:9}fix: {}", "", c.fix);
         let n = c.services.len();
         if n > 0 {
             let noun = if n == 1 { "Service" } else { "Services" };
-            let used = line.chars().count() + 3;
-            let mut shown = n.min(5);
-            let text = |shown: usize| format!("({n} {noun}: {})", name_list(&c.services, n, shown));
-            while shown > 1 && paint.width.is_some_and(|w| used + text(shown).chars().count() > w) {
-                shown -= 1;
-            }
-            line.push_str(&format!("   {}", text(shown)));
+            line.push_str(&format!("   ({n} {noun}: {})", name_list(&c.services, n, n.min(5))));
         }
-        writeln!(out, "{}", fit(&line, paint.width))?;
+        for text in hang_words(&line, paint.width, 14) {
+            writeln!(out, "{text}")?;
+        }
     }
     if report.causes.len() > shown {
         let mut by_code: BTreeMap<crate::report::Code, usize> = BTreeMap::new();
@@ -505,18 +502,22 @@ fn causes(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result
         }
         let codes: Vec<String> = by_code.iter().map(|(code, n)| format!("{n}× {code}")).collect();
         let line = format!(
-            "… {} more causes ({}); -o json or -o wide lists every one",
+            "… {} more causes ({}); -o wide lists every one, -o json every one with its Services",
             report.causes.len() - shown,
             codes.join(", ")
         );
-        writeln!(out, "{}", fit(&line, paint.width))?;
+        for text in hang_words(&line, paint.width, 2) {
+            writeln!(out, "{text}")?;
+        }
     }
     // Suppressed cluster findings have no Service row to show their code in parentheses.
     for s in &report.suppressed {
         let f = &s.finding;
         let object = f.objects.first().map(ToString::to_string).unwrap_or_default();
         let line = format!("{:<8} ({})   {object}: suppressed: {}", f.severity.as_str(), f.code, s.suppression.reason);
-        writeln!(out, "{}", fit(&line, paint.width))?;
+        for text in hang_words(&line, paint.width, 9) {
+            writeln!(out, "{text}")?;
+        }
     }
     writeln!(out)
 }

@@ -154,17 +154,24 @@ fn check_trap_at_80_and_120_columns() {
     insta::assert_snapshot!("check_trap_120_columns", at_columns("120", &["check", "--demo", "trap"]));
 }
 
-/// The trap's one broken object is one cause, first, with its nine Services; the whole table
-/// fits 26 lines of 100 columns and ends with the command to run.
+/// The trap's one broken object is one cause, first, with its nine Services; every line fits
+/// 100 columns, each cause's message is there whole (wrapped, never cut), a line per Service,
+/// and it ends with the command to run.
 #[test]
 fn the_trap_is_one_cause_naming_the_advertisement() {
     let text = at_columns("100", &["check", "--demo", "trap"]);
-    assert!(text.lines().count() <= 26, "{} lines:\n{text}", text.lines().count());
     assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    assert!(!text.contains('…') || text.contains("… (+"), "only counted lists end in …: {text}");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "CAUSES");
     assert!(lines[1].starts_with("error    LBD102   L2Advertisement metallb-system/workers: "), "{text}");
-    assert!(lines[2].contains("fix: kubectl -n metallb-system edit l2advertisement workers   (9 Services: "), "{text}");
+    let fix =
+        lines.iter().position(|l| l.contains("fix: kubectl -n metallb-system edit l2advertisement workers")).unwrap();
+    let message: String = lines[1..fix].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let (json, _) = crate::util::json(&["check", "--demo", "trap", "-o", "json"]);
+    assert!(message.ends_with(json["causes"][0]["message"].as_str().unwrap()), "{message}");
+    let rows = lines.iter().skip_while(|l| !l.starts_with("NAMESPACE")).skip(1).take_while(|l| !l.is_empty());
+    assert_eq!(rows.count(), 10, "{text}");
     assert_eq!(text.matches("L2Advertisement metallb-system/workers").count(), 1, "{text}");
     assert_eq!(lines.last(), Some(&"next: kubectl -n metallb-system edit l2advertisement workers"));
 
