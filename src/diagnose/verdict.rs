@@ -137,7 +137,7 @@ fn describe(world: &World, group: &FixedBitSet, order: Option<&[usize]>, named: 
         Some(o) => o.iter().take(4).map(|&n| world.table.name(n)).collect(),
         None => group.ones().take(4).map(|n| world.table.name(n)).collect(),
     };
-    let more = if count > 4 { ", …" } else { "" };
+    let more = if count > 4 { format!(", … (+{})", count - 4) } else { String::new() };
     if count > 4 && !named {
         return match role {
             Some(r) => format!("{count} {r} nodes"),

@@ -19,6 +19,14 @@ pub(crate) fn list(out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
     for rule in CATALOGUE {
         let head = format!("{:<8} {:<10} ", rule.code.as_str(), rule.code.severity().as_str());
         let meaning = plain(rule.meaning);
+        // Narrow terminals: the meaning under the code, across the whole width.
+        if paint.width.is_some_and(|w| w < 60) {
+            writeln!(out, "{}", head.trim_end())?;
+            for line in fill(&meaning, paint.width.map(|w| w.saturating_sub(2))) {
+                writeln!(out, "  {line}")?;
+            }
+            continue;
+        }
         let lines = fill(&meaning, paint.width.map(|w| w.saturating_sub(head.len())));
         writeln!(out, "{head}{}", lines[0])?;
         for line in &lines[1..] {
@@ -26,7 +34,10 @@ pub(crate) fn list(out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
         }
     }
     writeln!(out)?;
-    writeln!(out, "One page: kubectl lbdoctor explain finding CODE")
+    for line in fill("One page: kubectl lbdoctor explain finding CODE", paint.width) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
 }
 
 /// One page, paragraphs and list items wrapped to the width.
@@ -60,7 +71,18 @@ pub(crate) fn page(out: &mut dyn Write, rule: &Rule, paint: Paint) -> std::io::R
         if in_code || trimmed.starts_with('|') || trimmed.starts_with('#') || trimmed.is_empty() {
             flush(out, &mut paragraph, &mut item)?;
             if trimmed.starts_with('#') {
-                writeln!(out, "{}", paint.bold(line))?;
+                let indent = trimmed.find(' ').map_or(0, |i| i + 1);
+                for part in
+                    fill(line, paint.width.map(|w| w.saturating_sub(indent))).iter().enumerate().map(|(i, l)| {
+                        if i == 0 {
+                            l.clone()
+                        } else {
+                            format!("{:indent$}{l}", "")
+                        }
+                    })
+                {
+                    writeln!(out, "{}", paint.bold(&part))?;
+                }
             } else {
                 writeln!(out, "{line}")?;
             }

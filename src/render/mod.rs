@@ -84,13 +84,42 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
         }
         Format::Table | Format::Wide => {
             let wide = format == Format::Wide;
-            match view {
+            within(out, paint, |out| match view {
                 View::Service => table::service(out, report, wide, paint),
                 View::Services => table::services(out, report, wide, paint, false),
                 View::Check => table::services(out, report, wide, paint, true),
-            }
+            })
         }
     }
+}
+
+/// Text drawn by `draw`, then every line still wider than the width (a summary, a header line
+/// the renderer did not wrap itself) wrapped between words under its own indent plus two.
+/// Tables are already fitted; a single word wider than the terminal stays whole.
+fn within(
+    out: &mut dyn Write,
+    paint: Paint,
+    draw: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    // --no-headers is for scripts: every row stays one line.
+    let Some(width) = paint.width.filter(|_| !paint.no_headers) else { return draw(out) };
+    let mut text: Vec<u8> = Vec::new();
+    draw(&mut text)?;
+    for line in String::from_utf8_lossy(&text).split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        if style::display_width(body) <= width {
+            out.write_all(line.as_bytes())?;
+            continue;
+        }
+        let lead = body.len() - body.trim_start_matches(' ').len();
+        let wrapped = style::hang_words(body, Some(width), (lead + 2).min(width / 2));
+        out.write_all(wrapped.join("\n").as_bytes())?;
+        out.write_all(end.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// `check -o junit|sarif`; other formats as `render`.
@@ -116,7 +145,7 @@ pub fn render_history(
     paint: Paint,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => history::history(out, h, paint),
+        Format::Table | Format::Wide => within(out, paint, |out| history::history(out, h, paint)),
         _ => document(out, h, format),
     }
 }
@@ -129,7 +158,9 @@ pub fn render_simulation(
     paint: Paint,
 ) -> std::io::Result<()> {
     match format {
-        Format::Table | Format::Wide => simulate::simulation(out, sim, format == Format::Wide, paint),
+        Format::Table | Format::Wide => {
+            within(out, paint, |out| simulate::simulation(out, sim, format == Format::Wide, paint))
+        }
         _ => document(out, sim, format),
     }
 }
@@ -150,7 +181,9 @@ pub fn render_pools(
             }
             Ok(())
         }
-        Format::Table | Format::Wide => table::pools(out, report, single, format == Format::Wide, paint),
+        Format::Table | Format::Wide => {
+            within(out, paint, |out| table::pools(out, report, single, format == Format::Wide, paint))
+        }
     }
 }
 

@@ -359,12 +359,12 @@ fn cell_style(cell: &Cell) -> (String, String) {
 }
 
 /// A piece of text as the terminal sees it: an escape sequence (no width) or a character.
-enum Token<'a> {
-    Escape(&'a str),
-    Char(char),
+enum Token {
+    Escape,
+    Char,
 }
 
-fn tokens(s: &str) -> impl Iterator<Item = Token<'_>> {
+fn tokens(s: &str) -> impl Iterator<Item = Token> + '_ {
     let mut rest = s;
     std::iter::from_fn(move || {
         let c = rest.chars().next()?;
@@ -381,97 +381,18 @@ fn tokens(s: &str) -> impl Iterator<Item = Token<'_>> {
         } else {
             c.len_utf8()
         };
-        let (token, tail) = rest.split_at(len);
+        let (_, tail) = rest.split_at(len);
         rest = tail;
-        Some(if c == '\x1b' { Token::Escape(token) } else { Token::Char(c) })
+        Some(if c == '\x1b' { Token::Escape } else { Token::Char })
     })
 }
 
 /// Display columns: characters, not bytes (✓, →, …), with escape codes counting for nothing.
 pub(crate) fn display_width(s: &str) -> usize {
-    tokens(s).filter(|t| matches!(t, Token::Char(_))).count()
+    tokens(s).filter(|t| matches!(t, Token::Char)).count()
 }
 
-/// `s` in at most `width` columns: cut with `…` when longer. Escape codes are all kept, so a
-/// colour that starts before the cut still ends.
-pub(crate) fn shorten(s: &str, width: usize) -> String {
-    if display_width(s) <= width {
-        return s.to_string();
-    }
-    let keep = width.saturating_sub(1);
-    let mut out = String::new();
-    let mut shown = 0;
-    for token in tokens(s) {
-        match token {
-            Token::Escape(e) => out.push_str(e),
-            Token::Char(c) if shown < keep => {
-                out.push(c);
-                shown += 1;
-            }
-            Token::Char(_) => {}
-        }
-    }
-    if width > 0 {
-        // After the last visible character, before the codes that close it.
-        out.insert(visible_end(&out), '…');
-    }
-    out
-}
-
-/// The byte offset just after the last visible character (0 if none).
-fn visible_end(s: &str) -> usize {
-    let mut end = 0;
-    let mut at = 0;
-    for token in tokens(s) {
-        match token {
-            Token::Escape(e) => at += e.len(),
-            Token::Char(c) => {
-                at += c.len_utf8();
-                end = at;
-            }
-        }
-    }
-    end
-}
-
-/// `s` in lines of at most `width` columns, broken between words (a word longer than a line
-/// is broken inside). Always at least one line.
-pub(crate) fn wrap(s: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    let mut used = 0;
-    for word in s.split(' ') {
-        let w = display_width(word);
-        if used > 0 && used + 1 + w <= width {
-            line.push(' ');
-            line.push_str(word);
-            used += 1 + w;
-            continue;
-        }
-        if used > 0 || !line.is_empty() {
-            lines.push(std::mem::take(&mut line));
-        }
-        used = 0;
-        // A word longer than the line: in pieces of `width`.
-        for token in tokens(word) {
-            match token {
-                Token::Escape(e) => line.push_str(e),
-                Token::Char(c) => {
-                    if used == width {
-                        lines.push(std::mem::take(&mut line));
-                        used = 0;
-                    }
-                    line.push(c);
-                    used += 1;
-                }
-            }
-        }
-    }
-    lines.push(line);
-    lines
-}
-
+/// ✓ or ✗, green or red.
 pub(crate) fn mark(ok: bool) -> Cell {
     if ok {
         Cell::new("✓").fg(Color::Green)
@@ -501,32 +422,30 @@ pub(crate) fn findings(out: &mut dyn Write, list: &[Finding], paint: Paint) -> s
     }
     writeln!(out)?;
     for f in list {
-        writeln!(out, "{} {}: {}", paint.severity(f.severity), paint.bold(f.code.as_str()), f.message)?;
-        writeln!(out, "    hint: {}", f.hint)?;
+        let line = format!("{} {}: {}", f.severity.as_str(), f.code.as_str(), f.message);
+        for (i, text) in hang_words(&line, paint.width, 4).iter().enumerate() {
+            let text = if i == 0 {
+                text.replacen(f.severity.as_str(), &paint.severity(f.severity), 1).replacen(
+                    f.code.as_str(),
+                    &paint.bold(f.code.as_str()),
+                    1,
+                )
+            } else {
+                text.clone()
+            };
+            writeln!(out, "{text}")?;
+        }
+        wrapped(out, &format!("    hint: {}", f.hint), paint, 10, false)?;
     }
     writeln!(out)
-}
-
-/// `text` cut to `max` characters, ending in `…` when cut.
-pub(crate) fn fit(text: &str, max: Option<usize>) -> String {
-    match max {
-        Some(max) => shorten(text, max),
-        None => text.to_string(),
-    }
 }
 
 /// A prose line wrapped between words to `paint.width` (none: as is), continuation lines
 /// indented by `indent`; bold with `bold`.
 pub(crate) fn wrapped(out: &mut dyn Write, text: &str, paint: Paint, indent: usize, bold: bool) -> std::io::Result<()> {
     let style = |s: &str| if bold { paint.bold(s) } else { s.to_string() };
-    let Some(width) = paint.width else { return writeln!(out, "{}", style(text)) };
-    // The text's own leading spaces indent its first line.
-    let lead = text.len() - text.trim_start_matches(' ').len();
-    for (i, line) in
-        wrap(text.trim_start_matches(' '), width.saturating_sub(lead.max(indent)).max(20)).iter().enumerate()
-    {
-        let pad = if i == 0 { lead } else { indent };
-        writeln!(out, "{:pad$}{}", "", style(line.trim_end()))?;
+    for line in hang_words(text, paint.width, indent) {
+        writeln!(out, "{}", style(line.trim_end()))?;
     }
     Ok(())
 }
@@ -607,34 +526,6 @@ mod tests {
         assert_eq!(display_width("✓ ✗ → …"), 7);
         assert_eq!(display_width(GREEN_CHECK), 1);
         assert_eq!(display_width("\u{1b}[1mbold\u{1b}[0m and plain"), 14);
-    }
-
-    #[test]
-    fn shorten_cuts_with_an_ellipsis_and_keeps_the_colour_codes() {
-        assert_eq!(shorten("metallb-system", 20), "metallb-system");
-        assert_eq!(shorten("metallb-system", 14), "metallb-system");
-        assert_eq!(shorten("metallb-system", 8), "metallb…");
-        assert_eq!(shorten("✓ → ✗ → ✓", 5), "✓ → …");
-        assert_eq!(shorten("abc", 1), "…");
-        assert_eq!(shorten("abc", 0), "");
-        // The escape codes stay whole, the one that closes the colour included.
-        let red = "\u{1b}[31mdiffers from the election\u{1b}[39m";
-        let cut = shorten(red, 10);
-        assert_eq!(cut, "\u{1b}[31mdiffers f…\u{1b}[39m");
-        assert_eq!(display_width(&cut), 10);
-        assert_eq!(shorten(GREEN_CHECK, 1), GREEN_CHECK);
-    }
-
-    #[test]
-    fn wrap_breaks_between_words_and_inside_words_too_long() {
-        assert_eq!(wrap("", 10), [""]);
-        assert_eq!(wrap("short", 10), ["short"]);
-        assert_eq!(wrap("every speaker withdraws it", 10), ["every", "speaker", "withdraws", "it"]);
-        assert_eq!(wrap("a b c d e", 3), ["a b", "c d", "e"]);
-        assert_eq!(wrap("nodeSelector→excluded", 8), ["nodeSele", "ctor→exc", "luded"]);
-        for line in wrap("✓ the IP → node-1 … and then some more words ✗", 7) {
-            assert!(display_width(&line) <= 7, "{line:?}");
-        }
     }
 
     #[test]

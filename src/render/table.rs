@@ -5,7 +5,7 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::style::{findings, fit, hang_words, mark, name_list, new_table, print_table, wrapped, Paint};
+use super::style::{findings, hang_words, mark, name_list, new_table, print_table, wrapped, Paint};
 use crate::report::{
     AllocationStatus, Bgp, BgpNode, BgpReason, Code, Exclusion, FamilyUsage, L2Node, L2Reason, Layer2, ObjectRef,
     PoolsReport, Report, ServiceReport, ServiceStatus,
@@ -213,7 +213,7 @@ fn election_summary(out: &mut dyn Write, report: &Report, l2: &Layer2, paint: Pa
         let noun = if g.count == 1 { "node" } else { "nodes" };
         let names = g.nodes.as_deref().map(|n| format!(" ({})", name_list(n, g.count, 3))).unwrap_or_default();
         let line = format!("  {} {noun}: {why}{names}", g.count);
-        writeln!(out, "{}", fit(&line, paint.width))?;
+        wrapped(out, &line, paint, 4, false)?;
     }
     if l2.excluded.iter().any(|g| g.count > 3) || l2.ranks.len() > 1 {
         writeln!(out, "  (--nodes all or -o wide lists every node)")?;
@@ -242,7 +242,7 @@ fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint)
                 },
                 if bgp.peers.is_empty() { "none".to_string() } else { bgp.peers.join(", ") }
             );
-            writeln!(out, "{}", fit(&line, paint.width))?;
+            wrapped(out, &line, paint, 4, false)?;
             writeln!(out, "  (--nodes all or -o wide lists every node and session)")?;
             writeln!(out)?;
         }
@@ -259,7 +259,7 @@ fn bgp_section(out: &mut dyn Write, bgp: &Bgp, pool: Option<&str>, paint: Paint)
             } else {
                 paint.bad(&format!("differs ({})", Code::LBD132))
             };
-            writeln!(out, "{}", fit(&format!("Observed (serviceBGPStatus): {said}, {tail}"), paint.width))?;
+            wrapped(out, &format!("Observed (serviceBGPStatus): {said}, {tail}"), paint, 2, false)?;
         }
         (None, _) => writeln!(out, "Observed: unknown (no ServiceBGPStatus in the snapshot)")?,
     }

@@ -253,3 +253,45 @@ fn explain_keeps_only_the_cluster_findings_of_its_service() {
     let (report, _) = crate::util::json(&["check", "--from", file, "-o", "json"]);
     assert_eq!(report["findings"].as_array().unwrap().len(), 6);
 }
+
+/// Every text output fits the terminal at 40, 80 and 120 columns: a line is wider only when it
+/// is one word (an identifier is never cut), and no `…` stands for a cut: lists that stop early
+/// say how many more there are.
+#[test]
+fn every_text_output_fits_the_width_and_cuts_nothing() {
+    let commands: &[&[&str]] = &[
+        &["check", "--demo"],
+        &["check", "--demo", "trap"],
+        &["check", "--spof", "--demo", "trap"],
+        &["explain", "svc", "traefik", "--demo"],
+        &["explain", "svc", "pihole-dns-tcp", "-n", "home", "--demo"],
+        &["explain", "svc", "jellyfin", "-n", "media", "--demo", "trap"],
+        &["explain", "svc", "-A", "--demo"],
+        &["explain", "pools", "--demo"],
+        &["explain", "pool", "homelab", "--demo"],
+        &["simulate", "--down", "worker-a", "--demo"],
+        &["history", "--demo"],
+        &["check", "--from", "testdata/scenarios/cilium-l2-shared-ip.yaml"],
+        &["explain", "svc", "-A", "--from", "testdata/scenarios/bgp-two-routers.yaml"],
+        &["check", "--from", "testdata/scenarios/cilium-lbipam-restart.yaml"],
+    ];
+    for args in commands {
+        for width in [40, 80, 120] {
+            let text = at_columns(&width.to_string(), args);
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= width || !line.trim().contains(' '),
+                    "{args:?} at {width}: {line:?}\n{text}"
+                );
+            }
+            let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for (at, _) in joined.match_indices('…') {
+                assert!(
+                    joined[at..].starts_with("… (+"),
+                    "{args:?} at {width}: a cut near {:?}",
+                    &joined[at.saturating_sub(40)..]
+                );
+            }
+        }
+    }
+}
