@@ -55,6 +55,10 @@ pub(crate) fn refusal(api_version: &str, kind: &str) -> Option<String> {
             "kind {shown:?} is not {known:?}: kinds are case-sensitive, and no API server knows {shown:?}"
         ));
     }
+    // A List whose items were a sequence was opened before this: here it has none to read.
+    if kind.ends_with("List") {
+        return Some(format!("a {shown} without an items sequence (items: null or missing): no object in it is read"));
+    }
     let camel =
         kind.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && kind.chars().all(|c| c.is_ascii_alphanumeric());
     if !camel {
@@ -147,6 +151,7 @@ mod tests {
         assert_eq!(refusal("metallb.io/v1beta1", "ConfigurationState"), None);
         assert!(refusal("metallb.io/v1beta1", "SnapshotInfo").unwrap().contains("lbdoctor/v1alpha1"));
         assert_eq!(refusal("lbdoctor/v1alpha1", "SnapshotInfo"), None);
+        assert!(refusal("v1", "List").unwrap().contains("without an items sequence"));
     }
 
     #[test]
