@@ -397,7 +397,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__check)
-            opts="-w -n -A -o -h -V --ignore --config --no-config --spof --nodes --watch --timeout --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-w -n -A -o -h -V --ignore --config --no-config --spof --nodes --watch --timeout --all --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -156,6 +156,7 @@ main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-config -d 'Do not read ./.lbdoctor.yaml'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l spof -d 'Also list, per node, the IPs that lose their announcer if that node alone goes down'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s w -l watch -d 'Keep watching the cluster and print a line per change (announcer, status, allocation, causes)'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l all -d 'List every Service, the healthy ones too: past 40 Services a terminal gets the problems first'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'

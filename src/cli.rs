@@ -224,6 +224,9 @@ error (also a bad .lbdoctor.yaml); 3 the cluster could not be read. See docs/ci.
         /// With --watch: end after this long (e.g. 10m, for a CI canary) [default: until Ctrl-C]
         #[arg(long, value_name = "DURATION", requires = "watch")]
         timeout: Option<String>,
+        /// List every Service, the healthy ones too: past 40 Services a terminal gets the problems first
+        #[arg(long)]
+        all: bool,
     },
     /// What moves if nodes go down, labels change or edited objects are applied: every engine run before and after
     #[command(after_help = "Examples:\n  \

@@ -17,6 +17,8 @@ pub struct CheckArgs {
     pub all_nodes: bool,
     /// `--watch`.
     pub watch: Option<super::watch::WatchArgs>,
+    /// `--all`: every Service in the table, the healthy ones too, however many.
+    pub all: bool,
 }
 
 pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn Write) -> Result<bool, AppError> {
@@ -50,7 +52,7 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
         .flat_map(|f| f.objects.iter().map(ToString::to_string))
         .collect();
     origins.retain(|object, _| named.contains(object));
-    let ci = render::CiOptions { threshold: r.fail_on, origins };
+    let ci = render::CiOptions { threshold: r.fail_on, origins, list_all: args.all };
     render::render_check(out, &report, r.format, r.paint(), &ci)?;
     // Every finding counts, the configuration's too (DESIGN §3).
     let fails = r.fails(report.all_findings().map(|f| f.severity));

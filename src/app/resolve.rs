@@ -297,9 +297,9 @@ fn verb(command: Command, g: &GlobalArgs) -> Result<Verb, AppError> {
             let watch = watch_args(watch, timeout, g, "explain svc NAME")?;
             Verb::Explain { resource, name, nodes, watch }
         }
-        Command::Check { ignore, config, no_config, spof, nodes, watch, timeout } => {
+        Command::Check { ignore, config, no_config, spof, nodes, watch, timeout, all } => {
             let watch = watch_args(watch, timeout, g, "check")?;
-            Verb::Check(CheckArgs { ignore, config, no_config, spof, all_nodes: nodes == NodeRows::All, watch })
+            Verb::Check(CheckArgs { ignore, config, no_config, spof, all_nodes: nodes == NodeRows::All, watch, all })
         }
         Command::Simulate(args) => {
             if args.is_empty() {

@@ -75,7 +75,7 @@ pub(super) fn watch(
     let mut last = evaluate(&snap, &opts, rules)?;
     drop(snap);
     let started_at = now();
-    let ci = render::CiOptions { threshold: r.fail_on, origins: Default::default() };
+    let ci = render::CiOptions { threshold: r.fail_on, origins: Default::default(), list_all: true };
     match r.format {
         Format::Json | Format::Yaml => {}
         _ => {

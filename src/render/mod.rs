@@ -58,6 +58,8 @@ pub struct CiOptions {
     pub threshold: Option<crate::report::Severity>,
     /// Where the objects findings name were read (file snapshots), for SARIF's physical location.
     pub origins: std::collections::HashMap<String, crate::report::ObjectOrigin>,
+    /// `check --all`: the table lists the healthy Services too on a large cluster.
+    pub list_all: bool,
 }
 
 /// Which table layout the command wants.
@@ -86,8 +88,8 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
             let wide = format == Format::Wide;
             within(out, paint, |out| match view {
                 View::Service => table::service(out, report, wide, paint),
-                View::Services => table::services(out, report, wide, paint, false),
-                View::Check => table::services(out, report, wide, paint, true),
+                View::Services => table::services(out, report, wide, paint, None),
+                View::Check => table::services(out, report, wide, paint, Some(true)),
             })
         }
     }
@@ -133,6 +135,9 @@ pub fn render_check(
     match format {
         Format::Junit => junit::render(out, report, ci),
         Format::Sarif => sarif::render(out, report, ci),
+        Format::Table | Format::Wide => {
+            within(out, paint, |out| table::services(out, report, format == Format::Wide, paint, Some(ci.list_all)))
+        }
         _ => render(out, report, format, View::Check, paint),
     }
 }

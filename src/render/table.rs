@@ -522,7 +522,30 @@ fn causes(out: &mut dyn Write, report: &Report, paint: Paint) -> std::io::Result
     writeln!(out)
 }
 
-pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, check: bool) -> std::io::Result<()> {
+/// Past this many Services, `check` in a terminal lists the problems first and counts the rest.
+const SCREEN: usize = 40;
+
+/// `check: Some(all)` is `check` (CAUSES, summary; `all`: every Service even on a large
+/// cluster), `None` is `explain svc -A`.
+pub fn services(
+    out: &mut dyn Write,
+    report: &Report,
+    wide: bool,
+    paint: Paint,
+    check: Option<bool>,
+) -> std::io::Result<()> {
+    let (check, all) = (check.is_some(), check.unwrap_or(true));
+    // A large cluster's few broken Services first, worst first; the healthy ones counted. Small
+    // clusters, pipes, -o wide, --no-headers and --all keep every row in name order.
+    let crowded =
+        check && !all && !wide && !paint.no_headers && paint.width.is_some() && report.services.len() > SCREEN;
+    let mut rows: Vec<&ServiceReport> = report.services.iter().collect();
+    if crowded {
+        let worst = |s: &ServiceReport| s.findings.iter().map(|f| f.severity).max();
+        rows.retain(|s| s.status != ServiceStatus::Ok || !s.findings.is_empty());
+        rows.sort_by_key(|s| std::cmp::Reverse(worst(s)));
+    }
+    let hidden = report.services.len() - rows.len();
     // --no-headers is for scripts reading the rows, as kubectl's: the rows alone.
     if check && !paint.no_headers {
         causes(out, report, paint)?;
@@ -532,7 +555,7 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
         head.extend(["POOL", "POLICY", "CANDIDATES", "ADVERTISEMENTS", "REASON"]);
     }
     let mut t = new_table(paint, &head);
-    for svc in &report.services {
+    for svc in rows {
         let m = svc.metallb.as_ref();
         let l2 = m.and_then(|m| m.layer2.as_ref());
         let codes: Vec<String> = svc
@@ -567,8 +590,14 @@ pub fn services(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint, 
     }
     if report.services.is_empty() {
         writeln!(out, "No LoadBalancer Services found.")?;
+    } else if hidden == report.services.len() {
+        writeln!(out, "All {hidden} Services are ok: -o wide or --all lists them.")?;
     } else {
         print_table(out, &t)?;
+    }
+    if hidden > 0 && hidden < report.services.len() {
+        let noun = if hidden == 1 { "Service is" } else { "Services are" };
+        writeln!(out, "… and {} more {noun} ok: -o wide or --all lists them", thousands(hidden))?;
     }
     if !check {
         return cluster_findings(out, report, paint);
@@ -764,4 +793,17 @@ fn status_cell(status: ServiceStatus) -> Cell {
         ServiceStatus::NotMetallb => cell,
         _ => cell.fg(Color::Yellow),
     }
+}
+
+/// `9013` → `9,013`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -164,3 +164,38 @@ fn the_groups_partition_the_nodes_as_the_per_node_rows_do() {
         assert!(t["metallb"]["layer2"]["ranks"].as_array().unwrap().len() <= 3);
     }
 }
+
+/// A large cluster in a terminal: the Services with findings first, worst first, then a count of
+/// the healthy ones and how to list them; every row with `--all`, `-o wide`, in a pipe or with
+/// `--no-headers`. A small cluster keeps its full list.
+#[test]
+fn check_lists_problems_first_on_a_large_cluster() {
+    let file = cluster(100, 120, false);
+    let path = file.path().to_str().unwrap();
+    let (report, _) = crate::util::json(&["check", "--from", path, "-o", "json"]);
+    let services = report["services"].as_array().unwrap();
+    let ok = services.iter().filter(|s| s["status"] == "ok" && s["findings"].as_array().unwrap().is_empty()).count();
+    assert!(ok > 0 && ok < services.len(), "{ok} of {}", services.len());
+    let (text, _) = run_cols(Some("100"), &["check", "--from", path]);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("NAMESPACE"))
+        .skip(1)
+        .take_while(|l| l.starts_with("default "))
+        .collect();
+    assert_eq!(rows.len(), services.len() - ok, "{text}");
+    let status = |row: &str| row.split_whitespace().nth(5).unwrap_or_default().to_string();
+    assert!(rows.iter().all(|r| status(r) != "ok" || !r.ends_with(" -")), "{text}");
+    assert!(text.contains(&format!("… and {ok} more Services are ok: -o wide or --all lists them")), "{text}");
+    for every in [vec!["--all"], vec!["-o", "wide"], vec!["--no-headers"]] {
+        let mut args = vec!["check", "--from", path];
+        args.extend(every.iter().copied());
+        let (text, _) = run_cols(Some("100"), &args);
+        assert_eq!(text.lines().filter(|l| l.starts_with("default ")).count(), services.len(), "{every:?}");
+    }
+    let (piped, _) = run_cols(None, &["check", "--from", path]);
+    assert_eq!(piped.lines().filter(|l| l.starts_with("default ")).count(), services.len());
+    let (small, _) = run_cols(Some("100"), &["check", "--demo"]);
+    let rows = small.lines().skip_while(|l| !l.starts_with("NAMESPACE")).skip(1).take_while(|l| !l.is_empty());
+    assert_eq!(rows.count(), 10, "a small cluster keeps every row: {small}");
+}
