@@ -117,15 +117,29 @@ fn examples_match(page: &std::path::Path) -> usize {
                 && !line.contains(" arping ")
                 && !line.contains(" announce ")
         };
-        for seg in segments.iter().filter(|s| s[0].starts_with("$ kubectl lbdoctor ") && offline(s[0])) {
+        // `$ COLUMNS=80 kubectl lbdoctor …` runs at that width, as a terminal of it would.
+        let columns =
+            |line: &str| line.strip_prefix("$ COLUMNS=").and_then(|r| r.split_once(' ')).map(|(c, _)| c.to_string());
+        let lbdoctor = |line: &str| {
+            let rest = match columns(line) {
+                Some(c) => line.trim_start_matches(&format!("$ COLUMNS={c} ")).to_string(),
+                None => line.trim_start_matches("$ ").to_string(),
+            };
+            rest.starts_with("kubectl lbdoctor ").then_some(rest)
+        };
+        for seg in segments.iter().filter(|s| lbdoctor(s[0]).is_some() && offline(s[0])) {
             let command = seg[0];
-            let mut args: Vec<&str> = command
-                .trim_start_matches("$ kubectl lbdoctor ")
+            let rest = lbdoctor(command).unwrap();
+            let mut args: Vec<&str> = rest
+                .trim_start_matches("kubectl lbdoctor ")
                 .split_whitespace()
                 .take_while(|a| *a != "|" && *a != "#")
                 .collect();
             args.extend(["--color", "never"]);
-            let actual = table(&args);
+            let actual = match columns(command) {
+                Some(c) => crate::util::output(crate::util::lbdoctor().env("COLUMNS", &c).args(&args)).0,
+                None => table(&args),
+            };
             let mut rest = actual.lines();
             for want in seg[1..].iter().filter(|l| !l.trim().is_empty() && !matches!(l.trim(), "..." | "…")) {
                 // A line cut short with `…` matches by prefix.
