@@ -268,6 +268,27 @@ fn local_without_endpoint(c: &ServiceCtx) -> Option<Finding> {
         .filter(|ep| ep.can_serve)
         .filter_map(|ep| ep.node)
         .collect();
+    // Endpoints only where no speaker lives: the speakers' placement is the thing to fix, not
+    // the advertisement (MetalLB issue reports of "Local stays dark" mostly end here).
+    let speakerless: Vec<NodeId> = with_eps.iter().copied().filter(|&n| world.speaker_live(n) == Some(false)).collect();
+    if !with_eps.is_empty() && speakerless.len() == with_eps.len() {
+        let why = super::placement::why_no_speaker(world, &speakerless);
+        let mut objects = vec![c.svc.clone()];
+        objects.extend(speakerless.iter().map(|&n| ObjectRef::cluster("Node", world.table.name(n))));
+        return Some(Finding::new(
+            Code::LBD103,
+            format!(
+                "externalTrafficPolicy is Local and the Service's endpoints run only on nodes without a live speaker ({}){why}",
+                names(world, speakerless.iter().copied(), 6)
+            ),
+            format!(
+                "run a speaker there: compare the node's taints with the speaker DaemonSet's tolerations and nodeSelector (kubectl describe node {}; kubectl -n {} get daemonset -l component=speaker -o yaml), or schedule the Pods onto nodes that run one",
+                world.table.name(speakerless[0]),
+                world.setup.namespace
+            ),
+            objects,
+        ));
+    }
     Some(Finding::new(
         Code::LBD103,
         format!(

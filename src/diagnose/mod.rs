@@ -10,6 +10,7 @@ mod cilium;
 mod columns;
 mod implementations;
 mod ownership;
+mod placement;
 mod pools;
 mod status;
 mod verdict;

@@ -158,6 +158,7 @@ pub struct Election {
     pub after_network: FixedBitSet,
     pub after_exclude: FixedBitSet,
     pub candidates: FixedBitSet,
+    /// eTP Local: every node hosting a serving endpoint, candidate or not (a fact per node).
     pub local_endpoints: Option<FixedBitSet>,
     pub available: FixedBitSet,
     /// `available` sorted by (score desc, digest asc) (step 9). Without `L2Context::full_order`
@@ -283,8 +284,13 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     candidates.intersect_with(&advertised);
 
     let (local_endpoints, available) = if svc.etp_local {
-        let local = nodes_with_endpoint(svc.endpoints, &candidates);
-        (Some(local.clone()), local)
+        // The fact, on every node: a node a filter removed still shows the endpoint it hosts.
+        let mut every = FixedBitSet::with_capacity(candidates.len());
+        every.insert_range(..);
+        let local = nodes_with_endpoint(svc.endpoints, &every);
+        let mut available = local.clone();
+        available.intersect_with(&candidates);
+        (Some(local), available)
     } else {
         (None, candidates.clone())
     };

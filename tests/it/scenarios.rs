@@ -669,3 +669,38 @@ fn memberlist_is_off_when_the_visible_env_has_no_bind_address() {
         assert_eq!(said.contains("assumed enabled"), assumed, "{name}: {said}");
     }
 }
+
+/// eTP Local whose endpoints run only where no speaker lives: the speakers' placement is the
+/// fix, so LBD103 says so first and names the taint the speaker DaemonSet does not tolerate,
+/// and node-a's row still shows the endpoint it hosts (facts, not filter order).
+#[test]
+fn local_endpoints_only_on_speakerless_nodes_point_at_the_speaker_placement() {
+    let text = std::fs::read_to_string("testdata/scenarios/speaker-not-ready.yaml").unwrap();
+    let edited = text
+        .replace("externalTrafficPolicy: Cluster", "externalTrafficPolicy: Local")
+        .replace(
+            "    kubernetes.io/hostname: node-a\nstatus:",
+            "    kubernetes.io/hostname: node-a\nspec:\n  taints:\n  - {key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}\nstatus:",
+        )
+        + "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: speaker, namespace: metallb-system}\nspec:\n  selector: {matchLabels: {component: speaker}}\n  template:\n    metadata: {labels: {component: speaker}}\n    spec:\n      tolerations:\n      - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}\n      containers:\n      - {name: speaker, image: \"quay.io/metallb/speaker:v0.16.1\"}\n";
+    assert!(edited.contains("effect: NoSchedule}\nstatus:"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.yaml");
+    std::fs::write(&path, edited).unwrap();
+    let (r, code) = crate::util::json(&["explain", "svc", "web", "--from", path.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1);
+    let findings = r["services"][0]["findings"].as_array().unwrap();
+    let lbd103 = findings.iter().find(|f| f["code"] == "LBD103").expect("LBD103");
+    assert_eq!(
+        lbd103["message"],
+        "externalTrafficPolicy is Local and the Service's endpoints run only on nodes without a live speaker (node-a): node-a has taint nvidia.com/gpu=true:NoSchedule that the speaker DaemonSet does not tolerate"
+    );
+    assert!(lbd103["hint"].as_str().unwrap().contains("kubectl describe node node-a"), "{lbd103}");
+    let node_a = r["services"][0]["metallb"]["layer2"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["node"] == "node-a")
+        .unwrap();
+    assert_eq!(node_a["excludedBy"], serde_json::json!(["noSpeaker"]), "node-a hosts the endpoint: {node_a}");
+}
