@@ -335,7 +335,10 @@ fn observed_disagrees(c: &ServiceCtx) -> Option<Finding> {
             v.el.ip,
             list(&expected, "nobody")
         ),
-        "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `arping -I <interface> <IP>` from a host on the segment shows who answers on the wire",
+        format!(
+            "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `sudo kubectl lbdoctor arping {} -I <interface>` from a host on the segment shows every MAC that answers on the wire",
+            v.el.ip
+        ),
         std::iter::once(c.svc.clone()).chain(actual.iter().map(|n| ObjectRef::cluster("Node", *n))).collect(),
     ))
 }
