@@ -137,6 +137,22 @@ pub(crate) fn finding(
                     format!("the Service has no loadBalancerClass, and no installed implementation handles class-less Services ({})", installed_summary(world, imps)),
                     "Check which controller should own it: MetalLB without --lb-class, Cilium with default-lb-service-ipam lbipam/nodeipam, or k3s ServiceLB".to_string(),
                 ),
+                // Cilium's own classes, with the switch that is off (cilium spec: a class is
+                // LB-IPAM's only while its feature is enabled).
+                Some(lbipam::CLASS_BGP) if c.installed && !c.bgp_control_plane => (
+                    format!(
+                        "its loadBalancerClass {} asks for Cilium's BGP control plane, and cilium-config has enable-bgp-control-plane off: LB-IPAM gives it no IP and nothing advertises it",
+                        lbipam::CLASS_BGP
+                    ),
+                    "Set enable-bgp-control-plane: \"true\" in kube-system/cilium-config (Helm bgpControlPlane.enabled=true) and restart cilium-operator and the agents, or give the Service a class that is served (io.cilium/l2-announcer with L2 announcements on)".to_string(),
+                ),
+                Some(lbipam::CLASS_L2) if c.installed && !c.l2_announcements => (
+                    format!(
+                        "its loadBalancerClass {} asks for Cilium's L2 announcements, and cilium-config has enable-l2-announcements off: LB-IPAM gives it no IP and nothing answers ARP for it",
+                        lbipam::CLASS_L2
+                    ),
+                    "Set enable-l2-announcements: \"true\" in kube-system/cilium-config (Helm l2announcements.enabled=true) and restart cilium-operator and the agents, or give the Service a class that is served".to_string(),
+                ),
                 Some(class) => (
                     format!("its loadBalancerClass {class} is handled by no installed implementation ({})", installed_summary(world, imps)),
                     format!("Use a class an installed controller serves (Cilium: {}, {}, {}; MetalLB: its --lb-class), or install the controller for {class}", nodeipam::CLASS, lbipam::CLASS_L2, lbipam::CLASS_BGP),
@@ -221,12 +237,13 @@ fn installed_summary(world: &World, imps: &Implementations) -> String {
     let c = &imps.cilium;
     if c.installed {
         parts.push(format!(
-            "Cilium with node IPAM {}, LB-IPAM {} ({} pools), default-lb-service-ipam {}, L2 announcements {}",
+            "Cilium with node IPAM {}, LB-IPAM {} ({} pools), default-lb-service-ipam {}, L2 announcements {}, BGP control plane {}",
             on_off(c.node_ipam),
             on_off(c.lb_ipam),
             imps.ledger.pools.len(),
             c.default_lb_service_ipam,
-            on_off(c.l2_announcements)
+            on_off(c.l2_announcements),
+            on_off(c.bgp_control_plane)
         ));
     }
     if imps.servicelb.installed {

@@ -704,3 +704,19 @@ fn local_endpoints_only_on_speakerless_nodes_point_at_the_speaker_placement() {
         .unwrap();
     assert_eq!(node_a["excludedBy"], serde_json::json!(["noSpeaker"]), "node-a hosts the endpoint: {node_a}");
 }
+
+/// A Service of Cilium's BGP class while cilium-config has the BGP control plane off: the
+/// finding names that switch, not only "no implementation".
+#[test]
+fn cilium_bgp_class_with_the_control_plane_off_names_the_switch() {
+    let text = std::fs::read_to_string("testdata/scenarios/cilium-lbipam-pending.yaml").unwrap();
+    let svc = "---\napiVersion: v1\nkind: Service\nmetadata: {name: bgpweb, namespace: default}\nspec:\n  type: LoadBalancer\n  loadBalancerClass: io.cilium/bgp-control-plane\n  clusterIP: 10.96.0.99\n  clusterIPs: [10.96.0.99]\n  selector: {app: web}\n  ports:\n  - {port: 80, protocol: TCP}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.yaml");
+    std::fs::write(&path, format!("{text}\n{svc}")).unwrap();
+    let (r, _) = crate::util::json(&["explain", "svc", "bgpweb", "--from", path.to_str().unwrap(), "-o", "json"]);
+    let f = &r["services"][0]["findings"][0];
+    assert_eq!(f["code"], "LBD120");
+    assert!(f["message"].as_str().unwrap().contains("cilium-config has enable-bgp-control-plane off"), "{f}");
+    assert!(f["hint"].as_str().unwrap().contains("enable-bgp-control-plane: \"true\""), "{f}");
+}
