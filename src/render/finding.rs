@@ -3,12 +3,13 @@
 //!
 //! The pages are markdown; at a terminal they are printed as written except that paragraphs and
 //! list items are wrapped to the width between words (an identifier, a command or an IP is never
-//! cut). Code blocks and tables keep their lines, as `man` keeps its examples.
+//! cut, `style::hang_words`). Code blocks and tables keep their lines, as `man` keeps its examples.
 
 use std::io::Write;
 
 use crate::findings::{Rule, CATALOGUE};
 
+use super::style::hang_words;
 use super::Paint;
 
 /// Every code, a line each: CODE, SEVERITY, and the index's one-line meaning (wrapped under it).
@@ -22,19 +23,18 @@ pub(crate) fn list(out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
         // Narrow terminals: the meaning under the code, across the whole width.
         if paint.width.is_some_and(|w| w < 60) {
             writeln!(out, "{}", head.trim_end())?;
-            for line in fill(&meaning, paint.width.map(|w| w.saturating_sub(2))) {
-                writeln!(out, "  {line}")?;
-            }
-            continue;
-        }
-        let lines = fill(&meaning, paint.width.map(|w| w.saturating_sub(head.len())));
-        writeln!(out, "{head}{}", lines[0])?;
-        for line in &lines[1..] {
-            writeln!(out, "{:width$}{line}", "", width = head.len())?;
+            print(out, &format!("  {meaning}"), paint, 2)?;
+        } else {
+            print(out, &format!("{head}{meaning}"), paint, head.len())?;
         }
     }
     writeln!(out)?;
-    for line in fill("One page: kubectl lbdoctor explain finding CODE", paint.width) {
+    print(out, "One page: kubectl lbdoctor explain finding CODE", paint, 0)
+}
+
+/// `text` wrapped between words to the width, the lines after the first under `indent`.
+fn print(out: &mut dyn Write, text: &str, paint: Paint, indent: usize) -> std::io::Result<()> {
+    for line in hang_words(text, paint.width, indent) {
         writeln!(out, "{line}")?;
     }
     Ok(())
@@ -51,14 +51,9 @@ pub(crate) fn page(out: &mut dyn Write, rule: &Rule, paint: Paint) -> std::io::R
             return Ok(());
         }
         let (prefix, indent) = item.take().unwrap_or_default();
-        let text = paragraph.join(" ");
+        let text = format!("{prefix}{}", paragraph.join(" "));
         paragraph.clear();
-        let lines = fill(&text, paint.width.map(|w| w.saturating_sub(indent.max(prefix.len()))));
-        writeln!(out, "{prefix}{}", lines[0])?;
-        for line in &lines[1..] {
-            writeln!(out, "{:indent$}{line}", "")?;
-        }
-        Ok::<(), std::io::Error>(())
+        print(out, &text, paint, indent)
     };
     for line in rule.page.lines() {
         let trimmed = line.trim_start();
@@ -70,17 +65,9 @@ pub(crate) fn page(out: &mut dyn Write, rule: &Rule, paint: Paint) -> std::io::R
         }
         if in_code || trimmed.starts_with('|') || trimmed.starts_with('#') || trimmed.is_empty() {
             flush(out, &mut paragraph, &mut item)?;
-            if trimmed.starts_with('#') {
+            if trimmed.starts_with('#') && !in_code {
                 let indent = trimmed.find(' ').map_or(0, |i| i + 1);
-                for part in
-                    fill(line, paint.width.map(|w| w.saturating_sub(indent))).iter().enumerate().map(|(i, l)| {
-                        if i == 0 {
-                            l.clone()
-                        } else {
-                            format!("{:indent$}{l}", "")
-                        }
-                    })
-                {
+                for part in hang_words(line, paint.width, indent) {
                     writeln!(out, "{}", paint.bold(&part))?;
                 }
             } else {
@@ -107,36 +94,4 @@ pub(crate) fn page(out: &mut dyn Write, rule: &Rule, paint: Paint) -> std::io::R
 /// The index's markdown meaning without its emphasis marks.
 fn plain(text: &str) -> String {
     text.replace("**", "")
-}
-
-/// Words packed into lines of at most `width` columns, broken only between words; a word longer
-/// than a line stands alone. No width: one line.
-fn fill(text: &str, width: Option<usize>) -> Vec<String> {
-    let Some(width) = width else { return vec![text.to_string()] };
-    let mut lines = vec![String::new()];
-    for word in text.split_whitespace() {
-        let line = lines.last_mut().expect("one line at least");
-        let used = line.chars().count();
-        if used > 0 && used + 1 + word.chars().count() > width {
-            lines.push(word.to_string());
-        } else {
-            if used > 0 {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-    }
-    lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fill;
-
-    #[test]
-    fn words_are_never_cut() {
-        let lines = fill("kubectl -n home get endpointslices -l kubernetes.io/service-name=pihole-dns-tcp", Some(20));
-        assert!(lines.iter().any(|l| l == "kubernetes.io/service-name=pihole-dns-tcp"), "{lines:?}");
-        assert_eq!(lines.join(" "), "kubectl -n home get endpointslices -l kubernetes.io/service-name=pihole-dns-tcp");
-    }
 }
