@@ -110,13 +110,14 @@ fn wraps(col: &Column) -> bool {
 }
 
 /// Prints a table from `new_table`: as comfy-table lays it out when it fits its width (or has
-/// none), else in the width, long cells cut with `…` and wrapping columns wrapped.
+/// none), else fitted to the width ([`print_fitted`]). Without headers (scripts, `| grep`) a
+/// row stays one line, whole, whatever the width.
 pub(crate) fn print_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
     let headless = t.header().is_some_and(|h| h.cell_iter().all(|c| c.content().is_empty()));
-    if let Some(width) = t.width().map(usize::from) {
-        let natural = natural_widths(t, headless);
+    if let Some(width) = t.width().map(usize::from).filter(|_| !headless) {
+        let natural = natural_widths(t);
         if natural.iter().sum::<usize>() + GAP * natural.len().saturating_sub(1) > width {
-            return print_fitted(out, t, width, headless);
+            return print_fitted(out, t, width, &natural);
         }
     }
     for line in t.lines().skip(usize::from(headless)) {
@@ -125,9 +126,9 @@ pub(crate) fn print_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()>
     Ok(())
 }
 
-/// The rows printed: the header unless it is left out, then the body.
-fn printed_rows(t: &Table, headless: bool) -> impl Iterator<Item = &comfy_table::Row> {
-    t.header().filter(|_| !headless).into_iter().chain(t.row_iter())
+/// The rows a fitted table prints: the header, then the body.
+fn printed_rows(t: &Table) -> impl Iterator<Item = &comfy_table::Row> {
+    t.header().into_iter().chain(t.row_iter())
 }
 
 fn cell_width(cell: &Cell) -> usize {
@@ -135,9 +136,9 @@ fn cell_width(cell: &Cell) -> usize {
 }
 
 /// Each column's widest cell, in display columns.
-fn natural_widths(t: &Table, headless: bool) -> Vec<usize> {
+fn natural_widths(t: &Table) -> Vec<usize> {
     let mut widths = vec![0; t.column_iter().count()];
-    for row in printed_rows(t, headless) {
+    for row in printed_rows(t) {
         for (i, cell) in row.cell_iter().enumerate() {
             if i >= widths.len() {
                 widths.push(0);
@@ -208,8 +209,8 @@ fn layout(
     plan(natural, wrapping, least, &shown, 1, limit).map(|w| (shown, w))
 }
 
-fn print_fitted(out: &mut dyn Write, t: &Table, limit: usize, headless: bool) -> std::io::Result<()> {
-    let natural = natural_widths(t, headless);
+/// A table with its header row, wider than `limit` at its `natural` widths, laid out by [`layout`].
+fn print_fitted(out: &mut dyn Write, t: &Table, limit: usize, natural: &[usize]) -> std::io::Result<()> {
     let wrapping: Vec<bool> = (0..natural.len()).map(|i| t.column(i).is_some_and(wraps)).collect();
     let names: Vec<String> = match t.header() {
         Some(h) => h.cell_iter().map(|c| c.content()).collect(),
@@ -217,7 +218,7 @@ fn print_fitted(out: &mut dyn Write, t: &Table, limit: usize, headless: bool) ->
     };
     let least: Vec<usize> = (0..natural.len())
         .map(|i| {
-            let header = if headless { 0 } else { names.get(i).map_or(0, |n| display_width(n)) };
+            let header = names.get(i).map_or(0, |n| display_width(n));
             let longest = t
                 .column_cells_iter(i)
                 .flatten()
@@ -233,20 +234,13 @@ fn print_fitted(out: &mut dyn Write, t: &Table, limit: usize, headless: bool) ->
             header.max(longest)
         })
         .collect();
-    // Without headers (scripts, `| grep`) a row stays one line, whole, whatever the width.
-    if headless {
-        for line in t.lines().skip(1) {
-            writeln!(out, "{}", line.trim_end())?;
-        }
-        return Ok(());
-    }
-    let Some((shown, widths)) = layout(&natural, &wrapping, &least, &names, limit) else {
+    let Some((shown, widths)) = layout(natural, &wrapping, &least, &names, limit) else {
         return print_stacked(out, t, &names, limit);
     };
     let styled = t.should_style();
-    let is_header = |row: &comfy_table::Row| !headless && t.header().is_some_and(|h| std::ptr::eq(h, row));
+    let is_header = |row: &comfy_table::Row| t.header().is_some_and(|h| std::ptr::eq(h, row));
     let empty = Cell::new("");
-    for row in printed_rows(t, headless) {
+    for row in printed_rows(t) {
         let cells: Vec<(Vec<String>, (String, String))> = shown
             .iter()
             .zip(&widths)
