@@ -1,9 +1,9 @@
 //! Findings: each names the objects involved and carries a hint with the fix (DESIGN §6).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use super::world::World;
-use super::{Evaluation, L2Outcome};
+use super::{Evaluation, L2Outcome, SharedAnswer};
 use crate::k8s::EXCLUDE_LB_LABEL;
 use crate::metallb::config::{Config, ConfigError, L2Ad, Pool};
 use crate::metallb::l2::{Election, Exclusion, NodeId};
@@ -36,8 +36,8 @@ struct L2View<'a> {
     /// The advertisements that apply to this Service.
     ads: Vec<ObjectRef>,
     answering: Option<NodeId>,
-    /// "node for ns/name" of every other Service answering on the same IP.
-    shared_by: Vec<String>,
+    /// Every other Service answering on the same IP.
+    shared_by: &'a [SharedAnswer],
 }
 
 impl L2View<'_> {
@@ -63,17 +63,13 @@ const SERVICE_CHECKS: &[Check] = &[
     version_dependent,
 ];
 
-pub(super) fn service_findings(
-    world: &World,
-    e: &Evaluation,
-    answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
-) -> Vec<Finding> {
-    let ctx = ServiceCtx::new(world, e, answered);
+pub(super) fn service_findings(world: &World, e: &Evaluation, shared_by: &[SharedAnswer]) -> Vec<Finding> {
+    let ctx = ServiceCtx::new(world, e, shared_by);
     SERVICE_CHECKS.iter().filter_map(|check| check(&ctx)).collect()
 }
 
 impl<'a, 'w> ServiceCtx<'a, 'w> {
-    fn new(world: &'a World<'w>, e: &'a Evaluation<'a>, answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>) -> Self {
+    fn new(world: &'a World<'w>, e: &'a Evaluation<'a>, shared_by: &'a [SharedAnswer]) -> Self {
         let l2 = e.l2.as_ref().zip(world.config.as_ref().ok()).map(|(l2, config)| {
             let el = &l2.election;
             let ns = &world.setup.namespace;
@@ -84,7 +80,7 @@ impl<'a, 'w> ServiceCtx<'a, 'w> {
                 pool: &config.pools[e.pool.expect("pool set with layer2")],
                 ads: Vec::new(),
                 answering: l2.answering(world),
-                shared_by: super::shared_by(world, e, answered),
+                shared_by,
             };
             view.ads = view.ad_objs(ns, el.ads_for_service.iter().copied());
             view
@@ -133,7 +129,8 @@ fn no_serving_endpoint(c: &ServiceCtx) -> Option<Finding> {
     let also = if v.shared_by.is_empty() {
         String::new()
     } else {
-        format!("; the shared IP {} is still answered by {}", v.el.ip, v.shared_by.join(", "))
+        let by: Vec<String> = v.shared_by.iter().map(ToString::to_string).collect();
+        format!("; the shared IP {} is still answered by {}", v.el.ip, by.join(", "))
     };
     Some(Finding::new(
         Code::LBD104,

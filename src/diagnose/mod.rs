@@ -381,13 +381,14 @@ fn service_report(
     );
     let ownership_finding = ownership::finding(world, imps, e, &ownership, anything_installed);
     let config = world.config.as_ref().ok();
+    let shared = shared_by(world, e, answered);
     let metallb = e.handled.then(|| MetallbService {
         unknown_because: config.is_none().then(|| {
             format!("MetalLB rejects the configuration in the snapshot ({}): the speakers keep their last good configuration, which the snapshot does not show", Code::LBD201)
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,
-        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared_by(world, e, answered), detail, one)),
+        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, detail, one)),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
     });
     let mut report = ServiceReport {
@@ -411,7 +412,7 @@ fn service_report(
             let mut f = Vec::new();
             f.extend(ownership_finding);
             f.extend(allocation_findings);
-            f.extend(checks::service_findings(world, e, answered));
+            f.extend(checks::service_findings(world, e, &shared));
             if let Some(o) = &e.bgp {
                 f.extend(bgp::service_findings(world, e, o));
             }
@@ -441,13 +442,22 @@ fn service_report(
 /// explained keeps `l2::RANKS_KEPT`, `--nodes all` every candidate).
 const RANKS_IN_LISTS: usize = 3;
 
-/// `one`: the report explains a single Service, so every group names its nodes.
-/// "node for ns/name" of every other Service whose announcer answers ARP/NDP for `e`'s IP.
-pub(super) fn shared_by(
-    world: &World,
-    e: &Evaluation,
-    answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
-) -> Vec<String> {
+/// Another Service whose announcer answers ARP/NDP for the same IP: MetalLB elects per Service,
+/// but ARP answers per IP.
+pub(super) struct SharedAnswer {
+    pub node: String,
+    /// `namespace/name`.
+    pub service: String,
+}
+
+impl std::fmt::Display for SharedAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} for {}", self.node, self.service)
+    }
+}
+
+/// Every other Service whose announcer answers ARP/NDP for `e`'s IP.
+fn shared_by(world: &World, e: &Evaluation, answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>) -> Vec<SharedAnswer> {
     let Some(ip) = e.l2.as_ref().map(|l2| l2.election.ip.as_str()) else {
         return Vec::new();
     };
@@ -456,15 +466,19 @@ pub(super) fn shared_by(
         .into_iter()
         .flatten()
         .filter(|(other, _)| !(other.namespace == e.namespace && other.name == e.name))
-        .map(|(other, node)| format!("{} for {}/{}", world.table.name(*node), other.namespace, other.name))
+        .map(|(other, node)| SharedAnswer {
+            node: world.table.name(*node).to_string(),
+            service: format!("{}/{}", other.namespace, other.name),
+        })
         .collect()
 }
 
+/// `one`: the report explains a single Service, so every group names its nodes.
 fn layer2_report(
     world: &World,
     e: &Evaluation,
     l2: &L2Outcome,
-    shared_by: &[String],
+    shared_by: &[SharedAnswer],
     detail: bool,
     one: bool,
 ) -> Layer2 {

@@ -3,7 +3,7 @@
 use fixedbitset::FixedBitSet;
 
 use super::world::World;
-use super::L2Outcome;
+use super::{L2Outcome, SharedAnswer};
 use crate::k8s::EXCLUDE_LB_LABEL;
 use crate::metallb::config::Pool;
 use crate::report::Exclusion;
@@ -11,59 +11,62 @@ use crate::report::Exclusion;
 /// `groups`: the non-announcing nodes by the first filter that removes them
 /// (`Election::exclusion_groups`). Without `named`, groups of more than four nodes are counted,
 /// not named: a report of many Services names them in `excluded` and `nodes` instead.
-/// `shared_by`: "node for ns/name" of every other Service answering on the same IP.
+/// `shared_by`: every other Service answering on the same IP.
 pub(super) fn sentence(
     world: &World,
     pool: &Pool,
     l2: &L2Outcome,
     groups: &[(Exclusion, FixedBitSet)],
     named: bool,
-    shared_by: &[String],
+    shared_by: &[SharedAnswer],
 ) -> String {
     let el = &l2.election;
-    let head = head(world, pool, l2);
-    let head = match (head.strip_prefix("nobody announces "), head.strip_prefix("nobody answers for ")) {
+    let ip = &el.ip;
+    let head = match head(world, pool, l2) {
+        Head::Announces(node) => format!("{node} announces {ip}"),
         // MetalLB elects per Service but ARP answers per IP: a sibling's announcer still answers.
-        (Some(rest), _) | (_, Some(rest)) if !shared_by.is_empty() => {
-            let (ip, why) = rest.split_once(": ").unwrap_or((rest, ""));
-            let still: Vec<String> = shared_by
-                .iter()
-                .map(|s| match s.split_once(" for ") {
-                    Some((node, svc)) => format!("{node} still answers it for {svc}"),
-                    None => format!("{s} still answers it"),
-                })
-                .collect();
+        Head::Nobody { why, .. } if !shared_by.is_empty() => {
+            let still: Vec<String> =
+                shared_by.iter().map(|s| format!("{} still answers it for {}", s.node, s.service)).collect();
             format!("no node announces {ip} for this Service: {why}; {}", still.join("; "))
         }
-        _ => head,
+        Head::Nobody { verb, why } => format!("nobody {verb} {ip}: {why}"),
     };
     let mut parts = vec![head];
     body(world, el, groups, named, &mut parts);
     parts.join("; ")
 }
 
-/// The first clause: who announces the IP, or why nobody does.
-fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> String {
+/// The first clause, before the IP is written in: who announces, or why nobody does.
+enum Head {
+    Announces(String),
+    /// `verb`: "announces", or "answers for" when an announcer is elected but runs no speaker.
+    Nobody {
+        verb: &'static str,
+        why: String,
+    },
+}
+
+fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> Head {
     let el = &l2.election;
-    let ip = &el.ip;
+    let nobody = |why: String| Head::Nobody { verb: "announces", why };
     match (el.expected_announcer(), l2.answering(world)) {
-        (Some(n), Some(_)) => format!("{} announces {ip}", world.table.name(n)),
-        (Some(n), None) => {
-            format!("nobody answers for {ip}: the election picks {}, which runs no live speaker", world.table.name(n))
-        }
-        (None, _) if !el.active_endpoint => {
-            format!("nobody announces {ip}: the Service has no serving endpoint")
-        }
+        (Some(n), Some(_)) => Head::Announces(world.table.name(n).to_string()),
+        (Some(n), None) => Head::Nobody {
+            verb: "answers for",
+            why: format!("the election picks {}, which runs no live speaker", world.table.name(n)),
+        },
+        (None, _) if !el.active_endpoint => nobody("the Service has no serving endpoint".into()),
         (None, _) if el.shared_ip_refusal => {
-            format!("nobody announces {ip}: newer MetalLB refuses allow-shared-ip Services on L2Advertisements with serviceSelectors")
+            nobody("newer MetalLB refuses allow-shared-ip Services on L2Advertisements with serviceSelectors".into())
         }
-        (None, _) if pool.l2.is_empty() => format!("nobody announces {ip}: pool {} has no advertisement", pool.name),
+        (None, _) if pool.l2.is_empty() => nobody(format!("pool {} has no advertisement", pool.name)),
         (None, _) if el.ads_for_service.is_empty() => {
-            format!("nobody announces {ip}: no L2Advertisement of pool {} matches the Service", pool.name)
+            nobody(format!("no L2Advertisement of pool {} matches the Service", pool.name))
         }
         (None, _) => {
             let ctx = world.l2_context(world.setup.head(), false);
-            let why = match el.emptied_by(&ctx) {
+            nobody(match el.emptied_by(&ctx) {
                 Some(Exclusion::NotSelected) => "its advertisements select no existing node".to_string(),
                 Some(Exclusion::NoSpeaker) => "no node its advertisements select runs a live speaker".to_string(),
                 Some(Exclusion::NetworkUnavailable) => {
@@ -73,8 +76,7 @@ fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> String {
                     format!("every node its advertisements select carries {EXCLUDE_LB_LABEL}")
                 }
                 _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)".to_string(),
-            };
-            format!("nobody announces {ip}: {why}")
+            })
         }
     }
 }
