@@ -35,12 +35,12 @@ pub(super) fn simulate(
             e => AppError::Usage(format!("--apply {file}: {e}")),
         };
         let texts = crate::snapshot::read_inputs(std::slice::from_ref(file), env.stdin).map_err(usage)?;
-        let objects = crate::snapshot::load_texts(&texts).map_err(usage)?;
+        let objects = crate::snapshot::load_texts_strict(&texts).map_err(usage)?;
         // kubectl apply refuses what no server serves: a what-if of it can never happen.
         if let Some(o) = objects.ignored_objects.first() {
             return Err(AppError::Usage(format!("--apply {}: {}: {}", o.at, o.object, o.reason)));
         }
-        strict(file, &texts, &objects)?;
+        strict(&texts, &objects)?;
         edits.push(Edit::Apply { file: file.clone(), objects: Box::new(objects) });
     }
     for pair in args.label.chunks(2) {
@@ -63,42 +63,18 @@ pub(super) fn simulate(
 }
 
 /// `kubectl apply` refuses a field the server does not know: so does `--apply`, naming the file,
-/// line, field path and the field that was probably meant.
-fn strict(
-    file: &str,
-    texts: &[(std::sync::Arc<str>, String)],
-    objects: &crate::snapshot::Snapshot,
-) -> Result<(), AppError> {
-    use crate::snapshot::strict;
-    for (name, text) in texts {
-        let docs =
-            crate::snapshot::yaml_documents(name, text).map_err(|e| AppError::Usage(format!("--apply {file}: {e}")))?;
-        let is_list =
-            |d: &serde_json::Value| d.get("kind").and_then(|k| k.as_str()).is_some_and(|k| k.ends_with("List"));
-        let items = docs.iter().flat_map(|d| match d.get("items").and_then(|i| i.as_array()) {
-            Some(items) if is_list(d) => items.iter().collect(),
-            _ => vec![d],
-        });
-        for object in items {
-            let field = |f: &str| object.get(f).and_then(|v| v.as_str()).unwrap_or("");
-            let (api_version, kind) = (field("apiVersion"), field("kind"));
-            let meta = |f: &str| object.get("metadata").and_then(|m| m.get(f)).and_then(|v| v.as_str()).unwrap_or("");
-            let label = crate::snapshot::object_label(kind, meta("namespace"), meta("name"));
-            let Some(unknown) = strict::unknown_fields(api_version, kind, object).into_iter().next() else {
-                continue;
-            };
-            let start = objects.origins.get(&label).and_then(|o| o.line).unwrap_or(1) as usize;
-            let at = match strict::line_of(text, start, &unknown.keys) {
-                Some(line) => format!("{name}:{line}"),
-                None => name.to_string(),
-            };
-            let meant = unknown.nearest.map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
-            return Err(AppError::Usage(format!(
-                "--apply {at}: {label}: unknown field {}{meant}; kubectl apply refuses it, so this what-if could \
-                 never happen",
-                unknown.path
-            )));
-        }
-    }
-    Ok(())
+/// line, field path and the field that was probably meant (the strict load found them).
+fn strict(texts: &[(std::sync::Arc<str>, String)], objects: &crate::snapshot::Snapshot) -> Result<(), AppError> {
+    let Some(f) = objects.ignored_fields.first() else { return Ok(()) };
+    let text = texts.iter().find(|(name, _)| *name == f.file).map(|(_, text)| text.as_str());
+    let line = text.and_then(|t| crate::snapshot::strict::line_of(t, f.line.unwrap_or(1) as usize, &f.keys));
+    let at = match line {
+        Some(line) => format!("{}:{line}", f.file),
+        None => f.at.clone(),
+    };
+    let meant = f.nearest.as_ref().map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
+    Err(AppError::Usage(format!(
+        "--apply {at}: {}: unknown field {}{meant}; kubectl apply refuses it, so this what-if could never happen",
+        f.object, f.field
+    )))
 }

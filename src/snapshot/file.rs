@@ -97,12 +97,31 @@ pub fn read_inputs(inputs: &[String], stdin: &mut dyn Read) -> Result<Vec<(Arc<s
 
 /// Loads named texts already in memory (the embedded demo), exactly as files are loaded.
 pub fn load_texts(texts: &[(Arc<str>, String)]) -> Result<Snapshot, LoadError> {
+    load_texts_checked(texts, Depth::Snapshot)
+}
+
+/// As [`load_texts`], with `ignored_fields` checked over whole objects of every kind, as
+/// `kubectl apply` checks a file (`simulate --apply`).
+pub fn load_texts_strict(texts: &[(Arc<str>, String)]) -> Result<Snapshot, LoadError> {
+    load_texts_checked(texts, Depth::Apply)
+}
+
+fn load_texts_checked(texts: &[(Arc<str>, String)], depth: Depth) -> Result<Snapshot, LoadError> {
     let indexes: Vec<LineIndex> = texts.iter().map(|(_, t)| LineIndex::new(t)).collect();
     let mut pending = Vec::new();
     for ((file, text), lines) in texts.iter().zip(&indexes) {
         split_text(file, text, lines, &mut pending)?;
     }
-    decode_all(pending, false)
+    decode_all(pending, false, depth)
+}
+
+/// How far unknown fields are looked for (`strict`): a snapshot's may be a newer version's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// MetalLB's and Cilium's kinds whole, built-ins at the top level and `metadata`.
+    Snapshot,
+    /// Every kind whole.
+    Apply,
 }
 
 /// One object's JSON text as an API server sent it, with what it is and where it came from.
@@ -130,17 +149,17 @@ pub fn from_texts<'a>(objects: impl IntoIterator<Item = &'a ObjectText>) -> Resu
             })
         })
         .collect();
-    decode_all(pending, true)
+    decode_all(pending, true, Depth::Snapshot)
 }
 
 /// `trim`: drop the managedFields no engine reads, as a live snapshot's file does, so that the
 /// objects of a live run are those the written file gives back.
-fn decode_all(pending: Vec<Split>, trim: bool) -> Result<Snapshot, LoadError> {
+fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot, LoadError> {
     // Typed decoding is the expensive part and each object is independent.
     let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending
         .into_par_iter()
         .map(|split| {
-            let mut items = split.decode()?;
+            let mut items = split.decode(depth)?;
             for item in items.iter_mut().filter(|_| trim) {
                 if let Some(meta) = item.object.meta_mut() {
                     crate::snapshot::trim_managed_fields(&item.key.1, meta);
@@ -365,15 +384,15 @@ enum Split<'a> {
 }
 
 impl<'a> Split<'a> {
-    fn decode(self) -> Result<Vec<Parsed>, LoadError> {
+    fn decode(self, depth: Depth) -> Result<Vec<Parsed>, LoadError> {
         match self {
-            Split::Ready(p) => Ok(vec![p.decode()?]),
+            Split::Ready(p) => Ok(vec![p.decode(depth)?]),
             Split::Raw(item) => {
                 let mut found = Vec::new();
                 split_raw(&item.origin.file, item.origin.item, item.raw, item.offset, item.lines, &mut found)?;
                 found
                     .into_iter()
-                    .map(|s| s.decode())
+                    .map(|s| s.decode(depth))
                     .collect::<Result<Vec<_>, _>>()
                     .map(|v| v.into_iter().flatten().collect())
             }
@@ -426,7 +445,7 @@ struct Parsed {
 }
 
 impl Pending<'_> {
-    fn decode(self) -> Result<Parsed, LoadError> {
+    fn decode(self, depth: Depth) -> Result<Parsed, LoadError> {
         let Pending { origin, api_version, kind, meta, doc } = self;
         // Only an error message needs the name before decoding; read it then.
         let known_meta = meta.clone();
@@ -452,11 +471,15 @@ impl Pending<'_> {
             let key = (group, kind, String::new(), String::new());
             return Ok(Parsed { origin, key, display, object, unknown: Vec::new() });
         }
-        let unknown = match &doc {
-            Doc::Raw(raw, ..) => super::strict::snapshot_unknown(&api_version, &kind, raw.get()),
-            Doc::Value(v, _) => super::strict::snapshot_unknown_value(&api_version, &kind, v),
+        let unknown = match (&doc, depth) {
             // An API server's own answer.
-            Doc::Text(_) => Vec::new(),
+            (Doc::Text(_), _) => Vec::new(),
+            (Doc::Raw(raw, ..), Depth::Snapshot) => super::strict::snapshot_unknown(&api_version, &kind, raw.get()),
+            (Doc::Value(v, _), Depth::Snapshot) => super::strict::snapshot_unknown_value(&api_version, &kind, v),
+            (Doc::Raw(raw, ..), Depth::Apply) => serde_json::from_str(raw.get())
+                .map(|v| super::strict::unknown_fields(&api_version, &kind, &v))
+                .unwrap_or_default(),
+            (Doc::Value(v, _), Depth::Apply) => super::strict::unknown_fields(&api_version, &kind, v),
         };
         let core = api_version == "v1";
         macro_rules! typed {
@@ -524,7 +547,7 @@ impl Pending<'_> {
     }
 }
 
-pub fn object_label(kind: &str, namespace: &str, name: &str) -> String {
+fn object_label(kind: &str, namespace: &str, name: &str) -> String {
     if name.is_empty() {
         return if namespace.is_empty() { kind.to_string() } else { format!("{kind} in namespace {namespace}") };
     }
@@ -860,7 +883,10 @@ impl Collector {
             self.snap.ignored_fields.push(crate::snapshot::IgnoredField {
                 object: display.clone(),
                 at: origin.to_string(),
+                file: origin.file.clone(),
+                line: origin.line,
                 field: field.path,
+                keys: field.keys,
                 nearest: field.nearest,
             });
         }

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::report::metallb::{BgpType, Memberlist};
 pub use crate::report::ObjectOrigin;
-pub use file::{from_texts, load_paths, load_texts, object_label, read_inputs, yaml_documents, LoadError, ObjectText};
+pub use file::{from_texts, load_paths, load_texts, load_texts_strict, read_inputs, LoadError, ObjectText};
 
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -64,8 +64,16 @@ pub struct IgnoredObject {
 pub struct IgnoredField {
     pub object: String,
     pub at: String,
+    /// The object's file and first line, to find the field's own line in the text.
+    #[serde(skip)]
+    pub file: std::sync::Arc<str>,
+    #[serde(skip)]
+    pub line: Option<u64>,
     /// `metadata.label`, `spec.nodeSelector`.
     pub field: String,
+    /// The field's path as keys, without list indexes.
+    #[serde(skip)]
+    pub keys: Vec<String>,
     pub nearest: Option<String>,
 }
 
