@@ -17,7 +17,7 @@ use super::lbipam::CLASS_L2;
 use crate::k8s::selector::{Labels, Selector};
 use crate::metallb::install::version_numbers;
 pub use crate::report::cilium::l2::{
-    EtpGate, ExcludedCounts, Exclusion, LeaseState, NodeRow, PolicyMatch, Skip, Verdict,
+    DeviceSource, EtpGate, ExcludedCounts, Exclusion, Interfaces, LeaseState, NodeRow, PolicyMatch, Skip, Verdict,
 };
 use crate::snapshot::cilium::L2Policy;
 
@@ -111,6 +111,8 @@ pub struct Index<'a> {
     /// Leases in Cilium's namespace by name.
     leases: HashMap<&'a str, &'a Lease>,
     pub lease_objects: usize,
+    /// The capture listed every Lease in Cilium's namespace: a missing Lease does not exist.
+    pub leases_listed: bool,
     lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
 }
 
@@ -147,6 +149,7 @@ impl<'a> Index<'a> {
             policy_devices,
             agent_ready,
             lease_objects: leases.len(),
+            leases_listed: false,
             leases,
             lists: Mutex::new(HashMap::new()),
         }
@@ -198,6 +201,7 @@ pub fn evaluate(input: &Input) -> Verdict {
         excluded: ExcludedCounts::default(),
         nodes: Vec::new(),
         lease: None,
+        interfaces: None,
         announcer: None,
     };
     verdict.skipped = if !setup.l2_announcements {
@@ -295,8 +299,36 @@ pub fn evaluate(input: &Input) -> Verdict {
         lease.holder.as_ref().and_then(|h| index.names.iter().position(|x| **x == **h)).map(exclusions);
     // Spec §2.4: offline, the holder of an unexpired Lease is who answers (LBD141 flags a bad holder).
     verdict.announcer = lease.holder.clone().filter(|_| lease.fresh == Some(true));
+    if !selecting.is_empty() {
+        verdict.interfaces = Some(interfaces(index, &selecting, lease.holder.as_deref()));
+    }
     verdict.lease = Some(lease);
     verdict
+}
+
+/// Where the devices the selecting policies announce on come from.
+fn interfaces(index: &Index, selecting: &[usize], holder: Option<&str>) -> Interfaces {
+    let setup = &index.setup;
+    let devices = setup.devices.clone().unwrap_or_default();
+    let source = match &setup.devices {
+        None => DeviceSource::AutoDetected,
+        Some(d) if d.iter().any(|x| x.ends_with('+')) => DeviceSource::Wildcard,
+        Some(_) => DeviceSource::Listed,
+    };
+    let every_device = selecting
+        .iter()
+        .map(|&p| &index.policies[p])
+        .filter(|p| p.interfaces.as_ref().is_ok_and(|i| i.is_empty()))
+        .map(|p| p.name.clone())
+        .collect();
+    let agents = setup.agents.as_deref().unwrap_or_default();
+    let agent_pod = agents
+        .iter()
+        .find(|a| holder.is_some() && a.node.as_deref() == holder)
+        .or_else(|| agents.iter().find(|a| a.ready))
+        .or(agents.first())
+        .map(|a| a.pod.clone());
+    Interfaces { source, devices, every_device, agent_pod }
 }
 
 /// Devices the selecting policies whose nodeSelector matches node `i` announce on; `None` when
@@ -385,7 +417,7 @@ fn lease_state(input: &Input, namespace: &str, name: &str, verdict: &Verdict) ->
         holder_eligible: holder.as_ref().map(|h| verdict.eligible.iter().any(|e| **e == **h)),
         holder_agent_ready: holder.as_ref().and_then(|h| input.index.setup.agent_ready_on(h)),
         holder_excluded_by: None,
-        leases_captured: input.index.lease_objects > 0,
+        leases_captured: input.index.lease_objects > 0 || input.index.leases_listed,
         holder,
         renew_time: renewed.map(|t| t.to_string()),
         expires_at: renewed

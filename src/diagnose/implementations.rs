@@ -89,12 +89,13 @@ impl<'a> Implementations<'a> {
                 }
             }
         }
-        let l2 = l2::Index::new(
+        let mut l2 = l2::Index::new(
             cilium.clone(),
             l2::policies(&snap.cilium.l2_policies),
             &l2_nodes.iter().map(|(n, l, x)| (n.clone(), l, *x)).collect::<Vec<_>>(),
             &snap.leases,
         );
+        l2.leases_listed = snap.info.leases_listed_in.contains(&cilium.namespace);
         let captured_at: Option<Timestamp> = snap.info.captured_at.as_deref().and_then(|t| t.parse().ok());
         let mut l2_holders_by_ip: HashMap<String, Vec<(String, String)>> = HashMap::new();
         if cilium.l2_announcements && l2.lease_objects > 0 {

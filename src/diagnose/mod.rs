@@ -603,7 +603,7 @@ fn source_with(world: &World, imps: &implementations::Implementations) -> Source
                 imps.nodes_without_cilium_node
             ));
         }
-        if imps.cilium.l2_announcements && imps.l2.lease_objects == 0 {
+        if imps.cilium.l2_announcements && imps.l2.lease_objects == 0 && !imps.l2.leases_listed {
             s.assumptions.push(format!(
                 "the snapshot holds no Lease in {}: who holds Cilium's L2 Leases is unknown (capture `kubectl get leases -n {}`)",
                 imps.cilium.namespace, imps.cilium.namespace

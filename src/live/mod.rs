@@ -166,6 +166,14 @@ async fn read_all(api: &Api, captured_at: String, namespace: &str) -> Result<Rea
     };
     info.unreadable = denied.iter().map(|d| d.summary()).collect();
     info.denied = denied;
+    info.leases_listed_in = lists
+        .iter()
+        .filter(|l| l.denied.is_none())
+        .filter_map(|l| l.target.as_ref())
+        .filter(|t| t.resource.name() == LEASES.name() && t.name.is_none() && t.label_selector.is_none())
+        .filter(|t| t.field_selector.is_none())
+        .filter_map(|t| t.namespace.clone())
+        .collect();
     Ok(Read { info: info_object(&info), lists })
 }
 

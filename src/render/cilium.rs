@@ -230,7 +230,9 @@ fn l2_section(
             _ if !lease.leases_captured => {
                 format!("Lease: unknown (the snapshot holds no Lease in {})", lease.namespace)
             }
-            (None, _) => format!("no Lease ({} or {})", lease.names[0], lease.names[1]),
+            (None, _) => {
+                format!("no Lease: neither {} nor {} exists in {}", lease.names[0], lease.names[1], lease.namespace)
+            }
             (Some(name), None) => format!("Lease {}/{name}: no holder", lease.namespace),
             (Some(name), Some(h)) => {
                 let fresh = match lease.fresh {
@@ -303,7 +305,46 @@ fn l2_section(
             "  note: node.kubernetes.io/exclude-from-external-load-balancers does not apply to Cilium L2 announcements"
         )?;
     }
+    let namespace = v.lease.as_ref().map_or("kube-system", |l| l.namespace.as_str());
+    if let Some(line) = v.interfaces.as_ref().and_then(|i| devices_line(i, namespace)) {
+        writeln!(out, "  devices: {line}")?;
+    }
     Ok(())
+}
+
+/// Which devices the leader announces on, when the INTERFACES column cannot say it whole: a
+/// policy without `interfaces`, or devices each agent chooses for itself.
+fn devices_line(i: &l2::Interfaces, namespace: &str) -> Option<String> {
+    if i.source == l2::DeviceSource::Listed && i.every_device.is_empty() {
+        return None;
+    }
+    let who = match i.every_device.as_slice() {
+        [] => "the policies' interfaces are matched against the devices the leader's agent selected".to_string(),
+        [one] => format!("policy {one} sets no interfaces, so the leader announces on every device its agent selected"),
+        many => format!(
+            "policies {} set no interfaces, so the leader announces on every device its agent selected",
+            many.join(", ")
+        ),
+    };
+    let how = match i.source {
+        l2::DeviceSource::Listed => format!("cilium-config `devices` lists {}", i.devices.join(", ")),
+        l2::DeviceSource::Wildcard => format!(
+            "on each node, the devices whose names match cilium-config `devices` {} (`+` ends a prefix)",
+            i.devices.join(", ")
+        ),
+        l2::DeviceSource::AutoDetected => "cilium-config sets no `devices`, so each agent picks its own: every device \
+            that is up with an address and a global unicast route, except loopback, bond and bridge ports, bridges and \
+            Open vSwitch, names starting cilium_, lo, lxc, cni or docker, and veth without a default route"
+            .to_string(),
+    };
+    let check = match (i.source, &i.agent_pod) {
+        (l2::DeviceSource::Listed, _) => String::new(),
+        (_, pod) => format!(
+            "; an agent's choice: `kubectl -n {namespace} exec {} -- cilium-dbg status --verbose`",
+            pod.as_deref().unwrap_or("ds/cilium")
+        ),
+    };
+    Some(format!("{who}: {how}{check}"))
 }
 
 fn service_lb(out: &mut dyn Write, v: &servicelb::Verdict, paint: Paint) -> std::io::Result<()> {

@@ -467,6 +467,7 @@ pub(crate) fn hang_words(text: &str, width: Option<usize>, indent: usize) -> Vec
             pad = 0;
         }
     }
+    let words = keep_quoted_together(words, width.saturating_sub(indent));
     for word in &words {
         if !empty && display_width(&line) + 1 + display_width(word) > width {
             lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
@@ -480,6 +481,33 @@ pub(crate) fn hang_words(text: &str, width: Option<usize>, indent: usize) -> Vec
     }
     lines.push(line);
     lines
+}
+
+/// A `quoted command` that fits on a line of its own moves there whole rather than breaking
+/// between its words: it is copied as one piece.
+fn keep_quoted_together(words: Vec<String>, room: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut span: Vec<String> = Vec::new();
+    for word in words {
+        let ticks = word.matches('`').count();
+        if span.is_empty() && ticks % 2 == 0 {
+            out.push(word);
+            continue;
+        }
+        span.push(word);
+        let open = span.iter().map(|w| w.matches('`').count()).sum::<usize>() % 2 == 1;
+        if !open {
+            let joined = span.join(" ");
+            if display_width(joined.trim_start()) <= room {
+                out.push(joined);
+                span.clear();
+            } else {
+                out.append(&mut span);
+            }
+        }
+    }
+    out.append(&mut span);
+    out
 }
 
 /// Names joined with ", " up to `shown`, then `… (+N)`.
@@ -512,6 +540,22 @@ mod tests {
             5,
         );
         assert!(long.contains(&"     node.kubernetes.io/exclude-from-external-load-balancers".to_string()), "{long:?}");
+    }
+
+    #[test]
+    fn a_quoted_command_moves_to_its_own_line_whole_when_it_fits_there() {
+        let text = "check the agent: `kubectl exec ds/cilium -- cilium-dbg status` then retry";
+        assert_eq!(
+            hang_words(text, Some(48), 2),
+            ["check the agent:", "  `kubectl exec ds/cilium -- cilium-dbg status`", "  then retry"]
+        );
+        // Too long for any line: it breaks between words like prose, and nothing is lost.
+        let narrow = hang_words(text, Some(30), 2);
+        assert_eq!(
+            narrow.join(" ").split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+        assert!(narrow.iter().all(|l| display_width(l) <= 30), "{narrow:?}");
     }
 
     #[test]

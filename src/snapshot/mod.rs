@@ -154,6 +154,10 @@ pub struct SnapshotInfo {
     /// Custom resources whose CRD the server does not serve (`ipaddresspools.metallb.io`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_installed: Vec<String>,
+    /// Namespaces whose Leases were listed in full: there, a Lease the snapshot lacks does not
+    /// exist (Cilium L2: nobody ever took the Service's Lease), rather than was not collected.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leases_listed_in: Vec<String>,
     #[serde(default, skip_serializing_if = "MetallbInfo::is_unset")]
     pub metallb: MetallbInfo,
     /// What lbdoctor detected when it took the snapshot (implementations, versions, flags); a

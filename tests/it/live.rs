@@ -717,3 +717,38 @@ fn exec_plugins_run_once_and_their_failures_name_the_plugin() {
         run.stderr
     );
 }
+
+/// A live capture lists every Lease in Cilium's namespace, so a Service nobody ever took a Lease
+/// for is the symptom (LBD142 names both Lease names), not "unknown": the snapshot says so.
+#[test]
+fn a_missing_lease_is_absent_when_the_capture_listed_them_all() {
+    let file = Path::new("testdata/scenarios/metallb-and-cilium-l2.yaml");
+    let mut objects = objects_of(file);
+    objects.retain(|o| o["kind"] != "Lease");
+    let api = FakeApi::start(objects, token_behaviour(), None);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", TOKEN);
+    let run = lbdoctor(dir.path(), Some(&kubeconfig), &["snapshot"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["items"][0]["spec"]["leasesListedIn"], json!(["kube-system"]));
+    let saved = dir.path().join("snap.json");
+    std::fs::write(&saved, &run.stdout).unwrap();
+    for args in [vec!["check", "-o", "json"], vec!["check", "-o", "json", "--from", saved.to_str().unwrap()]] {
+        let report = lbdoctor(dir.path(), Some(&kubeconfig), &args).json();
+        let svc = &report["services"][0];
+        assert_eq!(svc["cilium"]["l2"]["lease"]["leasesCaptured"], true, "{args:?}");
+        assert_eq!(svc["cilium"]["l2"]["lease"]["name"], Value::Null);
+        let lbd142: Vec<&Value> =
+            svc["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "LBD142").collect();
+        assert_eq!(lbd142.len(), 1, "{args:?}: {}", svc["findings"]);
+        assert!(
+            lbd142[0]["message"].as_str().unwrap().contains(
+                "no Lease cilium-l2announce-default.web or cilium-l2announce-default-web exists in kube-system"
+            ),
+            "{}",
+            lbd142[0]["message"]
+        );
+        let assumptions = report["source"]["assumptions"].to_string();
+        assert!(!assumptions.contains("holds no Lease"), "{assumptions}");
+    }
+}

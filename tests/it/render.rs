@@ -288,6 +288,7 @@ fn every_text_output_fits_the_width_and_cuts_nothing() {
         &["check", "--from", "testdata/scenarios/cilium-l2-shared-ip.yaml"],
         &["explain", "svc", "-A", "--from", "testdata/scenarios/bgp-two-routers.yaml"],
         &["check", "--from", "testdata/scenarios/cilium-lbipam-restart.yaml"],
+        &["explain", "svc", "web", "--from", "testdata/scenarios/metallb-and-cilium-l2.yaml"],
     ];
     for args in commands {
         for width in [40, 80, 120] {

@@ -538,6 +538,33 @@ fn cilium_l2_also_answers_for_a_metallb_address() {
     assert!(svc["findings"][0]["message"].as_str().unwrap().contains("Lease holder (node-a)"));
 }
 
+/// A policy without `interfaces` on agents without `devices`: which devices the leader uses is
+/// each agent's own choice, said with its rules and the command that shows it; with both set
+/// the INTERFACES column says it all and no line is added.
+#[test]
+fn cilium_l2_says_how_the_agent_picks_its_devices() {
+    let (r, _) = scenario("metallb-and-cilium-l2.yaml", &[]);
+    assert_eq!(
+        web(&r)["cilium"]["l2"]["interfaces"],
+        serde_json::json!({"source": "autoDetected", "devices": [], "everyDevice": ["all-lb"], "agentPod": "cilium-4xk2p"})
+    );
+    let text = run(&["explain", "svc", "web", "--from", "testdata/scenarios/metallb-and-cilium-l2.yaml"]).0;
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains("devices: policy all-lb sets no interfaces, so the leader announces on every device its agent selected: cilium-config sets no `devices`, so each agent picks its own: every device that is up with an address and a global unicast route"),
+        "{text}"
+    );
+    assert!(joined.contains("`kubectl -n kube-system exec cilium-4xk2p -- cilium-dbg status --verbose`"), "{text}");
+
+    let (r, _) = scenario("cilium-l2-holder-agent-lost.yaml", &[]);
+    assert_eq!(
+        web(&r)["cilium"]["l2"]["interfaces"],
+        serde_json::json!({"source": "listed", "devices": ["eth0"], "everyDevice": [], "agentPod": "cilium-7hq9w"})
+    );
+    let text = run(&["explain", "svc", "web", "--from", "testdata/scenarios/cilium-l2-holder-agent-lost.yaml"]).0;
+    assert!(!text.contains("devices:"), "{text}");
+}
+
 /// The Cilium, k3s and ownership engines give the same report whatever the order of the
 /// snapshot's objects (reversed, and rotated by half).
 #[test]

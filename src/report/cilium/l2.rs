@@ -92,10 +92,38 @@ pub struct LeaseState {
     pub holder_agent_ready: Option<bool>,
     /// Why the holder would not compete now; `null` when it is not a Node in the snapshot.
     pub holder_excluded_by: Option<Vec<Exclusion>>,
-    /// The snapshot holds Lease objects at all; without any, `holder` is unknown, not absent.
+    /// The snapshot holds Lease objects at all, or records that Cilium's namespace was listed
+    /// (`SnapshotInfo.leasesListedIn`); otherwise `holder` is unknown, not absent.
     pub leases_captured: bool,
     /// Other Services whose dash-form Lease name is the same (Cilium issue #48084).
     pub collides_with: Vec<String>,
+}
+
+/// How the agent chooses the devices it may announce on (cilium-config `devices`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DeviceSource {
+    /// Named in full: the same on every node.
+    Listed,
+    /// `eth+` prefixes: resolved on each node against its own device names.
+    Wildcard,
+    /// `devices` unset: each agent picks its own (up, with a global unicast route; not loopback,
+    /// bridges, bond or bridge ports, Cilium's and other CNIs' devices, veth without a default route).
+    AutoDetected,
+}
+
+/// Which devices the leader announces the Service's addresses on (spec §2.2, §2.5).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Interfaces {
+    pub source: DeviceSource,
+    /// cilium-config `devices` as written (empty when auto-detected).
+    pub devices: Vec<String>,
+    /// Selecting policies without `interfaces`: they announce on every device the agent selected.
+    pub every_device: Vec<String>,
+    /// The agent Pod whose `cilium-dbg status --verbose` lists the devices it chose: the Lease
+    /// holder's, else any agent's; `null` without agent Pods in the snapshot.
+    pub agent_pod: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -115,6 +143,8 @@ pub struct Verdict {
     /// Every node; only in detailed output.
     pub nodes: Vec<NodeRow>,
     pub lease: Option<LeaseState>,
+    /// Where the announcing devices come from; `null` when no policy selects the Service.
+    pub interfaces: Option<Interfaces>,
     /// The node answering ARP/NDP now: the holder of an unexpired Lease; `null` when unknown or nobody.
     pub announcer: Option<String>,
 }
