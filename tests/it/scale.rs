@@ -199,3 +199,24 @@ fn check_lists_problems_first_on_a_large_cluster() {
     let rows = small.lines().skip_while(|l| !l.starts_with("NAMESPACE")).skip(1).take_while(|l| !l.is_empty());
     assert_eq!(rows.count(), 10, "a small cluster keeps every row: {small}");
 }
+
+/// At 40, 80 and 120 columns a 1,000-node cluster's `check` and `explain` fit the width: a line
+/// is wider only when it is one word (an identifier is never cut).
+#[test]
+fn a_1000_node_cluster_fits_40_80_and_120_columns() {
+    let file = cluster(1000, 60, true);
+    let path = file.path().to_str().unwrap();
+    for width in ["40", "80", "120"] {
+        let w: usize = width.parse().unwrap();
+        for args in [
+            vec!["check", "--from", path],
+            vec!["explain", "svc", "web-000", "--from", path],
+            vec!["explain", "pools", "--from", path],
+        ] {
+            let (text, _) = run_cols(Some(width), &args);
+            for line in text.lines() {
+                assert!(line.chars().count() <= w || !line.trim().contains(' '), "{args:?} at {w}: {line:?}");
+            }
+        }
+    }
+}
