@@ -162,7 +162,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -272,7 +272,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -386,7 +386,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -492,7 +492,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -582,7 +582,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -680,7 +680,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -932,7 +932,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1046,7 +1046,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1136,7 +1136,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1226,7 +1226,7 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --metallb-version)
-                    COMPREPLY=($(compgen -W "v0.16.1 main" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "v0.13.0 v0.13.1 v0.13.2 v0.13.3 v0.13.4 v0.13.5 v0.13.6 v0.13.7 v0.13.8 v0.13.9 v0.13.10 v0.13.11 v0.13.12 v0.14.0 v0.14.1 v0.14.2 v0.14.3 v0.14.4 v0.14.5 v0.14.6 v0.14.7 v0.14.8 v0.14.9 v0.15.0 v0.15.1 v0.15.2 v0.15.3 v0.16.0 v0.16.1 main" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -4,7 +4,7 @@ mod examples;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::metallb::install::VersionChoice;
+use crate::metallb::release::Release;
 use crate::render::Format;
 use crate::report::Severity;
 use crate::snapshot::{BgpType, Memberlist};
@@ -95,9 +95,11 @@ pub struct GlobalArgs {
     /// MetalLB BGP backend (default: what the snapshot shows, else native)
     #[arg(long, global = true, value_enum)]
     pub bgp_type: Option<BgpType>,
-    /// Which MetalLB behaviour to reproduce (default: from the speaker image and the CRs used)
-    #[arg(long, global = true, value_enum)]
-    pub metallb_version: Option<VersionChoice>,
+    /// Which MetalLB release's rules to replay, for the speakers and the controller: v0.13.0 …
+    /// v0.16.1 or main (default: each from its image tag, else the Helm chart labels, else what
+    /// the objects imply)
+    #[arg(long, global = true, value_enum, value_name = "RELEASE", hide_possible_values = true)]
+    pub metallb_version: Option<Release>,
 }
 
 /// `--demo` takes an optional value; clap would read `kubectl lbdoctor --demo check` as the demo

@@ -21,7 +21,7 @@ impl std::fmt::Display for VersionInfo {
         writeln!(f, "git commit:      {}", self.git_commit)?;
         writeln!(f, "build date:      {}", self.build_date)?;
         writeln!(f, "kubernetes api:  {}", self.kubernetes_api)?;
-        writeln!(f, "metallb:         {} (--metallb-version main for newer behaviour)", self.metallb)?;
+        writeln!(f, "metallb:         {} by default (v0.13.0 … v0.16.1, main modelled)", self.metallb)?;
         writeln!(f, "platform:        {}", self.platform)
     }
 }

@@ -189,6 +189,15 @@ fn fix(code: Code, object: &ObjectRef, services: &[String]) -> String {
         None => format!("kubectl {verb} {resource} {name}"),
     };
     match object.kind {
+        // Release findings: the fix is in the workloads' rollout, or in a replay of the release.
+        // Release findings: the answer to compare, the rollout, or the images to read.
+        _ if code == Code::LBD107 && !services.is_empty() => explain(&services[0]),
+        "Pod" if code == Code::LBD216 => {
+            format!("kubectl -n {} rollout status daemonset/speaker", ns.unwrap_or("metallb-system"))
+        }
+        "Namespace" if code == Code::LBD217 => format!(
+            "kubectl -n {name} get daemonsets,deployments -o custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[*].image"
+        ),
         "Node" if code == Code::LBD102 => format!("kubectl label node {name} {EXCLUDE_LB_LABEL}-"),
         "Node" => match services.first() {
             Some(svc) => explain(svc),

@@ -1,5 +1,6 @@
 //! Findings: each names the objects involved and carries a hint with the fix (DESIGN §6).
 
+use crate::metallb::release::Release;
 use std::collections::BTreeSet;
 
 use super::world::World;
@@ -181,7 +182,7 @@ fn dark(c: &ServiceCtx) -> Option<Finding> {
             vec![ObjectRef::cluster("Node", world.table.name(winner))],
         )
     } else {
-        let filter = el.emptied_by(&world.l2_context(world.setup.head(), false)).unwrap_or(Exclusion::NotSelected);
+        let filter = el.emptied_by(&world.l2_context(world.setup.rules(), false)).unwrap_or(Exclusion::NotSelected);
         let text = match filter {
             Exclusion::NoSpeaker => "no node the advertisements select runs a live speaker".to_string(),
             Exclusion::NetworkUnavailable => {
@@ -189,6 +190,13 @@ fn dark(c: &ServiceCtx) -> Option<Finding> {
             }
             Exclusion::ExcludeLabel => format!("every node the advertisements select carries {EXCLUDE_LB_LABEL}"),
             Exclusion::NotSelected => "the advertisements matching the Service select no existing node".to_string(),
+            Exclusion::MemberlistDisabled => format!(
+                "memberlist is disabled, and MetalLB {} has no layer-2 candidate without it (v0.15.0 and later use every node)",
+                world.setup.release
+            ),
+            Exclusion::Cordoned => {
+                "every selected node with a live speaker is cordoned, and MetalLB v0.14.9 drops cordoned nodes".to_string()
+            }
             _ => "externalTrafficPolicy is Local and no candidate node hosts a serving endpoint".to_string(),
         };
         (
@@ -355,22 +363,32 @@ fn single_candidate(c: &ServiceCtx) -> Option<Finding> {
     ))
 }
 
-/// LBD107: the answer depends on the MetalLB version.
+/// LBD107: the answer depends on the MetalLB release: this cluster's against the newest (what an
+/// upgrade would change), or v0.16.x against main.
 fn version_dependent(c: &ServiceCtx) -> Option<Finding> {
     let v = c.l2.as_ref()?;
     let other = v.l2.alternate_expected?;
     let world = c.world;
+    let alt = world.alternate_rules?.release;
+    let used = world.setup.release;
     let name = |n: Option<NodeId>| n.map(|n| world.table.name(n).to_string()).unwrap_or_else(|| "nobody".into());
-    let (used, alt) = if world.setup.head() { ("main", "v0.16.1") } else { ("v0.16.1", "main") };
+    let (other_rules, hint) = if alt > used && alt != Release::Main {
+        (
+            format!("{alt} rules (an upgrade to {alt})"),
+            format!("before upgrading to {alt}, check the announcer it elects: kubectl lbdoctor explain svc {} -n {} --metallb-version {alt}", c.e.name, c.e.namespace),
+        )
+    } else {
+        (format!("{alt} rules"), format!("pass --metallb-version {used} or {alt} to match the speakers you run"))
+    };
     Some(Finding::new(
         Code::LBD107,
         format!(
-            "MetalLB {used} rules elect {}, {alt} rules would elect {}; this report uses {used} ({})",
+            "MetalLB {used} rules elect {}, {other_rules} would elect {}; this report uses {used} ({})",
             name(v.el.expected_announcer()),
             name(other),
-            world.setup.behaviour_reason
+            world.setup.release_reason
         ),
-        "pass --metallb-version v0.16.1 or main to match the speakers you run",
+        hint,
         c.svc_and_ads(v),
     ))
 }
@@ -386,6 +404,7 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
         return out;
     }
     out.extend(outside_namespace(world));
+    out.extend(super::release::findings(world));
     let config = match &world.config {
         Ok(c) => c,
         Err(err) => {

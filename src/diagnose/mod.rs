@@ -12,6 +12,7 @@ mod implementations;
 mod ownership;
 mod placement;
 mod pools;
+mod release;
 mod status;
 mod verdict;
 pub(crate) mod wire;
@@ -30,6 +31,7 @@ use crate::metallb::actual::Observed;
 use crate::metallb::config::Config;
 use crate::metallb::install::Overrides;
 use crate::metallb::l2::{self, AdNodes, Election, L2Context, NodeId, ServiceInput};
+use crate::metallb::release::Rules;
 use crate::metallb::service::{
     handles_class, has_shared_ip_annotation, ingress_ips, service_level, service_type, Withdraw,
 };
@@ -337,19 +339,30 @@ fn evaluate<'w>(
             return eval;
         }
     }
-    let run = |config: &Config, sets: &[FixedBitSet], pool: usize, head: bool, full_order: bool| {
+    let run = |config: &Config, sets: &[FixedBitSet], pool: usize, rules: Rules, input: &ServiceInput, full: bool| {
         let pool_ads: Vec<usize> = config.pools[pool].l2.iter().map(|pa| pa.ad).collect();
         let ads: Vec<AdNodes> =
             pool_ads.iter().map(|&i| AdNodes { ad: &config.l2_advertisements[i], nodes: sets[i].clone() }).collect();
-        let ctx = world.l2_context(head, full_order);
-        (l2::elect(&ctx, &ads, &input), pool_ads)
+        let ctx = world.l2_context(rules, full);
+        (l2::elect(&ctx, &ads, input), pool_ads)
     };
-    let (election, pool_ads) = run(config, ad_sets, pool, world.setup.head(), detail);
-    let alternate_expected = world.alternate_config.as_ref().and_then(|other| {
+    let (election, pool_ads) = run(config, ad_sets, pool, world.setup.rules(), &input, detail);
+    let alternate_expected = world.alternate_config.as_ref().zip(world.alternate_rules).and_then(|(other, rules)| {
         // The same CRs under the other rules; only its winner is compared, so no full order.
         let pool_name = &config.pools[pool].name;
         let their_pool = other.pools.iter().position(|p| &p.name == pool_name)?;
-        let (theirs, _) = run(other, alternate_sets, their_pool, !world.setup.head(), false);
+        // Their endpoints as the other release judges them (L-1).
+        let judged: Vec<l2::EndpointInput>;
+        let their_input = if rules.can_serve == world.setup.rules().can_serve {
+            None
+        } else {
+            judged = endpoints
+                .iter()
+                .map(|e| l2::EndpointInput { can_serve: rules.can_serve.can_serve(e.ready, e.serving), ..*e })
+                .collect();
+            Some(ServiceInput { endpoints: &judged, ..input })
+        };
+        let (theirs, _) = run(other, alternate_sets, their_pool, rules, their_input.as_ref().unwrap_or(&input), false);
         let theirs = theirs.expected_announcer();
         (theirs != election.expected_announcer()).then_some(theirs)
     });
@@ -484,7 +497,7 @@ fn layer2_report(
 ) -> Layer2 {
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
-    let ctx = world.l2_context(world.setup.head(), detail);
+    let ctx = world.l2_context(world.setup.rules(), detail);
     let pool = &config.pools[e.pool.expect("pool is set with layer2")];
     let mut advertisements: Vec<String> = Vec::new();
     for &i in &el.ads_for_service {
@@ -513,7 +526,7 @@ fn layer2_report(
                 rank: i + 1,
                 node: world.node_names[r.node].clone(),
                 hash: Hex32(r.digest),
-                score: ctx.head.then_some(r.score),
+                score: ctx.rules.head.then_some(r.score),
             })
             .collect(),
         excluded: groups
@@ -555,6 +568,7 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
                 rank,
                 hash: rank.map(|r| Hex32(el.order[r - 1].digest)),
                 score: ctx
+                    .rules
                     .head
                     .then(|| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0)),
                 excluded_by: el.exclusions(n, rank, ctx),
@@ -652,8 +666,12 @@ pub(crate) fn source(world: &World) -> Source {
             namespace: s.namespace.clone(),
             namespace_source: s.namespace_source.clone(),
             version: s.version.clone(),
-            behaviour: s.behaviour,
-            behaviour_reason: s.behaviour_reason.clone(),
+            behaviour: s.release,
+            behaviour_reason: s.release_reason.clone(),
+            speaker_versions: s.speaker_versions.iter().map(|(v, pods)| (v.clone(), pods.len())).collect(),
+            controller_version: s.controller_version.clone(),
+            controller_behaviour: s.controller_release,
+            controller_behaviour_reason: s.controller_release_reason.clone(),
             memberlist: s.memberlist,
             memberlist_source: s.memberlist_source.clone(),
             ignore_exclude_lb: s.ignore_exclude_lb,

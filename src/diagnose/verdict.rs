@@ -65,7 +65,7 @@ fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> Head {
             nobody(format!("no L2Advertisement of pool {} matches the Service", pool.name))
         }
         (None, _) => {
-            let ctx = world.l2_context(world.setup.head(), false);
+            let ctx = world.l2_context(world.setup.rules(), false);
             nobody(match el.emptied_by(&ctx) {
                 Some(Exclusion::NotSelected) => "its advertisements select no existing node".to_string(),
                 Some(Exclusion::NoSpeaker) => "no node its advertisements select runs a live speaker".to_string(),
@@ -74,6 +74,12 @@ fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> Head {
                 }
                 Some(Exclusion::ExcludeLabel) => {
                     format!("every node its advertisements select carries {EXCLUDE_LB_LABEL}")
+                }
+                Some(Exclusion::MemberlistDisabled) => {
+                    format!("memberlist is disabled, and MetalLB {} elects nobody without it", world.setup.release)
+                }
+                Some(Exclusion::Cordoned) => {
+                    "every node its advertisements select is cordoned (v0.14.9 drops them)".to_string()
                 }
                 _ => "no candidate node hosts a serving endpoint (externalTrafficPolicy Local)".to_string(),
             })
@@ -94,7 +100,16 @@ fn body(
     let winner = el.expected_announcer();
     // The losers in election order, as the per-node rows list them.
     let ranked: Vec<usize> = el.order.iter().skip(1).map(|r| r.node).collect();
-    for code in [NoSpeaker, NetworkUnavailable, ExcludeLabel, NotSelected, NoLocalEndpoint, LostElection] {
+    for code in [
+        MemberlistDisabled,
+        NoSpeaker,
+        NetworkUnavailable,
+        Cordoned,
+        ExcludeLabel,
+        NotSelected,
+        NoLocalEndpoint,
+        LostElection,
+    ] {
         let Some((_, group)) = groups.iter().find(|(x, _)| *x == code) else {
             continue;
         };
@@ -104,6 +119,8 @@ fn body(
         let text = match code {
             NoSpeaker => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
             NetworkUnavailable => format!("{subject} {verb} out: NetworkUnavailable=True"),
+            MemberlistDisabled => format!("{subject} {verb} no candidate: memberlist is disabled"),
+            Cordoned => format!("{subject} {verb} cordoned (v0.14.9 drops cordoned nodes)"),
             ExcludeLabel => {
                 let empty = group.ones().all(|n| world.exclude_values[n].as_deref() == Some(""));
                 let how = if empty { "present with an empty value" } else { "the key alone counts" };

@@ -7,7 +7,7 @@ use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
 use super::bgp::BgpIndex;
-use crate::k8s::{endpoint_can_serve, has_exclude_label, is_network_unavailable, EXCLUDE_LB_LABEL};
+use crate::k8s::{endpoint_can_serve_under, has_exclude_label, is_network_unavailable, EXCLUDE_LB_LABEL};
 use crate::metallb::actual::{ActualIndex, BgpActualIndex};
 use crate::metallb::alloc::pools::Pools;
 use crate::metallb::alloc::replay::{replay, Replay};
@@ -15,6 +15,7 @@ use crate::metallb::alloc::svc::SvcView;
 use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
 use crate::metallb::install::{self, Overrides, Setup};
 use crate::metallb::l2::{EndpointInput, L2Context, Liveness, NodeFacts, NodeTable};
+use crate::metallb::release::{Release, Rules};
 use crate::metallb::service::class_handled;
 use crate::snapshot::{Memberlist, Snapshot};
 
@@ -27,8 +28,11 @@ pub struct World<'a> {
     replay: OnceLock<Option<Replay<'a>>>,
     /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
     pub controller_config: Result<Config, ConfigError>,
-    /// The same CRs read under the other MetalLB behaviour, when it could change an answer (LBD107).
+    /// The same CRs read under the release LBD107 compares with, when it could change an answer:
+    /// the newest release for an older cluster (what an upgrade changes), main for v0.16.x when
+    /// newer rules can matter, v0.16.1 for main.
     pub alternate_config: Option<Config>,
+    pub alternate_rules: Option<Rules>,
     pub table: NodeTable,
     pub liveness: Liveness,
     /// Nodes running a live speaker Pod; `None` when speakers are assumed everywhere.
@@ -69,7 +73,7 @@ impl<'a> World<'a> {
             nodes: &snap.nodes,
             namespaces: &namespaces,
         };
-        let config = config::parse(&input, setup.head());
+        let config = config::parse(&input, setup.rules());
         // The controller reads only pools, communities and namespaces: a broken advertisement
         // stops the speakers, not allocation.
         let controller_input = ConfigInput {
@@ -82,12 +86,18 @@ impl<'a> World<'a> {
             bgp_type: None,
             ..input
         };
-        let controller_config = config::parse(&controller_input, setup.head());
-        // Newer rules differ only through preferredNodeSelectors and allow-shared-ip (spec §12).
-        let version_sensitive = setup.head()
-            || input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
+        let controller_config = config::parse(&controller_input, setup.controller_release.rules());
+        // main differs from v0.16.x only through preferredNodeSelectors and allow-shared-ip (spec §12).
+        let newer_rules_matter = input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
             || snap.services.iter().any(crate::metallb::service::has_shared_ip_annotation);
-        let alternate_config = if version_sensitive { config::parse(&input, !setup.head()).ok() } else { None };
+        let alternate_release = match setup.release {
+            Release::Main => Some(Release::NEWEST),
+            r if r < Release::V0_16_0 => Some(Release::NEWEST),
+            _ if newer_rules_matter => Some(Release::Main),
+            _ => None,
+        };
+        let alternate_rules = alternate_release.map(Release::rules);
+        let alternate_config = alternate_rules.and_then(|r| config::parse(&input, r).ok());
 
         let speaker_nodes: Vec<String> = setup.speaker_pods.iter().flatten().filter_map(|p| p.node.clone()).collect();
         let facts = snap
@@ -98,12 +108,14 @@ impl<'a> World<'a> {
                 has_object: true,
                 network_unavailable: is_network_unavailable(n),
                 excluded: has_exclude_label(n),
+                unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable) == Some(true),
             })
             .chain(speaker_nodes.iter().map(|name| NodeFacts {
                 name,
                 has_object: false,
                 network_unavailable: false,
                 excluded: false,
+                unschedulable: false,
             }));
         let table = NodeTable::new(facts);
 
@@ -116,6 +128,7 @@ impl<'a> World<'a> {
             _ => Liveness::Disabled,
         };
 
+        let rules = setup.rules();
         let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
         for slice in &snap.endpoint_slices {
             let Some(svc) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
@@ -126,7 +139,9 @@ impl<'a> World<'a> {
             for ep in &slice.endpoints {
                 list.push(EndpointInput {
                     node: ep.node_name.as_deref().and_then(|n| table.id(n)),
-                    can_serve: endpoint_can_serve(ep.conditions.as_ref()),
+                    can_serve: endpoint_can_serve_under(ep.conditions.as_ref(), rules.can_serve),
+                    ready: ep.conditions.as_ref().and_then(|c| c.ready),
+                    serving: ep.conditions.as_ref().and_then(|c| c.serving),
                     has_addresses: !ep.addresses.is_empty(),
                 });
             }
@@ -155,6 +170,7 @@ impl<'a> World<'a> {
             replay: OnceLock::new(),
             controller_config,
             alternate_config,
+            alternate_rules,
             table,
             liveness,
             live_speakers,
@@ -199,12 +215,12 @@ impl<'a> World<'a> {
         self.replay.get().and_then(Option::as_ref)
     }
 
-    pub fn l2_context(&self, head: bool, full_order: bool) -> L2Context<'_> {
+    pub fn l2_context(&self, rules: Rules, full_order: bool) -> L2Context<'_> {
         L2Context {
             nodes: &self.table,
             liveness: &self.liveness,
             ignore_exclude_lb: self.setup.ignore_exclude_lb,
-            head,
+            rules,
             full_order,
         }
     }

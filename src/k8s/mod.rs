@@ -22,11 +22,20 @@ pub fn has_exclude_label(node: &Node) -> bool {
     node.metadata.labels.as_ref().is_some_and(|l| l.contains_key(EXCLUDE_LB_LABEL))
 }
 
-/// MetalLB `EndpointCanServe`: ready unset or true, or serving true. `terminating` is never read.
+/// MetalLB `EndpointCanServe` under v0.14.5 and later: ready unset or true, or serving true.
+/// `terminating` is never read. Other releases: [`endpoint_can_serve_under`].
 pub fn endpoint_can_serve(conditions: Option<&EndpointConditions>) -> bool {
+    endpoint_can_serve_under(conditions, crate::metallb::release::CanServe::ReadyOrServing)
+}
+
+/// The can-serve predicate of one MetalLB release (metallb-versions.md L-1).
+pub fn endpoint_can_serve_under(
+    conditions: Option<&EndpointConditions>,
+    predicate: crate::metallb::release::CanServe,
+) -> bool {
     match conditions {
         None => true,
-        Some(c) => c.ready != Some(false) || c.serving == Some(true),
+        Some(c) => predicate.can_serve(c.ready, c.serving),
     }
 }
 

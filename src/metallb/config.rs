@@ -1,6 +1,7 @@
 //! MetalLB's CRs turned into the internal configuration the speaker runs on (spec §5), with the
 //! validation that makes MetalLB reject a configuration as a whole (controller spec §8).
 
+use super::release::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ipnet::IpNet;
@@ -107,7 +108,8 @@ pub struct ConfigError {
     pub objects: Vec<ObjectRef>,
 }
 
-pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
+/// `rules`: the release whose parser runs (fields it does not have are pruned by its CRDs).
+pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     let mut pools_sorted = input.pools.clone();
     pools_sorted.sort_by(|a, b| a.name().cmp(b.name()));
 
@@ -175,14 +177,14 @@ pub fn parse(input: &ConfigInput, head: bool) -> Result<Config, ConfigError> {
     let mut l2_advertisements = Vec::new();
     for cr in &ads_sorted {
         let object = ObjectRef::new("L2Advertisement", cr.namespace(), cr.name());
-        let mut ad = l2_ad_from_cr(cr, input.nodes, head)
+        let mut ad = l2_ad_from_cr(cr, input.nodes, rules)
             .map_err(|message| ConfigError { message, objects: vec![object.clone()] })?;
         let targets = attached_pools(&cr.spec.ip_address_pools, &cr.spec.ip_address_pool_selectors, &pools_sorted)
             .map_err(|message| ConfigError { message, objects: vec![object] })?;
         ad.pools = targets.iter().cloned().collect();
         let index = l2_advertisements.len();
         for pool in pools.iter_mut().filter(|p| targets.contains(&p.name)) {
-            match pool.l2.iter_mut().find(|existing| is_duplicate(&l2_advertisements[existing.ad], &ad, head)) {
+            match pool.l2.iter_mut().find(|existing| is_duplicate(&l2_advertisements[existing.ad], &ad, rules.head)) {
                 Some(existing) => existing.merged.push(index),
                 None => pool.l2.push(PoolAd { ad: index, merged: Vec::new() }),
             }
@@ -293,19 +295,25 @@ fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)]) -> Result<P
 }
 
 /// `l2AdvertisementFromCR` (spec §5.2), in MetalLB's order of checks.
-pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result<L2Ad, String> {
+pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], rules: Rules) -> Result<L2Ad, String> {
     let spec = &cr.spec;
+    // A release's CRD prunes the fields it does not have: serviceSelectors before v0.16.0
+    // (L-6), interfaces before v0.13.6 (L-7). Their absence also makes ads fold by node set
+    // alone (L-9).
+    let no_selectors = Vec::new();
+    let service_selectors_cr = if rules.service_selectors { &spec.service_selectors } else { &no_selectors };
+    let interfaces = if rules.ad_interfaces { spec.interfaces.clone() } else { Vec::new() };
     validate_duplicates(&spec.ip_address_pools, "ipAddressPools")?;
     validate_selector_duplicates(&spec.ip_address_pool_selectors, "ipAddressPoolSelectors")?;
     validate_selector_duplicates(&spec.node_selectors, "nodeSelectors")?;
-    validate_selector_duplicates(&spec.service_selectors, "serviceSelectors")?;
+    validate_selector_duplicates(service_selectors_cr, "serviceSelectors")?;
     let node_labels: Vec<(&str, &Labels)> =
         nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
     let selected = select_names(&node_labels, &spec.node_selectors)
         .map_err(|e| format!("{e}\nfailed to parse node selector for {}", cr.name()))?;
-    let service_selectors = compile_service_selectors(&spec.service_selectors)
+    let service_selectors = compile_service_selectors(service_selectors_cr)
         .map_err(|e| format!("{e}\nfailed to parse service selector for {}", cr.name()))?;
-    let preferred = if head {
+    let preferred = if rules.head {
         preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors)
             .map_err(|e| format!("{e}\nfailed to parse preferred node selectors for {}", cr.name()))?
     } else {
@@ -315,8 +323,8 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], head: bool) -> Result
         name: cr.name().to_string(),
         nodes: selected,
         has_node_selectors: !spec.node_selectors.is_empty(),
-        interfaces: spec.interfaces.clone(),
-        all_interfaces: spec.interfaces.is_empty(),
+        all_interfaces: interfaces.is_empty(),
+        interfaces,
         service_selectors,
         preferred,
         pools: Vec::new(),
@@ -425,6 +433,7 @@ fn parse_community(value: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metallb::release::Release;
     use serde_json::json;
 
     fn pool(name: &str, addresses: &[&str]) -> IpAddressPool {
@@ -454,6 +463,7 @@ mod tests {
         nodes: &[Node],
         head: bool,
     ) -> Result<Config, ConfigError> {
+        let rules = if head { Release::Main.rules() } else { Rules::default() };
         let input = ConfigInput {
             pools: pools.iter().collect(),
             l2_advertisements: ads.iter().collect(),
@@ -465,7 +475,7 @@ mod tests {
             nodes,
             namespaces: &[],
         };
-        parse(&input, head)
+        parse(&input, rules)
     }
 
     #[test]

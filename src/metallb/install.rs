@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
-pub use crate::report::metallb::Behaviour;
+use super::detect::{self, Outside, Versions};
+pub use super::release::{Release, Rules};
 use crate::snapshot::{BgpType, Memberlist, Snapshot};
 
 pub const DEFAULT_NAMESPACE: &str = "metallb-system";
@@ -17,15 +18,8 @@ pub struct Overrides {
     pub lb_class: Option<String>,
     pub memberlist: Option<Memberlist>,
     pub bgp_type: Option<BgpType>,
-    pub version: Option<VersionChoice>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum VersionChoice {
-    #[value(name = "v0.16.1")]
-    V0_16_1,
-    #[value(name = "main")]
-    Main,
+    /// `--metallb-version`: the speakers' and the controller's rules.
+    pub version: Option<Release>,
 }
 
 #[derive(Debug, Clone)]
@@ -50,14 +44,29 @@ pub struct Setup {
     /// METALLB_BGP_TYPE: which validation the speakers run, and whether FRRConfigurations are written.
     pub bgp_type: BgpType,
     pub version: Option<String>,
-    pub behaviour: Behaviour,
-    pub behaviour_reason: String,
+    /// The speakers' release: layer-2 and BGP announcement follow it.
+    pub release: Release,
+    pub release_reason: String,
+    /// The speakers' version could not be placed exactly; `release` is the nearest.
+    pub release_outside: Option<Outside>,
+    /// Every version the speaker Pods run (more than one during an upgrade), with the Pods.
+    pub speaker_versions: Versions,
+    /// The controller's release: allocation follows it.
+    pub controller_release: Release,
+    pub controller_release_reason: String,
+    pub controller_version: Option<String>,
+    pub controller_outside: Option<Outside>,
     pub assumptions: Vec<String>,
 }
 
 impl Setup {
+    /// The speakers' rules.
+    pub fn rules(&self) -> Rules {
+        self.release.rules()
+    }
+
     pub fn head(&self) -> bool {
-        self.behaviour == Behaviour::Main
+        self.rules().head
     }
 }
 
@@ -225,17 +234,23 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         .l2_advertisements
         .iter()
         .find(|a| a.namespace() == namespace && !a.spec.preferred_node_selectors.is_empty());
-    let (behaviour, behaviour_reason) = match overrides.version {
-        Some(VersionChoice::V0_16_1) => (Behaviour::V0_16_1, "--metallb-version v0.16.1".to_string()),
-        Some(VersionChoice::Main) => (Behaviour::Main, "--metallb-version main".to_string()),
-        None => match (preferred_ad, version.as_deref()) {
-            (Some(ad), _) => (Behaviour::Main, format!("L2Advertisement {} uses preferredNodeSelectors", ad.name())),
-            (None, Some(v)) if newer_than_0_16_1(v) => {
-                (Behaviour::Main, format!("speaker version {v} is newer than v0.16.1"))
-            }
-            (None, Some(v)) => (Behaviour::V0_16_1, format!("speaker version {v}")),
-            (None, None) => (Behaviour::V0_16_1, "default (speaker version unknown)".to_string()),
-        },
+    let bounds = detect::bounds(snap);
+    let (speakers, speaker_versions) = detect::speakers(snap, info.version.as_deref(), speaker_ds, &namespace, &bounds);
+    let (controller, controller_version) =
+        detect::controller(snap, info.version.as_deref(), &namespace, &speakers, &bounds);
+    let forced = |r: Release| detect::Choice { release: r, reason: format!("--metallb-version {r}"), outside: None };
+    let (speakers, controller) = match (overrides.version, preferred_ad) {
+        (Some(r), _) => (forced(r), forced(r)),
+        // Only newer MetalLB's CRDs keep the field: the cluster runs newer rules than its tag says.
+        (None, Some(ad)) if speakers.release < Release::Main => {
+            let newer = detect::Choice {
+                release: Release::Main,
+                reason: format!("L2Advertisement {} uses preferredNodeSelectors", ad.name()),
+                outside: None,
+            };
+            (newer.clone(), if controller.release == Release::Main { controller } else { newer })
+        }
+        _ => (speakers, controller),
     };
 
     Setup {
@@ -249,8 +264,14 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         lb_class,
         bgp_type,
         version,
-        behaviour,
-        behaviour_reason,
+        release: speakers.release,
+        release_reason: speakers.reason,
+        release_outside: speakers.outside,
+        speaker_versions,
+        controller_release: controller.release,
+        controller_release_reason: controller.reason,
+        controller_version,
+        controller_outside: controller.outside,
         assumptions,
     }
 }

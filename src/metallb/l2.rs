@@ -10,6 +10,7 @@ use fixedbitset::FixedBitSet;
 
 use super::config::L2Ad;
 use super::digest::{each_election_digest, election_digests, Digest32};
+use super::release::Rules;
 use crate::k8s::ip::go_ip_string;
 use crate::k8s::selector::Labels;
 pub use crate::report::metallb::{Exclusion, L2Reason};
@@ -25,6 +26,8 @@ pub struct NodeTable {
     pub has_object: FixedBitSet,
     pub network_unavailable: FixedBitSet,
     pub excluded: FixedBitSet,
+    /// Cordoned (`spec.unschedulable`): no candidate on v0.14.9 (L-5).
+    pub unschedulable: FixedBitSet,
 }
 
 /// What is known of one node for the election.
@@ -33,16 +36,18 @@ pub struct NodeFacts<'a> {
     pub has_object: bool,
     pub network_unavailable: bool,
     pub excluded: bool,
+    pub unschedulable: bool,
 }
 
 impl NodeTable {
     pub fn new<'a>(facts: impl IntoIterator<Item = NodeFacts<'a>>) -> NodeTable {
-        let mut by_name: std::collections::BTreeMap<&str, (bool, bool, bool)> = Default::default();
+        let mut by_name: std::collections::BTreeMap<&str, (bool, bool, bool, bool)> = Default::default();
         for f in facts {
             let e = by_name.entry(f.name).or_default();
             e.0 |= f.has_object;
             e.1 |= f.network_unavailable;
             e.2 |= f.excluded;
+            e.3 |= f.unschedulable;
         }
         let n = by_name.len();
         let mut t = NodeTable {
@@ -51,13 +56,15 @@ impl NodeTable {
             has_object: FixedBitSet::with_capacity(n),
             network_unavailable: FixedBitSet::with_capacity(n),
             excluded: FixedBitSet::with_capacity(n),
+            unschedulable: FixedBitSet::with_capacity(n),
         };
-        for (i, (name, (obj, unavailable, excluded))) in by_name.into_iter().enumerate() {
+        for (i, (name, (obj, unavailable, excluded, cordoned))) in by_name.into_iter().enumerate() {
             t.names.push(name.to_string());
             t.index.insert(name.to_string(), i);
             t.has_object.set(i, obj);
             t.network_unavailable.set(i, unavailable);
             t.excluded.set(i, excluded);
+            t.unschedulable.set(i, cordoned);
         }
         t
     }
@@ -97,9 +104,10 @@ pub enum Liveness {
 pub struct L2Context<'a> {
     pub nodes: &'a NodeTable,
     pub liveness: &'a Liveness,
+    /// `--ignore-exclude-lb` as given; only releases that have the flag honour it.
     pub ignore_exclude_lb: bool,
-    /// Behaviour newer than v0.16.1: preference scores and the shared-IP refusal.
-    pub head: bool,
+    /// The release's switches (metallb-versions.md §4).
+    pub rules: Rules,
     /// Keep the whole election order (ranks for every candidate), not only the winner.
     pub full_order: bool,
 }
@@ -130,7 +138,11 @@ pub struct ServiceInput<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointInput {
     pub node: Option<NodeId>,
+    /// Under the replayed release's predicate (metallb-versions.md L-1).
     pub can_serve: bool,
+    /// The EndpointSlice conditions `ready` and `serving`, to judge under another release.
+    pub ready: Option<bool>,
+    pub serving: Option<bool>,
     /// BGP only counts endpoints with at least one address (spec T14).
     pub has_addresses: bool,
 }
@@ -168,6 +180,8 @@ pub struct Election {
     pub ip: String,
     /// Newer MetalLB: summed preference per node name over the Service-matching ads.
     pub scores: Option<BTreeMap<String, i64>>,
+    /// The release's switches the election ran under.
+    pub rules: Rules,
 }
 
 /// `l2AdsForService`: ads with no service selectors, or with one that matches.
@@ -261,9 +275,12 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     let n = ctx.nodes.len();
     let active_endpoint = svc.endpoints.iter().any(|e| e.can_serve);
     let ads: Vec<&L2Ad> = pool_ads.iter().map(|a| a.ad).collect();
-    let ads_for_service = ads_for_service(&ads, svc.labels);
-    let shared_ip_refusal =
-        ctx.head && svc.shared_ip_annotation && ads_for_service.iter().any(|&i| !ads[i].service_selectors.is_empty());
+    // Before v0.16.0 advertisements have no serviceSelectors: every ad of the pool applies (L-6).
+    let ads_for_service =
+        if ctx.rules.service_selectors { ads_for_service(&ads, svc.labels) } else { (0..ads.len()).collect() };
+    let shared_ip_refusal = ctx.rules.head
+        && svc.shared_ip_annotation
+        && ads_for_service.iter().any(|&i| !ads[i].service_selectors.is_empty());
 
     let mut advertised = FixedBitSet::with_capacity(n);
     for &i in &ads_for_service {
@@ -272,12 +289,19 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
 
     let eligible = match ctx.liveness {
         Liveness::Memberlist(alive) => alive.clone(),
-        Liveness::Disabled => ctx.nodes.has_object.clone(),
+        Liveness::Disabled if ctx.rules.memberlist_disabled_announces => ctx.nodes.has_object.clone(),
+        // L-2: before v0.15.0 a speaker without memberlist has no usable speakers at all.
+        Liveness::Disabled => FixedBitSet::with_capacity(n),
     };
     let mut after_network = eligible.clone();
-    after_network.difference_with(&ctx.nodes.network_unavailable);
+    if ctx.rules.network_unavailable_filter {
+        after_network.difference_with(&ctx.nodes.network_unavailable);
+    }
+    if ctx.rules.cordon_filter {
+        after_network.difference_with(&ctx.nodes.unschedulable);
+    }
     let mut after_exclude = after_network.clone();
-    if !ctx.ignore_exclude_lb {
+    if ctx.exclude_label_applies() {
         after_exclude.difference_with(&ctx.nodes.excluded);
     }
     let mut candidates = after_exclude.clone();
@@ -296,7 +320,7 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     };
 
     let ip = go_ip_string(svc.ip);
-    let scores = if ctx.head {
+    let scores = if ctx.rules.head {
         let matching: Vec<&L2Ad> = ads_for_service.iter().map(|&i| ads[i]).collect();
         preferred_scores(&matching)
     } else {
@@ -326,6 +350,20 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
         order,
         ip,
         scores,
+        rules: ctx.rules,
+    }
+}
+
+impl L2Context<'_> {
+    /// The exclude label removes candidates: the release filters on it (v0.14.0, L-4) and
+    /// `--ignore-exclude-lb` is off, or the release does not have the flag yet (v0.14.4).
+    pub fn exclude_label_applies(&self) -> bool {
+        self.rules.exclude_label_filter && !(self.ignore_exclude_lb && self.rules.ignore_exclude_lb_flag)
+    }
+
+    /// Memberlist is disabled and the release then has no candidates at all (L-2).
+    pub fn nobody_without_memberlist(&self) -> bool {
+        matches!(self.liveness, Liveness::Disabled) && !self.rules.memberlist_disabled_announces
     }
 }
 
@@ -339,7 +377,8 @@ impl Election {
             return L2Reason::SharedIpWithServiceSelector;
         }
         if !self.advertised.contains(node) {
-            return L2Reason::NoMatchingAdvertisement;
+            // L-6: the reason exists from v0.16.0; before, such a node answers notOwner.
+            return if self.rules.service_selectors { L2Reason::NoMatchingAdvertisement } else { L2Reason::NotOwner };
         }
         match self.order.first() {
             Some(first) if first.node == node => L2Reason::Announce,
@@ -373,13 +412,19 @@ impl Election {
         if self.shared_ip_refusal {
             out.push(Exclusion::SharedIpRefused);
         }
+        if ctx.nobody_without_memberlist() {
+            out.push(Exclusion::MemberlistDisabled);
+        }
         if matches!(ctx.liveness, Liveness::Memberlist(_)) && !self.eligible.contains(node) {
             out.push(Exclusion::NoSpeaker);
         }
-        if ctx.nodes.network_unavailable.contains(node) {
+        if ctx.rules.network_unavailable_filter && ctx.nodes.network_unavailable.contains(node) {
             out.push(Exclusion::NetworkUnavailable);
         }
-        if !ctx.ignore_exclude_lb && ctx.nodes.excluded.contains(node) {
+        if ctx.rules.cordon_filter && ctx.nodes.unschedulable.contains(node) {
+            out.push(Exclusion::Cordoned);
+        }
+        if ctx.exclude_label_applies() && ctx.nodes.excluded.contains(node) {
             out.push(Exclusion::ExcludeLabel);
         }
         if !self.advertised.contains(node) {
@@ -420,11 +465,19 @@ impl Election {
             s.intersect_with(set);
             s
         };
+        if ctx.nobody_without_memberlist() {
+            take(Exclusion::MemberlistDisabled, rest.clone(), &mut rest);
+        }
         if matches!(ctx.liveness, Liveness::Memberlist(_)) {
             take(Exclusion::NoSpeaker, outside(&rest, &self.eligible), &mut rest);
         }
-        take(Exclusion::NetworkUnavailable, inside(&rest, &ctx.nodes.network_unavailable), &mut rest);
-        if !ctx.ignore_exclude_lb {
+        if ctx.rules.network_unavailable_filter {
+            take(Exclusion::NetworkUnavailable, inside(&rest, &ctx.nodes.network_unavailable), &mut rest);
+        }
+        if ctx.rules.cordon_filter {
+            take(Exclusion::Cordoned, inside(&rest, &ctx.nodes.unschedulable), &mut rest);
+        }
+        if ctx.exclude_label_applies() {
             take(Exclusion::ExcludeLabel, inside(&rest, &ctx.nodes.excluded), &mut rest);
         }
         take(Exclusion::NotSelected, outside(&rest, &self.advertised), &mut rest);
@@ -459,13 +512,25 @@ impl Election {
         }
         set.intersect_with(&self.eligible);
         if set.is_clear() {
-            return Some(Exclusion::NoSpeaker);
+            return Some(if ctx.nobody_without_memberlist() {
+                Exclusion::MemberlistDisabled
+            } else {
+                Exclusion::NoSpeaker
+            });
         }
-        set.difference_with(&ctx.nodes.network_unavailable);
-        if set.is_clear() {
-            return Some(Exclusion::NetworkUnavailable);
+        if ctx.rules.network_unavailable_filter {
+            set.difference_with(&ctx.nodes.network_unavailable);
+            if set.is_clear() {
+                return Some(Exclusion::NetworkUnavailable);
+            }
         }
-        if !ctx.ignore_exclude_lb {
+        if ctx.rules.cordon_filter {
+            set.difference_with(&ctx.nodes.unschedulable);
+            if set.is_clear() {
+                return Some(Exclusion::Cordoned);
+            }
+        }
+        if ctx.exclude_label_applies() {
             set.difference_with(&ctx.nodes.excluded);
             if set.is_clear() {
                 return Some(Exclusion::ExcludeLabel);

@@ -27,8 +27,10 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
         .excluded_by
         .iter()
         .filter_map(|c| match *c {
+            Exclusion::MemberlistDisabled => Some("memberlist disabled"),
             Exclusion::NoSpeaker => Some("no live speaker"),
             Exclusion::NetworkUnavailable => Some("NetworkUnavailable"),
+            Exclusion::Cordoned => Some("cordoned"),
             Exclusion::ExcludeLabel => Some("exclude-lb label"),
             Exclusion::NotSelected => Some("not selected"),
             Exclusion::NoLocalEndpoint => Some("no local endpoint"),
@@ -201,8 +203,10 @@ fn election_summary(out: &mut dyn Write, report: &Report, l2: &Layer2, paint: Pa
             continue;
         }
         let why = match g.excluded_by {
+            Exclusion::MemberlistDisabled => "memberlist disabled: this release elects nobody without it",
             Exclusion::NoSpeaker => "no live speaker",
             Exclusion::NetworkUnavailable => "NetworkUnavailable=True",
+            Exclusion::Cordoned => "cordoned (v0.14.9 drops unschedulable nodes)",
             Exclusion::ExcludeLabel => "excluded by the exclude-from-external-load-balancers label",
             Exclusion::NotSelected => "not selected by the Service's L2Advertisements",
             Exclusion::NoLocalEndpoint => "no local serving endpoint (externalTrafficPolicy Local)",
@@ -412,10 +416,15 @@ fn header(out: &mut dyn Write, report: &Report, svc: &ServiceReport, paint: Pain
             "MetalLB {} in {} ({} rules: {})   memberlist {memberlist}   {speakers}",
             m.version.as_deref().unwrap_or("(version unknown)"),
             m.namespace,
-            serde_json::to_value(m.behaviour).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+            m.behaviour,
             m.behaviour_reason,
         );
         wrapped(out, &line, paint, 2, false)?;
+        // Allocation follows the controller: say so when its rules are not the speakers'.
+        if m.controller_behaviour != m.behaviour {
+            let line = format!("  controller: {} rules ({})", m.controller_behaviour, m.controller_behaviour_reason);
+            wrapped(out, &line, paint, 4, false)?;
+        }
     }
     for a in &report.source.assumptions {
         wrapped(out, &format!("assumption: {a}"), paint, 2, false)?;

@@ -218,10 +218,16 @@ pub enum Exclusion {
     /// Newer MetalLB, step 3: allow-shared-ip with an advertisement that has serviceSelectors.
     #[serde(rename = "sharedIPWithServiceSelector")]
     SharedIpRefused,
+    /// Memberlist disabled on a release before v0.15.0: no speaker has a candidate (L-2).
+    #[serde(rename = "memberlistDisabled")]
+    MemberlistDisabled,
     #[serde(rename = "noSpeaker")]
     NoSpeaker,
     #[serde(rename = "networkUnavailable")]
     NetworkUnavailable,
+    /// `spec.unschedulable` on v0.14.9, the one release that drops cordoned nodes (L-5).
+    #[serde(rename = "cordoned")]
+    Cordoned,
     #[serde(rename = "excludeLabel")]
     ExcludeLabel,
     #[serde(rename = "notSelected")]
@@ -235,7 +241,14 @@ pub enum Exclusion {
 impl Exclusion {
     /// The filter removes the same nodes whatever the Service.
     pub fn node_wide(self) -> bool {
-        matches!(self, Exclusion::NoSpeaker | Exclusion::NetworkUnavailable | Exclusion::ExcludeLabel)
+        matches!(
+            self,
+            Exclusion::MemberlistDisabled
+                | Exclusion::NoSpeaker
+                | Exclusion::NetworkUnavailable
+                | Exclusion::Cordoned
+                | Exclusion::ExcludeLabel
+        )
     }
 
     pub fn as_str(self) -> &'static str {
@@ -244,6 +257,8 @@ impl Exclusion {
             Exclusion::SharedIpRefused => "sharedIPWithServiceSelector",
             Exclusion::NoSpeaker => "noSpeaker",
             Exclusion::NetworkUnavailable => "networkUnavailable",
+            Exclusion::MemberlistDisabled => "memberlistDisabled",
+            Exclusion::Cordoned => "cordoned",
             Exclusion::ExcludeLabel => "excludeLabel",
             Exclusion::NotSelected => "notSelected",
             Exclusion::NoLocalEndpoint => "noLocalEndpoint",
@@ -286,14 +301,6 @@ impl BgpReason {
             BgpReason::NoEndpoints => "noEndpoints",
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Behaviour {
-    #[serde(rename = "v0.16.1")]
-    V0_16_1,
-    #[serde(rename = "main")]
-    Main,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -10,6 +10,7 @@ pub mod history;
 pub mod metallb;
 pub mod object;
 pub mod pools;
+pub mod release;
 pub mod service;
 pub mod servicelb;
 pub mod simulate;
@@ -23,6 +24,7 @@ pub use history::*;
 pub use metallb::*;
 pub use object::ObjectRef;
 pub use pools::*;
+pub use release::Release;
 pub use service::*;
 pub use simulate::*;
 pub use version::VersionInfo;
@@ -173,8 +175,16 @@ pub struct MetallbSource {
     pub namespace: String,
     pub namespace_source: String,
     pub version: Option<String>,
-    pub behaviour: Behaviour,
+    /// The release whose speaker rules were applied (announcement).
+    pub behaviour: Release,
     pub behaviour_reason: String,
+    /// How many speaker Pods run each version: more than one during an upgrade.
+    pub speaker_versions: BTreeMap<String, usize>,
+    /// The controller's image tag, when seen.
+    pub controller_version: Option<String>,
+    /// The release whose controller rules were applied (allocation).
+    pub controller_behaviour: Release,
+    pub controller_behaviour_reason: String,
     pub memberlist: Memberlist,
     pub memberlist_source: String,
     #[serde(rename = "ignoreExcludeLB")]

@@ -5,15 +5,26 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::discovery::v1::EndpointConditions;
 use lbdoctor::k8s::ip::parse_go_ip;
 use lbdoctor::k8s::selector::Selector;
-use lbdoctor::k8s::{endpoint_can_serve, EXCLUDE_LB_LABEL};
+use lbdoctor::k8s::{endpoint_can_serve_under, EXCLUDE_LB_LABEL};
 use lbdoctor::metallb::config::{self, ConfigInput, L2Ad};
 use lbdoctor::metallb::l2::{self, AdNodes, EndpointInput, L2Context, Liveness, NodeFacts, NodeTable, ServiceInput};
+use lbdoctor::metallb::release::{Release, Rules};
 use lbdoctor::snapshot::crd::{IpAddressPool, L2Advertisement};
 use serde_json::{json, Value};
 
 use crate::util::{self, labels, strs};
+
+/// v0.16.1's rules, or main's (the head vectors).
+fn rules(head: bool) -> Rules {
+    if head {
+        Release::Main.rules()
+    } else {
+        Release::V0_16_1.rules()
+    }
+}
 
 fn load(file: &str) -> Vec<Value> {
     util::vectors(file)
@@ -48,14 +59,16 @@ fn parsed_ad(v: &Value) -> L2Ad {
     }
 }
 
-fn endpoints(v: &Value, table: &NodeTable) -> Vec<EndpointInput> {
+fn endpoints(v: &Value, table: &NodeTable, rules: Rules) -> Vec<EndpointInput> {
     let mut out = Vec::new();
     for slice in v.as_array().into_iter().flatten() {
         for ep in slice["endpoints"].as_array().into_iter().flatten() {
             let conditions = serde_json::from_value(ep["conditions"].clone()).ok();
             out.push(EndpointInput {
                 node: ep["nodeName"].as_str().and_then(|n| table.id(n)),
-                can_serve: endpoint_can_serve(conditions.as_ref()),
+                can_serve: endpoint_can_serve_under(conditions.as_ref(), rules.can_serve),
+                ready: conditions.as_ref().and_then(|c: &EndpointConditions| c.ready),
+                serving: conditions.as_ref().and_then(|c: &EndpointConditions| c.serving),
                 has_addresses: ep["addresses"].as_array().is_some_and(|a| !a.is_empty()),
             });
         }
@@ -82,17 +95,19 @@ fn scenario(v: &Value) -> Scenario {
             n["name"].as_str().unwrap().to_string(),
             n["network_unavailable"].as_bool().unwrap_or(false),
             l.contains_key(EXCLUDE_LB_LABEL),
+            n["unschedulable"].as_bool().unwrap_or(false),
         )
     });
-    let facts: Vec<(String, bool, bool, bool)> = node_facts
-        .map(|(name, unavailable, excluded)| (name, true, unavailable, excluded))
-        .chain(extra.into_iter().map(|name| (name, false, false, false)))
+    let facts: Vec<(String, bool, bool, bool, bool)> = node_facts
+        .map(|(name, unavailable, excluded, cordoned)| (name, true, unavailable, excluded, cordoned))
+        .chain(extra.into_iter().map(|name| (name, false, false, false, false)))
         .collect();
-    let table = NodeTable::new(facts.iter().map(|(name, obj, un, ex)| NodeFacts {
+    let table = NodeTable::new(facts.iter().map(|(name, obj, un, ex, cordoned)| NodeFacts {
         name,
         has_object: *obj,
         network_unavailable: *un,
         excluded: *ex,
+        unschedulable: *cordoned,
     }));
     let liveness = match &alive {
         Some(names) => Liveness::Memberlist(table.set_of(names)),
@@ -102,16 +117,22 @@ fn scenario(v: &Value) -> Scenario {
 }
 
 /// Each listed node's `ShouldAnnounce` for one Service.
-fn should_announce(sc: &Scenario, svc: &Value, eps: &Value, head: bool, nodes: &[String]) -> BTreeMap<String, String> {
+fn should_announce(
+    sc: &Scenario,
+    svc: &Value,
+    eps: &Value,
+    rules: Rules,
+    nodes: &[String],
+) -> BTreeMap<String, String> {
     let ctx = L2Context {
         nodes: &sc.table,
         liveness: &sc.liveness,
         ignore_exclude_lb: sc.ignore_exclude_lb,
-        head,
+        rules,
         full_order: true,
     };
     let ads: Vec<AdNodes> = sc.ads.iter().map(|a| AdNodes::new(a, &sc.table)).collect();
-    let eps = endpoints(eps, &sc.table);
+    let eps = endpoints(eps, &sc.table, rules);
     let svc_labels = labels(&svc["labels"]);
     let ann = labels(&svc["annotations"]);
     let ip: IpAddr = parse_go_ip(svc["ingressIPs"][0].as_str().unwrap()).unwrap();
@@ -139,7 +160,7 @@ fn check_should_announce(v: &Value, head: bool) {
     let expected = &v["expected"];
     if let Some(among) = expected.get("exactly_one_winner_among") {
         let nodes = strs(among);
-        let got = should_announce(&sc, &v["service"], &v["endpointslices"], head, &nodes);
+        let got = should_announce(&sc, &v["service"], &v["endpointslices"], rules(head), &nodes);
         let winners: Vec<&String> = got.iter().filter(|(_, r)| r.is_empty()).map(|(n, _)| n).collect();
         assert_eq!(winners.len(), 1, "{name}: {got:?}");
         if let Some(derived) = v["derived_winner_not_asserted_upstream"].as_str() {
@@ -162,14 +183,14 @@ fn check_should_announce(v: &Value, head: bool) {
     }
     if let Some(winner) = expected.get("winner") {
         let nodes = strs(&expected["evaluated_nodes"]);
-        let got = should_announce(&sc, &v["service"], &v["endpointslices"], head, &nodes);
+        let got = should_announce(&sc, &v["service"], &v["endpointslices"], rules(head), &nodes);
         let winners: Vec<&String> = got.iter().filter(|(_, r)| r.is_empty()).map(|(n, _)| n).collect();
         assert_eq!(winners, vec![winner.as_str().unwrap()], "{name}: {got:?}");
         return;
     }
     let want: BTreeMap<String, String> = serde_json::from_value(expected.clone()).unwrap();
     let nodes: Vec<String> = want.keys().cloned().collect();
-    let got = should_announce(&sc, &v["service"], &v["endpointslices"], head, &nodes);
+    let got = should_announce(&sc, &v["service"], &v["endpointslices"], rules(head), &nodes);
     assert_eq!(got, want, "{name}");
 }
 
@@ -184,7 +205,7 @@ fn check_property(v: &Value) {
         for s in v["services"].as_array().unwrap() {
             let mut svc = s["service"].clone();
             svc["ingressIPs"] = json!([ip]);
-            results.push(should_announce(&sc, &svc, &s["endpointslices"], false, &nodes));
+            results.push(should_announce(&sc, &svc, &s["endpointslices"], rules(false), &nodes));
         }
         let winners: Vec<&String> = results[0].iter().filter(|(_, r)| r.is_empty()).map(|(n, _)| n).collect();
         assert_eq!(winners.len(), 1, "{ip}: exactly one of iris1/iris2 wins");
@@ -207,8 +228,9 @@ fn run_common(v: &Value, head: bool) -> bool {
                 has_object: true,
                 network_unavailable: false,
                 excluded: false,
+                unschedulable: false,
             }));
-            let eps = endpoints(&v["endpointslices"], &table);
+            let eps = endpoints(&v["endpointslices"], &table, Rules::default());
             let within = table.set_of(&names);
             let got: Vec<String> =
                 l2::nodes_with_endpoint(&eps, &within).ones().map(|i| table.name(i).to_string()).collect();
@@ -265,6 +287,7 @@ fn run_head(v: &Value) -> bool {
                 has_object: true,
                 network_unavailable: false,
                 excluded: false,
+                unschedulable: false,
             }));
             let sc = scores(&v["scores"]);
             let ids: Vec<usize> = cands.iter().map(|c| table.id(c).unwrap()).collect();
@@ -301,7 +324,7 @@ fn run_head(v: &Value) -> bool {
             let nodes = node_objects(&v["nodes"]);
             let cr: L2Advertisement =
                 metallb_cr("L2Advertisement", &json!("ad"), &Value::Null, &v["l2advertisement_spec"]);
-            let ad = config::l2_ad_from_cr(&cr, &nodes, true).unwrap();
+            let ad = config::l2_ad_from_cr(&cr, &nodes, rules(true)).unwrap();
             let want = &v["expected"];
             assert_eq!(ad.nodes, strs(&want["resolvedNodes"]).into_iter().collect::<BTreeSet<_>>(), "{name}");
             assert_eq!(ad.preferred, scores(&want["resolvedPreferredNodes"]), "{name}");
@@ -339,7 +362,7 @@ fn run_head(v: &Value) -> bool {
                 nodes: &nodes,
                 namespaces: &[],
             };
-            let cfg = config::parse(&input, true).unwrap();
+            let cfg = config::parse(&input, rules(true)).unwrap();
             let pool = cfg.pools.iter().find(|p| p.name == "pool-a").unwrap();
             let mut got: Vec<BTreeMap<String, i64>> =
                 pool.l2.iter().map(|pa| cfg.l2_advertisements[pa.ad].preferred.clone().unwrap_or_default()).collect();
@@ -395,5 +418,32 @@ fn head_only_vectors_differ_under_v0_16_1() {
         .count();
     if !head.is_empty() {
         assert_eq!(differing, 5);
+    }
+}
+
+/// metallb-versions.md §4, written from the spec: each node's reason under the release before
+/// and after every change (testdata/vectors/metallb-l2-releases.json).
+#[test]
+fn layer2_rules_follow_each_release() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/vectors/metallb-l2-releases.json");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let vectors = file["vectors"].as_array().unwrap();
+    let mut items = BTreeSet::new();
+    for v in vectors {
+        let name = v["name"].as_str().unwrap();
+        let sc = scenario(v);
+        let by_release = v["expected"].as_object().unwrap();
+        assert!(by_release.len() >= 2, "{name}: a before and an after");
+        for (release, want) in by_release {
+            let rules = release.parse::<Release>().unwrap_or_else(|e| panic!("{name}: {e}")).rules();
+            let want: BTreeMap<String, String> = serde_json::from_value(want.clone()).unwrap();
+            let nodes: Vec<String> = want.keys().cloned().collect();
+            let got = should_announce(&sc, &v["service"], &v["endpointslices"], rules, &nodes);
+            assert_eq!(got, want, "{name} under {release}");
+        }
+        items.insert(v["spec"].as_str().unwrap().to_string());
+    }
+    for item in ["L-1", "L-2", "L-3", "L-4", "L-5", "L-6"] {
+        assert!(items.contains(item), "no vector for {item}");
     }
 }

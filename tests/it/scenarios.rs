@@ -75,6 +75,8 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("overlapping-pools.yaml", &["LBD201"], 1),
         ("pool-selector-matches-nothing.yaml", &["LBD101", "LBD202", "LBD204"], 1),
         ("preferred-node.yaml", &["LBD107"], 0),
+        ("release-mixed-speakers.yaml", &["LBD216"], 0),
+        ("release-v0-14-9-cordoned.yaml", &["LBD106", "LBD107"], 0),
         ("single-candidate.yaml", &["LBD106"], 0),
         ("speaker-not-ready.yaml", &[], 0),
         ("stale-lb-ingress-clusterip.yaml", &[], 0),
@@ -746,4 +748,161 @@ fn cilium_bgp_class_with_the_control_plane_off_names_the_switch() {
     assert_eq!(f["code"], "LBD120");
     assert!(f["message"].as_str().unwrap().contains("cilium-config has enable-bgp-control-plane off"), "{f}");
     assert!(f["hint"].as_str().unwrap().contains("enable-bgp-control-plane: \"true\""), "{f}");
+}
+
+/// A copy of a scenario with text replaced, for variations on one cluster.
+fn variant(file: &str, edits: &[(&str, &str)], extra: &str) -> tempfile::NamedTempFile {
+    let mut text = std::fs::read_to_string(format!("testdata/scenarios/{file}")).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{file} has no {from:?}");
+        text = text.replace(from, to);
+    }
+    text.push_str(extra);
+    let out = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    std::fs::write(out.path(), text).unwrap();
+    out
+}
+
+fn check_json(path: &std::path::Path, extra: &[&str]) -> Value {
+    let (stdout, stderr, _) = output(
+        lbdoctor().args(["check", "-o", "json", "--nodes", "all", "--from", path.to_str().unwrap()]).args(extra),
+    );
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"))
+}
+
+/// metallb-versions.md L-5 through the binary: the speakers' image says v0.14.9, whose rules drop
+/// the cordoned hash winner; any other release keeps it.
+#[test]
+fn the_speakers_release_decides_the_layer2_rules() {
+    let (r, _) = scenario("release-v0-14-9-cordoned.yaml", &[]);
+    assert_eq!(r["source"]["metallb"]["behaviour"], "v0.14.9");
+    assert_eq!(r["source"]["metallb"]["behaviourReason"], "speaker version v0.14.9");
+    assert_eq!(r["source"]["metallb"]["speakerVersions"], serde_json::json!({"v0.14.9": 2}));
+    let svc = web(&r);
+    assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], "node-b");
+    assert_eq!(node(svc, "node-a")["excludedBy"], serde_json::json!(["cordoned"]));
+    let lbd107 = svc["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD107").unwrap();
+    assert!(
+        lbd107["message"].as_str().unwrap().contains("v0.16.1 rules (an upgrade to v0.16.1) would elect node-a"),
+        "{lbd107}"
+    );
+    for release in ["v0.14.8", "v0.15.0", "v0.16.1"] {
+        let (r, _) = scenario("release-v0-14-9-cordoned.yaml", &["--metallb-version", release]);
+        assert_eq!(r["source"]["metallb"]["behaviour"], release);
+        assert_eq!(web(&r)["metallb"]["layer2"]["expectedAnnouncer"], "node-a", "{release}");
+    }
+    let (_, stderr, code) = run(&["check", "--demo", "--metallb-version", "v0.14.10"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+/// L-2 through the binary: memberlist off (the speaker's environment shows no bind address) makes
+/// v0.14.9 announce nothing, and v0.15.0 elect among every node.
+#[test]
+fn memberlist_disabled_announces_nothing_before_v0_15_0() {
+    let file = variant(
+        "release-v0-14-9-cordoned.yaml",
+        &[("    - name: METALLB_ML_BIND_ADDR\n      valueFrom: {fieldRef: {fieldPath: status.podIP}}\n", "")],
+        "",
+    );
+    let r = check_json(file.path(), &[]);
+    assert_eq!(r["source"]["metallb"]["memberlist"], "disabled");
+    let svc = web(&r);
+    assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], Value::Null);
+    assert_eq!(node(svc, "node-b")["excludedBy"], serde_json::json!(["memberlistDisabled"]));
+    let lbd101 = svc["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD101").expect("LBD101");
+    assert!(lbd101["message"].as_str().unwrap().contains("memberlist is disabled, and MetalLB v0.14.9"), "{lbd101}");
+    let r = check_json(file.path(), &["--metallb-version", "v0.15.0"]);
+    assert_eq!(web(&r)["metallb"]["layer2"]["expectedAnnouncer"], "node-a");
+}
+
+/// metallb-versions.md §9: a digest-pinned image falls back to the Helm chart labels, and the
+/// controller's release is read apart from the speakers'.
+#[test]
+fn the_release_comes_from_tags_then_helm_labels_and_the_controller_apart() {
+    let controller = r#"
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: controller-7d9f
+  namespace: metallb-system
+  labels: {app: metallb, component: controller}
+spec:
+  containers:
+  - name: controller
+    image: "quay.io/metallb/controller:v0.15.3"
+status:
+  phase: Running
+  conditions:
+  - {type: Ready, status: "True"}
+"#;
+    let daemonset = r#"
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: speaker
+  namespace: metallb-system
+  labels: {app.kubernetes.io/name: metallb, helm.sh/chart: metallb-0.14.9}
+spec:
+  selector: {matchLabels: {app: metallb, component: speaker}}
+  template:
+    metadata:
+      labels: {app: metallb, component: speaker}
+    spec:
+      containers:
+      - name: speaker
+        image: "quay.io/metallb/speaker@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+"#;
+    let digest = "quay.io/metallb/speaker@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    let file = variant(
+        "release-v0-14-9-cordoned.yaml",
+        &[("quay.io/metallb/speaker:v0.14.9", digest)],
+        &format!("{controller}{daemonset}"),
+    );
+    let r = check_json(file.path(), &[]);
+    let m = &r["source"]["metallb"];
+    assert_eq!(m["behaviour"], "v0.14.9", "{m}");
+    let reason = m["behaviourReason"].as_str().unwrap();
+    assert!(reason.contains("pinned by digest") && reason.contains("Helm chart labels (version 0.14.9)"), "{reason}");
+    assert_eq!(m["controllerBehaviour"], "v0.15.3");
+    assert_eq!(m["controllerVersion"], "v0.15.3");
+    assert_eq!(web(&r)["metallb"]["layer2"]["expectedAnnouncer"], "node-b", "the speakers' v0.14.9 rules");
+    let text = run(&["explain", "svc", "web", "--from", file.path().to_str().unwrap()]).0;
+    assert!(text.contains("controller: v0.15.3 rules (controller version v0.15.3)"), "{text}");
+}
+
+/// LBD216 and L-10: speakers on both sides of v0.14.0 cannot join one memberlist.
+#[test]
+fn speakers_on_two_releases_are_a_finding() {
+    let (r, _) = scenario("release-mixed-speakers.yaml", &[]);
+    assert_eq!(r["source"]["metallb"]["speakerVersions"], serde_json::json!({"v0.13.12": 1, "v0.14.9": 1}));
+    assert_eq!(r["source"]["metallb"]["behaviour"], "v0.14.9");
+    let f = &r["findings"][0];
+    assert_eq!(f["code"], "LBD216");
+    let message = f["message"].as_str().unwrap();
+    assert!(message.contains("v0.13.12 (speaker-a1b2c), v0.14.9 (speaker-d3e4f)"), "{message}");
+    assert!(message.contains("cannot join one memberlist"), "{message}");
+    // Within one side of v0.14.0 the split is not claimed.
+    let file = variant("release-mixed-speakers.yaml", &[("speaker:v0.13.12", "speaker:v0.14.8")], "");
+    let r = check_json(file.path(), &[]);
+    let message = r["findings"][0]["message"].as_str().unwrap().to_string();
+    assert!(!message.contains("memberlist") && message.contains("its own release's rules"), "{message}");
+}
+
+/// LBD217: versions the model does not have say which rules were used.
+#[test]
+fn versions_outside_the_model_say_which_rules_were_used() {
+    for (tag, used, words) in [
+        ("v0.12.1", "v0.13.0", "older than v0.13.0"),
+        ("v0.14.10", "v0.14.9", "not a release lbdoctor models"),
+        ("latest-amd64", "v0.16.1", "names no MetalLB version"),
+    ] {
+        let file = variant("release-v0-14-9-cordoned.yaml", &[("speaker:v0.14.9", &format!("speaker:{tag}"))], "");
+        let r = check_json(file.path(), &[]);
+        assert_eq!(r["source"]["metallb"]["behaviour"], used, "{tag}");
+        let f = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD217").expect(tag);
+        let message = f["message"].as_str().unwrap();
+        assert!(message.contains(words) && message.contains(&format!("{used} rules are used")), "{message}");
+    }
 }

@@ -61,7 +61,7 @@ impl Objects {
             nodes: &nodes,
             namespaces: &[],
         };
-        parse(&input, false)
+        parse(&input, crate::metallb::release::Rules::default())
     }
 }
 

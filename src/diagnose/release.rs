@@ -1,0 +1,94 @@
+//! Findings about which MetalLB release is replayed (metallb-versions.md §1, §9, L-10): speakers
+//! running several releases at once, and versions the model does not have.
+
+use super::world::World;
+use crate::metallb::detect::Outside;
+use crate::metallb::release::Release;
+use crate::report::{Code, Finding, ObjectRef};
+
+/// Pods named in a message before "… (+N)".
+const SHOWN: usize = 3;
+
+pub(super) fn findings(world: &World) -> Vec<Finding> {
+    let mut out = Vec::new();
+    out.extend(mixed_speakers(world));
+    let setup = &world.setup;
+    out.extend(outside_model(world, "speaker", setup.release, setup.release_outside.as_ref()));
+    // The controller's version shows only when it was read apart from the speakers'.
+    if !setup.controller_release_reason.starts_with("as the speakers") {
+        out.extend(outside_model(world, "controller", setup.controller_release, setup.controller_outside.as_ref()));
+    }
+    out
+}
+
+/// LBD216: during an upgrade each speaker elects by its own release; across v0.14.0 they cannot
+/// even see each other (the memberlist key grew from AES-128 to AES-256, L-10).
+fn mixed_speakers(world: &World) -> Option<Finding> {
+    let versions = &world.setup.speaker_versions;
+    if versions.len() < 2 {
+        return None;
+    }
+    let ns = &world.setup.namespace;
+    let listed: Vec<String> = versions
+        .iter()
+        .map(|(v, pods)| {
+            let mut names = pods.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+            if pods.len() > SHOWN {
+                names.push_str(&format!(", … (+{})", pods.len() - SHOWN));
+            }
+            format!("{v} ({names})")
+        })
+        .collect();
+    let releases: Vec<Option<Release>> = versions.keys().map(|v| Release::resolve(v).map(|r| r.release())).collect();
+    let aes = |r: &Option<Release>| r.map(|r| r.rules().aes256_memberlist);
+    let split = releases.iter().any(|r| aes(r) == Some(true)) && releases.iter().any(|r| aes(r) == Some(false));
+    let consequence = if split {
+        "speakers before v0.14.0 and from v0.14.0 on cannot join one memberlist (AES-128 and AES-256 keys): \
+         each side elects among its own speakers, so two nodes may answer for one IP until the rollout completes"
+    } else {
+        "each speaker elects by its own release's rules, so nodes may disagree on who announces until the rollout completes"
+    };
+    let mut objects: Vec<ObjectRef> = Vec::new();
+    for pods in versions.values() {
+        objects.extend(pods.iter().take(SHOWN).map(|p| ObjectRef::new("Pod", ns.as_str(), p.as_str())));
+    }
+    Some(Finding::new(
+        Code::LBD216,
+        format!(
+            "speaker Pods run {} MetalLB versions: {}; {consequence}; this report uses {} rules ({})",
+            versions.len(),
+            listed.join(", "),
+            world.setup.release,
+            world.setup.release_reason
+        ),
+        format!(
+            "finish the rollout (kubectl -n {ns} rollout status daemonset/speaker), or replay another release with --metallb-version"
+        ),
+        objects,
+    ))
+}
+
+/// LBD217: a version the model does not have; says which rules were used instead.
+fn outside_model(world: &World, component: &str, used: Release, outside: Option<&Outside>) -> Option<Finding> {
+    let (message, differs) = match outside? {
+        Outside::TooOld(v) => (
+            format!("{component} version {v} is older than v0.13.0, the first release lbdoctor models: {used} rules are used"),
+            "releases before v0.13.0 read their configuration from the `config` ConfigMap, not from IPAddressPools and \
+             advertisements, and miss every later fix",
+        ),
+        Outside::Nearest(v) => (
+            format!("{component} version {v} is not a release lbdoctor models: {used} rules are used, the nearest release"),
+            "a later patch may change decisions lbdoctor does not know of",
+        ),
+        Outside::Unreadable(v) => (
+            format!("{component} image tag {v:?} names no MetalLB version: {used} rules are used"),
+            "if the cluster runs another release, answers may differ",
+        ),
+    };
+    Some(Finding::new(
+        Code::LBD217,
+        format!("{message}; {differs}"),
+        format!("pass --metallb-version with the release the {component} runs (v0.13.0 … v0.16.1 or main)"),
+        vec![ObjectRef::cluster("Namespace", world.setup.namespace.as_str())],
+    ))
+}

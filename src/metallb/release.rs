@@ -1,0 +1,238 @@
+//! Which MetalLB release's rules to replay (metallb-versions.md §1), and the switches those rules
+//! turn on or off. Engines ask [`Rules`], never a version string: the release is decided once,
+//! at discovery, and every difference between releases is one named field here.
+
+use std::str::FromStr;
+
+use serde::Serialize;
+
+pub use crate::report::release::Release;
+
+/// How a version string maps onto the releases modelled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// A tag the model has, or `main`.
+    Exact(Release),
+    /// Not a tag of the model but placed among them: a patch newer than the last one of its
+    /// minor (`v0.14.10` → v0.14.9's rules), a release after v0.16.1 (→ main).
+    Nearest(Release),
+    /// Before v0.13.0 (the ConfigMap era): v0.13.0's rules are the closest the model has.
+    TooOld(Release),
+}
+
+impl Resolved {
+    pub fn release(&self) -> Release {
+        match self {
+            Resolved::Exact(r) | Resolved::Nearest(r) | Resolved::TooOld(r) => *r,
+        }
+    }
+}
+
+impl Release {
+    pub const V0_16_1: Release = Release::Tag(16, 1);
+    pub const V0_16_0: Release = Release::Tag(16, 0);
+    pub const FIRST: Release = Release::Tag(13, 0);
+    /// The newest tagged release: what an upgrade today leads to.
+    pub const NEWEST: Release = Release::V0_16_1;
+
+    /// The last patch of every minor the model covers (metallb-versions.md §1.1).
+    const LAST_PATCH: [(u8, u8); 4] = [(13, 12), (14, 9), (15, 3), (16, 1)];
+
+    /// Every release modelled, oldest first.
+    pub fn all() -> impl Iterator<Item = Release> {
+        Self::LAST_PATCH
+            .iter()
+            .flat_map(|&(minor, last)| (0..=last).map(move |p| Release::Tag(minor, p)))
+            .chain(std::iter::once(Release::Main))
+    }
+
+    /// Places a version (an image tag, a chart version, `--metallb-version`) among the releases:
+    /// `v0.14.9`, `0.14.9`, `v0.14.9-rc1`, `main`, `latest`. `None` when it names no version.
+    pub fn resolve(text: &str) -> Option<Resolved> {
+        let text = text.trim();
+        if matches!(text, "main" | "latest" | "dev") {
+            return Some(Resolved::Exact(Release::Main));
+        }
+        let core = text.strip_prefix('v').unwrap_or(text);
+        let core = core.split(['-', '+']).next().unwrap_or("");
+        let mut parts = core.split('.');
+        let (major, minor, patch) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        let (major, minor, patch): (u64, u64, u64) = (major.parse().ok()?, minor.parse().ok()?, patch.parse().ok()?);
+        if major > 0 || minor > 16 {
+            return Some(Resolved::Nearest(Release::Main));
+        }
+        if minor < 13 {
+            return Some(Resolved::TooOld(Release::FIRST));
+        }
+        let (minor, patch) = (minor as u8, patch);
+        let last = Self::LAST_PATCH.iter().find(|(m, _)| *m == minor).map(|(_, l)| *l)?;
+        if patch <= u64::from(last) {
+            Some(Resolved::Exact(Release::Tag(minor, patch as u8)))
+        } else if minor == 16 {
+            Some(Resolved::Nearest(Release::Main))
+        } else {
+            Some(Resolved::Nearest(Release::Tag(minor, last)))
+        }
+    }
+
+    /// The switches of this release's rules.
+    pub fn rules(self) -> Rules {
+        let at_least = |minor: u8, patch: u8| self >= Release::Tag(minor, patch);
+        Rules {
+            release: self,
+            can_serve: if at_least(14, 5) {
+                CanServe::ReadyOrServing
+            } else if at_least(14, 0) {
+                CanServe::ServingFirst
+            } else {
+                CanServe::ReadyOnly
+            },
+            memberlist_disabled_announces: at_least(15, 0),
+            network_unavailable_filter: at_least(13, 10),
+            exclude_label_filter: at_least(14, 0),
+            ignore_exclude_lb_flag: at_least(14, 4),
+            cordon_filter: self == Release::Tag(14, 9),
+            service_selectors: at_least(16, 0),
+            ad_interfaces: at_least(13, 6),
+            aes256_memberlist: at_least(14, 0),
+            head: self == Release::Main,
+        }
+    }
+}
+
+/// `--metallb-version`: exactly a modelled release or `main`.
+impl FromStr for Release {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Release, String> {
+        match Release::resolve(text) {
+            Some(Resolved::Exact(r)) => Ok(r),
+            _ => Err(format!(
+                "{text:?} is not a MetalLB release lbdoctor models: v0.13.0 … v0.13.12, v0.14.0 … v0.14.9, \
+                 v0.15.0 … v0.15.3, v0.16.0, v0.16.1 or main"
+            )),
+        }
+    }
+}
+
+/// Which endpoints count as able to serve (metallb-versions.md L-1; BGP uses the same, B-3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CanServe {
+    /// v0.13.x: `ready` unset or true; `serving` is not read.
+    ReadyOnly,
+    /// v0.14.0 … v0.14.4: `serving` when set, else `ready` unset or true.
+    ServingFirst,
+    /// v0.14.5 and later: `ready` unset or true, or `serving` true.
+    ReadyOrServing,
+}
+
+impl CanServe {
+    pub fn can_serve(self, ready: Option<bool>, serving: Option<bool>) -> bool {
+        let ready_ok = ready != Some(false);
+        match self {
+            CanServe::ReadyOnly => ready_ok,
+            CanServe::ServingFirst => serving.unwrap_or(ready_ok),
+            CanServe::ReadyOrServing => ready_ok || serving == Some(true),
+        }
+    }
+}
+
+/// The speaker's layer-2 rules of one release (metallb-versions.md §3, §4). Each field is one
+/// spec item; `release` is for messages only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rules {
+    pub release: Release,
+    /// L-1.
+    pub can_serve: CanServe,
+    /// L-2: with memberlist disabled, v0.15.0 and later take every Node as a candidate; older
+    /// releases have no candidate at all and announce nothing.
+    pub memberlist_disabled_announces: bool,
+    /// L-3: NetworkUnavailable removes a candidate (v0.13.10).
+    pub network_unavailable_filter: bool,
+    /// L-4: the exclude-from-external-load-balancers label removes a candidate (v0.14.0) ...
+    pub exclude_label_filter: bool,
+    /// ... and `--ignore-exclude-lb` exists to turn that off (v0.14.4).
+    pub ignore_exclude_lb_flag: bool,
+    /// L-5: a cordoned Node is no candidate (v0.14.9 only).
+    pub cordon_filter: bool,
+    /// L-6, L-9: L2Advertisement `serviceSelectors` exist, a node in no Service-matching ad
+    /// answers `noMatchingAdvertisement` (before: `notOwner`), and de-duplication compares them.
+    pub service_selectors: bool,
+    /// L-7, S-1: L2Advertisement `interfaces` exist (v0.13.6; before, every interface).
+    pub ad_interfaces: bool,
+    /// L-10: the memberlist key is AES-256 from v0.14.0; older speakers cannot join.
+    pub aes256_memberlist: bool,
+    /// Newer than v0.16.1: preferredNodeSelectors and the shared-IP refusal.
+    pub head: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Release::V0_16_1.rules()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::release::{ALL, NAMES};
+
+    #[test]
+    fn versions_resolve_to_the_modelled_releases() {
+        let r = |t: &str| Release::resolve(t);
+        assert_eq!(r("v0.14.9"), Some(Resolved::Exact(Release::Tag(14, 9))));
+        assert_eq!(r("0.13.10"), Some(Resolved::Exact(Release::Tag(13, 10))));
+        assert_eq!(r("v0.15.0-rc.1"), Some(Resolved::Exact(Release::Tag(15, 0))));
+        assert_eq!(r("main"), Some(Resolved::Exact(Release::Main)));
+        assert_eq!(r("v0.14.10"), Some(Resolved::Nearest(Release::Tag(14, 9))));
+        assert_eq!(r("v0.16.2"), Some(Resolved::Nearest(Release::Main)));
+        assert_eq!(r("v0.17.0"), Some(Resolved::Nearest(Release::Main)));
+        assert_eq!(r("v1.0.0"), Some(Resolved::Nearest(Release::Main)));
+        assert_eq!(r("v0.12.1"), Some(Resolved::TooOld(Release::FIRST)));
+        assert_eq!(r("sha256"), None);
+        assert_eq!(r("v0.14"), None);
+        assert_eq!(Release::all().count(), 13 + 10 + 4 + 2 + 1);
+        assert!(Release::all().eq(ALL.iter().copied()), "the names table lists every release in order");
+        assert!(NAMES.iter().all(|(r, name)| r.to_string() == *name));
+        assert_eq!(Release::Tag(14, 9).to_string(), "v0.14.9");
+        assert!("v0.14.10".parse::<Release>().is_err());
+        assert_eq!("v0.13.7".parse::<Release>(), Ok(Release::Tag(13, 7)));
+        assert!(Release::Tag(16, 1) < Release::Main && Release::Tag(13, 12) < Release::Tag(14, 0));
+    }
+
+    /// metallb-versions.md L-1's truth table, as v0.13 / v0.14.0-4 / v0.14.5+.
+    #[test]
+    fn the_can_serve_predicate_follows_the_release() {
+        let rows = [
+            ((Some(true), Some(false)), [true, false, true]),
+            ((Some(false), Some(true)), [false, true, true]),
+            ((None, Some(false)), [true, false, true]),
+            ((Some(false), None), [false, false, false]),
+            ((None, None), [true, true, true]),
+        ];
+        for ((ready, serving), want) in rows {
+            let got = [Release::Tag(13, 12), Release::Tag(14, 4), Release::Tag(14, 5)]
+                .map(|r| r.rules().can_serve.can_serve(ready, serving));
+            assert_eq!(got, want, "ready {ready:?} serving {serving:?}");
+        }
+    }
+
+    #[test]
+    fn each_switch_turns_at_its_release() {
+        let on = |f: fn(&Rules) -> bool| Release::all().filter(|r| f(&r.rules())).min();
+        assert_eq!(on(|r| r.memberlist_disabled_announces), Some(Release::Tag(15, 0)));
+        assert_eq!(on(|r| r.network_unavailable_filter), Some(Release::Tag(13, 10)));
+        assert_eq!(on(|r| r.exclude_label_filter), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.ignore_exclude_lb_flag), Some(Release::Tag(14, 4)));
+        assert_eq!(on(|r| r.service_selectors), Some(Release::Tag(16, 0)));
+        assert_eq!(on(|r| r.ad_interfaces), Some(Release::Tag(13, 6)));
+        assert_eq!(on(|r| r.head), Some(Release::Main));
+        let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();
+        assert_eq!(cordon, [Release::Tag(14, 9)]);
+    }
+}
