@@ -95,6 +95,9 @@ fn consequence(resource: &str, name: &str, cilium: bool) -> Option<&'static str>
         "configmaps" if name == "metallb-excludel2" => {
             "the interfaces MetalLB's speakers never announce on (metallb-excludel2): not in the snapshot"
         }
+        "configmaps" if name == crate::metallb::detect::LEGACY_CONFIG_MAP => {
+            "MetalLB's legacy configuration (ConfigMap config, before v0.13.0): a leftover is not found (LBD218)"
+        }
         "configmaps" if name == "kube-proxy" => "kube-proxy's settings (mode, strictARP): not in the snapshot",
         // cilium-config where Cilium does not run: only a probe.
         "configmaps" => return None,

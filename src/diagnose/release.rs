@@ -12,6 +12,7 @@ const SHOWN: usize = 3;
 pub(super) fn findings(world: &World) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(mixed_speakers(world));
+    out.extend(legacy_config(world));
     let setup = &world.setup;
     out.extend(outside_model(world, "speaker", setup.release, setup.release_outside.as_ref()));
     // The controller's version shows only when it was read apart from the speakers'.
@@ -91,4 +92,42 @@ fn outside_model(world: &World, component: &str, used: Release, outside: Option<
         format!("pass --metallb-version with the release the {component} runs (v0.13.0 … v0.16.1 or main)"),
         vec![ObjectRef::cluster("Namespace", world.setup.namespace.as_str())],
     ))
+}
+
+/// LBD218: the ConfigMap MetalLB read before v0.13.0. On a release that reads it, lbdoctor cannot
+/// replay it; on v0.13.0 and later it is ignored, and its pools are gone unless converted.
+fn legacy_config(world: &World) -> Option<Finding> {
+    let ns = world.setup.namespace.as_str();
+    let pools = crate::metallb::detect::legacy_pools(world.snap, ns)?;
+    let listed =
+        if pools.is_empty() { "no address pools".to_string() } else { format!("address pools {}", pools.join(", ")) };
+    let object = ObjectRef::new("ConfigMap", ns, crate::metallb::detect::LEGACY_CONFIG_MAP);
+    let too_old = matches!(world.setup.release_outside, Some(Outside::TooOld(_)));
+    let crd_pools = world.snap.metallb.ip_address_pools.iter().filter(|p| p.namespace() == ns).count();
+    let (message, hint) = if too_old {
+        (
+            format!(
+                "MetalLB {} reads its configuration from ConfigMap {ns}/config ({listed}); lbdoctor replays v0.13.0 and later, which read IPAddressPool and advertisement objects instead, so these pools are not replayed",
+                world.setup.version.as_deref().unwrap_or("before v0.13.0")
+            ),
+            "upgrade MetalLB: convert the ConfigMap to IPAddressPool and L2Advertisement/BGPAdvertisement objects with MetalLB's configmaptocrs tool (quay.io/metallb/configmaptocrs)".to_string(),
+        )
+    } else if crd_pools == 0 {
+        (
+            format!(
+                "ConfigMap {ns}/config holds a legacy MetalLB configuration ({listed}) and no IPAddressPool exists: MetalLB {} ignores the ConfigMap (since v0.13.0), so it has no pool to allocate from",
+                world.setup.release
+            ),
+            "convert the ConfigMap with MetalLB's configmaptocrs tool (quay.io/metallb/configmaptocrs), apply the objects, then delete the ConfigMap".to_string(),
+        )
+    } else {
+        (
+            format!(
+                "ConfigMap {ns}/config holds a legacy MetalLB configuration ({listed}) that MetalLB {} ignores (since v0.13.0): only the IPAddressPool objects count",
+                world.setup.release
+            ),
+            format!("check that the IPAddressPools cover what the ConfigMap held, then delete it: kubectl -n {ns} delete configmap config"),
+        )
+    };
+    Some(Finding::new(Code::LBD218, message, hint, vec![object]))
 }

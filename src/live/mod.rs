@@ -304,6 +304,8 @@ async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveEr
         Target::labelled(PODS, "kube-system", crate::servicelb::SVC_NAME),
         Target::named(CONFIG_MAPS, "kube-system", "kube-proxy"),
         Target::named(CONFIG_MAPS, mns, "metallb-excludel2"),
+        // MetalLB before v0.13.0 was configured by this ConfigMap; later releases ignore it.
+        Target::named(CONFIG_MAPS, mns, crate::metallb::detect::LEGACY_CONFIG_MAP),
         Target::named(CONFIG_MAPS, cns, crate::cilium::install::CONFIG_MAP),
     ];
     if cns != crate::cilium::install::DEFAULT_NAMESPACE {

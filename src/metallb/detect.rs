@@ -11,6 +11,37 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::release::{Release, Resolved};
 use crate::snapshot::Snapshot;
 
+/// The ConfigMap (key `config`) MetalLB read its configuration from before v0.13.0.
+pub const LEGACY_CONFIG_MAP: &str = "config";
+
+/// A legacy configuration: its address pools as `name (protocol)`; `None` when the ConfigMap is
+/// not MetalLB's (no `address-pools` or `peers` in its `config` key).
+pub fn legacy_pools(snap: &Snapshot, namespace: &str) -> Option<Vec<String>> {
+    #[derive(serde::Deserialize)]
+    struct Legacy {
+        #[serde(default, rename = "address-pools")]
+        address_pools: Option<Vec<LegacyPool>>,
+        #[serde(default)]
+        peers: Option<Vec<serde_json::Value>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct LegacyPool {
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        protocol: String,
+    }
+    let cm = snap.config_maps.iter().find(|c| {
+        c.metadata.name.as_deref() == Some(LEGACY_CONFIG_MAP) && c.metadata.namespace.as_deref() == Some(namespace)
+    })?;
+    let text = cm.data.as_ref()?.get("config")?;
+    let legacy: Legacy = serde_saphyr::from_str(text).ok()?;
+    if legacy.address_pools.is_none() && legacy.peers.is_none() {
+        return None;
+    }
+    Some(legacy.address_pools.unwrap_or_default().into_iter().map(|p| format!("{} ({})", p.name, p.protocol)).collect())
+}
+
 /// The release one component's rules follow, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {

@@ -752,3 +752,24 @@ fn a_missing_lease_is_absent_when_the_capture_listed_them_all() {
         assert!(!assumptions.contains("holds no Lease"), "{assumptions}");
     }
 }
+
+/// The legacy ConfigMap is read by name in MetalLB's namespace, live as from a file (LBD218).
+#[test]
+fn the_legacy_metallb_configmap_is_read_live() {
+    let mut objects = objects_of(Path::new("testdata/scenarios/release-v0-14-9-cordoned.yaml"));
+    objects.push(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "config", "namespace": "metallb-system"},
+        "data": {"config": "address-pools:\n- name: default\n  protocol: layer2\n  addresses: [198.51.100.0/28]\n"}}),
+    );
+    let api = FakeApi::start(objects, token_behaviour(), None);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(dir.path(), "fake", "default", TOKEN);
+    let report = lbdoctor(dir.path(), Some(&kubeconfig), &["check", "-o", "json"]).json();
+    let codes: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"LBD218"), "{codes:?}");
+    assert!(
+        api.requests().iter().any(|r| r == "GET /api/v1/namespaces/metallb-system/configmaps/config"),
+        "{:?}",
+        api.requests()
+    );
+}

@@ -906,3 +906,54 @@ fn versions_outside_the_model_say_which_rules_were_used() {
         assert!(message.contains(words) && message.contains(&format!("{used} rules are used")), "{message}");
     }
 }
+
+/// LBD218: MetalLB's pre-v0.13 ConfigMap, read by old releases only.
+#[test]
+fn a_legacy_configmap_is_explained_by_release() {
+    let legacy = r#"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: config
+  namespace: metallb-system
+data:
+  config: |
+    address-pools:
+    - name: default
+      protocol: layer2
+      addresses:
+      - 198.51.100.0/28
+"#;
+    let lbd218 = |r: &Value| -> String {
+        let f = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD218").expect("LBD218");
+        assert_eq!(f["objects"], serde_json::json!(["ConfigMap metallb-system/config"]));
+        f["message"].as_str().unwrap().to_string()
+    };
+    let leftover = variant("release-v0-14-9-cordoned.yaml", &[], legacy);
+    let message = lbd218(&check_json(leftover.path(), &[]));
+    assert!(message.contains("(address pools default (layer2)) that MetalLB v0.14.9 ignores"), "{message}");
+
+    let unconverted = variant(
+        "release-v0-14-9-cordoned.yaml",
+        &[(
+            "kind: IPAddressPool\nmetadata:\n  name: pool-a\n  namespace: metallb-system",
+            "kind: IPAddressPool\nmetadata:\n  name: pool-a\n  namespace: elsewhere",
+        )],
+        legacy,
+    );
+    let message = lbd218(&check_json(unconverted.path(), &[]));
+    assert!(message.contains("no IPAddressPool exists"), "{message}");
+
+    let old = variant("release-v0-14-9-cordoned.yaml", &[("speaker:v0.14.9", "speaker:v0.12.1")], legacy);
+    let message = lbd218(&check_json(old.path(), &[]));
+    assert!(
+        message.contains("MetalLB v0.12.1 reads its configuration from ConfigMap metallb-system/config"),
+        "{message}"
+    );
+
+    // A ConfigMap named config that is not MetalLB's is left alone.
+    let other = variant("release-v0-14-9-cordoned.yaml", &[], &legacy.replace("address-pools", "something-else"));
+    let r = check_json(other.path(), &[]);
+    assert!(r["findings"].as_array().unwrap().iter().all(|f| f["code"] != "LBD218"));
+}
