@@ -340,10 +340,16 @@ fn observed_disagrees(c: &ServiceCtx) -> Option<Finding> {
             v.el.ip,
             list(&expected, "nobody")
         ),
-        format!(
-            "compare the speakers' memberlist view and ConfigurationState, and look for announceFailed Events; `sudo kubectl lbdoctor arping {} -I <interface>` from a host on the segment shows every MAC that answers on the wire",
-            v.el.ip
-        ),
+        {
+            // What the running release leaves to look at (S-1, C-26).
+            let rules = c.world.setup.rules();
+            let state = if rules.configuration_state { " and ConfigurationState" } else { "" };
+            let events = if rules.ad_interfaces { ", and look for announceFailed Events" } else { "" };
+            format!(
+                "compare the speakers' memberlist view{state}{events}; `sudo kubectl lbdoctor arping {} -I <interface>` from a host on the segment shows every MAC that answers on the wire",
+                v.el.ip
+            )
+        },
         std::iter::once(c.svc.clone()).chain(actual.iter().map(|n| ObjectRef::cluster("Node", *n))).collect(),
     ))
 }

@@ -195,6 +195,21 @@ pub fn bounds(snap: &Snapshot) -> Bounds {
     }
     let annotated =
         |key: &str| snap.services.iter().any(|s| s.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(key)));
+    // Events only some releases write (§9 item 5).
+    let event = |reason: &str| snap.events.iter().any(|e| e.reason.as_deref() == Some(reason));
+    for (reason, from) in [
+        ("announceFailed", Release::Tag(13, 6)),
+        ("ClearAssignment", Release::Tag(13, 10)),
+        ("deprecatedAnnotation", Release::Tag(14, 9)),
+        ("AdditionalAssignFailed", Release::Tag(14, 9)),
+    ] {
+        if event(reason) {
+            b.at_least(from, &format!("{reason} Events"));
+        }
+    }
+    if event("svcCannotShareKey") {
+        b.before(Release::Tag(13, 7), "svcCannotShareKey Events");
+    }
     if annotated("metallb.io/ip-allocated-from-pool") {
         b.at_least(Release::Tag(14, 9), "annotation metallb.io/ip-allocated-from-pool");
     } else if annotated("metallb.universe.tf/ip-allocated-from-pool") {
@@ -336,4 +351,61 @@ pub fn controller(
         );
     }
     (choose("controller", &signals, bounds), version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service(annotation: &str) -> k8s_openapi::api::core::v1::Service {
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "web", "namespace": "default",
+            "annotations": {annotation: "pool-a"}}}))
+        .unwrap()
+    }
+
+    /// §9: without an image or label, the objects bound the release, and the newest allowed is used.
+    #[test]
+    fn the_objects_bound_the_release_when_nothing_names_it() {
+        let mut snap = Snapshot::default();
+        assert_eq!(bounds(&snap).newest(), Release::NEWEST);
+        snap.services.push(service("metallb.universe.tf/ip-allocated-from-pool"));
+        let b = bounds(&snap);
+        assert_eq!(b.newest(), Release::Tag(14, 8));
+        assert!(b.describe("speaker").contains("metallb.universe.tf/ip-allocated-from-pool: v0.13.8 or later"));
+        let mut old = Snapshot::default();
+        old.events.push(
+            serde_json::from_value(serde_json::json!({"metadata": {"name": "e"}, "involvedObject": {},
+            "reason": "svcCannotShareKey"}))
+            .unwrap(),
+        );
+        assert_eq!(bounds(&old).newest(), Release::Tag(13, 7));
+        let mut snap = Snapshot::default();
+        snap.services.push(service("metallb.io/ip-allocated-from-pool"));
+        assert_eq!(bounds(&snap).newest(), Release::NEWEST);
+        snap.info.not_installed.push("servicel2statuses.metallb.io".into());
+        // Contradicting signals: the lower bound wins, the newer release is what runs.
+        assert_eq!(bounds(&snap).newest(), Release::Tag(14, 9));
+    }
+
+    #[test]
+    fn a_digest_falls_through_to_the_next_source_and_says_so() {
+        let bounds = Bounds::default();
+        let signals = [
+            Signal { version: "sha256:abc".into(), source: "speaker version sha256:abc".into() },
+            Signal {
+                version: "0.14.5".into(),
+                source: "Helm chart labels (version 0.14.5) on the speaker DaemonSet".into(),
+            },
+        ];
+        let c = choose("speaker", &signals, &bounds);
+        assert_eq!(c.release, Release::Tag(14, 5));
+        assert!(c.reason.contains("(speaker version sha256:abc is pinned by digest)"), "{}", c.reason);
+        let c = choose("speaker", &signals[..1], &bounds);
+        assert_eq!(c.release, Release::NEWEST);
+        assert!(
+            c.reason.starts_with("speaker version sha256:abc is pinned by digest; speaker version unknown"),
+            "{}",
+            c.reason
+        );
+    }
 }

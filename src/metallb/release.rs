@@ -98,6 +98,7 @@ impl Release {
             service_selectors: at_least(16, 0),
             ad_interfaces: at_least(13, 6),
             aes256_memberlist: at_least(14, 0),
+            configuration_state: at_least(15, 3),
             head: self == Release::Main,
         }
     }
@@ -163,8 +164,11 @@ pub struct Rules {
     /// L-6, L-9: L2Advertisement `serviceSelectors` exist, a node in no Service-matching ad
     /// answers `noMatchingAdvertisement` (before: `notOwner`), and de-duplication compares them.
     pub service_selectors: bool,
-    /// L-7, S-1: L2Advertisement `interfaces` exist (v0.13.6; before, every interface).
+    /// L-7, S-1: L2Advertisement `interfaces` exist (v0.13.6; before, every interface), and a
+    /// speaker whose interfaces are missing writes the `announceFailed` Event.
     pub ad_interfaces: bool,
+    /// C-26: ConfigurationState objects report each component's configuration (v0.15.3).
+    pub configuration_state: bool,
     /// L-10: the memberlist key is AES-256 from v0.14.0; older speakers cannot join.
     pub aes256_memberlist: bool,
     /// Newer than v0.16.1: preferredNodeSelectors and the shared-IP refusal.
@@ -231,6 +235,7 @@ mod tests {
         assert_eq!(on(|r| r.ignore_exclude_lb_flag), Some(Release::Tag(14, 4)));
         assert_eq!(on(|r| r.service_selectors), Some(Release::Tag(16, 0)));
         assert_eq!(on(|r| r.ad_interfaces), Some(Release::Tag(13, 6)));
+        assert_eq!(on(|r| r.configuration_state), Some(Release::Tag(15, 3)));
         assert_eq!(on(|r| r.head), Some(Release::Main));
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();
         assert_eq!(cordon, [Release::Tag(14, 9)]);

@@ -289,6 +289,8 @@ fn every_text_output_fits_the_width_and_cuts_nothing() {
         &["explain", "svc", "-A", "--from", "testdata/scenarios/bgp-two-routers.yaml"],
         &["check", "--from", "testdata/scenarios/cilium-lbipam-restart.yaml"],
         &["explain", "svc", "web", "--from", "testdata/scenarios/metallb-and-cilium-l2.yaml"],
+        &["check", "--from", "testdata/scenarios/release-mixed-speakers.yaml"],
+        &["explain", "svc", "web", "--from", "testdata/scenarios/release-v0-14-9-cordoned.yaml"],
     ];
     for args in commands {
         for width in [40, 80, 120] {
