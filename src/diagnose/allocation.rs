@@ -28,7 +28,10 @@ pub(super) fn outcome<'w>(world: &'w World, namespace: &str, name: &str) -> Opti
 /// A Service's `allocation` and its findings; `None` and none when MetalLB's controller does not
 /// apply (not a LoadBalancer, no MetalLB, or its configuration unknown).
 pub(super) fn assess(world: &World, namespace: &str, name: &str, is_lb: bool) -> (Option<Allocation>, Vec<Finding>) {
-    let Some(o) = outcome(world, namespace, name).filter(|_| is_lb) else {
+    // A Service that is no longer a LoadBalancer counts while its status still holds IPs: the
+    // controller clears them (controller spec §2).
+    let stale = |o: &&Outcome| o.sync.cleared_held == Some(ClearCause::NotLoadBalancer);
+    let Some(o) = outcome(world, namespace, name).filter(|o| is_lb || stale(o)) else {
         return (None, Vec::new());
     };
     let detail = detail(world, namespace, o);
@@ -77,6 +80,7 @@ pub fn reason(o: &Outcome) -> &'static str {
     match o.status {
         Status::NotOurs => "loadBalancerClass",
         Status::Mismatch => match &o.sync.cleared_held {
+            Some(ClearCause::NotLoadBalancer) => "notLoadBalancer",
             Some(ClearCause::NotAllowed(e)) => match e {
                 AllocError::NotAllowed { .. } => "heldIPNotInAnyPool",
                 AllocError::PoolNotCompatible { .. } => "heldIPPoolNotCompatible",
@@ -247,6 +251,10 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
         }
         Status::Mismatch => {
             let why = match &o.sync.cleared_held {
+                Some(ClearCause::NotLoadBalancer) => format!(
+                    "the Service is type {}, no longer LoadBalancer: the controller clears its status.loadBalancer and the ip-allocated-from-pool annotation, and the speakers withdraw it (notLoadBalancer)",
+                    view(world, o).map(|v| v.type_).filter(|t| !t.is_empty()).unwrap_or("ClusterIP")
+                ),
                 Some(ClearCause::NotAllowed(e)) => error_words(world, namespace, o, e),
                 Some(ClearCause::PoolAnnotationChanged { wanted, held }) => {
                     format!("metallb.io/address-pool asks for {wanted} but the IPs belong to {held}")
@@ -360,6 +368,14 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
             Code::LBD110,
             format!("pending: {detail}{said}"),
             hint_for(o),
+            objects(namespace, name, o, ns),
+        )),
+        Status::Mismatch if o.sync.cleared_held == Some(ClearCause::NotLoadBalancer) => out.push(Finding::new(
+            Code::LBD112,
+            format!("{detail}{said}"),
+            format!(
+                "nothing to fix if the type change was meant: the stale address goes at the controller's next sync of the Service (any edit, or a controller restart); until then status shows an IP nobody announces (kubectl -n {namespace} get svc {name} -o jsonpath='{{.status.loadBalancer}}')"
+            ),
             objects(namespace, name, o, ns),
         )),
         Status::Mismatch => out.push(Finding::new(

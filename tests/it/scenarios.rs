@@ -79,7 +79,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("release-v0-14-9-cordoned.yaml", &["LBD106", "LBD107"], 0),
         ("single-candidate.yaml", &["LBD106"], 0),
         ("speaker-not-ready.yaml", &[], 0),
-        ("stale-lb-ingress-clusterip.yaml", &[], 0),
+        ("stale-lb-ingress-clusterip.yaml", &["LBD112"], 0),
     ];
     for (file, want, exit) in table {
         let (report, code) = scenario(file, &[]);
@@ -129,6 +129,11 @@ fn withdraw_reasons_and_ownership() {
     let stale = &r["services"][0];
     assert_eq!(stale["type"], "ClusterIP");
     assert_eq!(stale["metallb"]["withdrawReason"], "notLoadBalancer");
+    // The controller clears the stale status and assigns nothing (controller spec §2).
+    assert_eq!(stale["allocation"]["status"], "mismatch");
+    assert_eq!(stale["allocation"]["reason"], "notLoadBalancer");
+    assert_eq!(stale["allocation"]["expectedIPs"], serde_json::json!([]));
+    assert_eq!(stale["findings"][0]["code"], "LBD112");
     let (r, _) = scenario("lb-class-other.yaml", &[]);
     assert_eq!(web(&r)["implementation"], "none");
     assert_eq!(web(&r)["ownership"]["claimants"], serde_json::json!([]));

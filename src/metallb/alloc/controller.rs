@@ -60,8 +60,13 @@ pub struct Sync {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClearCause {
+    /// No longer `type: LoadBalancer` while its status still holds IPs (controller spec §2).
+    NotLoadBalancer,
     NotAllowed(AllocError),
-    PoolAnnotationChanged { wanted: String, held: String },
+    PoolAnnotationChanged {
+        wanted: String,
+        held: String,
+    },
     RequestedIpsChanged,
     FamilyChanged,
 }
@@ -208,6 +213,9 @@ impl Controller {
     fn converge(&mut self, key: &str, svc: &SvcView, out: &mut Written, sync: &mut Sync) -> Result<(), Failure> {
         let mut lb_ips: Vec<Option<IpAddr>> = svc.lb_ip_texts().iter().map(|s| parse_go_ip(s)).collect();
         if svc.type_ != "LoadBalancer" {
+            if !lb_ips.is_empty() {
+                sync.cleared_held = Some(ClearCause::NotLoadBalancer);
+            }
             self.clear(key, out);
             return Ok(());
         }

@@ -80,7 +80,8 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, handled: impl Fn(&SvcView) -
         }
         let sync = controller.set_balancer(&key, Some(svc));
         let mut outcome = outcome_for(&controller, svc, sync, false, *i);
-        if outcome.automatic && outcome.status == Status::Mismatch && outcome.sync.failure.is_none() {
+        let reallocates = outcome.sync.cleared_held != Some(ClearCause::NotLoadBalancer);
+        if outcome.automatic && outcome.status == Status::Mismatch && outcome.sync.failure.is_none() && reallocates {
             let now = controller.alloc.allocation(&key).cloned();
             controller.alloc.begin_trial();
             controller.alloc.unassign(&key);
