@@ -183,7 +183,7 @@ fn error_words(world: &World, namespace: &str, o: &Outcome, e: &AllocError) -> S
         AllocError::RequestPoolMismatch { pool, .. } => {
             format!("the requested IPs are not in pool {pool}, which metallb.io/address-pool asks for")
         }
-        AllocError::BothRequests => {
+        AllocError::BothRequests { .. } => {
             "the Service sets both spec.loadBalancerIP and metallb.io/loadBalancerIPs; keep one".into()
         }
         AllocError::InvalidAnnotation { .. } | AllocError::InvalidSpecIp { .. } => {

@@ -200,9 +200,11 @@ impl<'a> World<'a> {
         let replay = match (&self.controller_config, self.setup.installed) {
             (Ok(cfg), true) => {
                 let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
-                let views: Vec<SvcView> = self.snap.services.par_iter().map(SvcView::from_service).collect();
+                let rules = self.setup.controller_release.rules();
+                let views: Vec<SvcView> =
+                    self.snap.services.par_iter().map(|s| SvcView::from_service(s).under(&rules)).collect();
                 let lb_class = &self.setup.lb_class;
-                Some(replay(pools, views, |v| class_handled(v.load_balancer_class, lb_class)))
+                Some(replay(pools, views, rules, |v| class_handled(v.load_balancer_class, lb_class)))
             }
             _ => None,
         };

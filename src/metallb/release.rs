@@ -99,6 +99,14 @@ impl Release {
             ad_interfaces: at_least(13, 6),
             aes256_memberlist: at_least(14, 0),
             configuration_state: at_least(15, 3),
+            metallb_io_annotations: at_least(14, 9),
+            allocated_from_annotation: if at_least(14, 9) {
+                Some("metallb.io/ip-allocated-from-pool")
+            } else if at_least(13, 8) {
+                Some("metallb.universe.tf/ip-allocated-from-pool")
+            } else {
+                None
+            },
             head: self == Release::Main,
         }
     }
@@ -169,6 +177,11 @@ pub struct Rules {
     pub ad_interfaces: bool,
     /// C-26: ConfigurationState objects report each component's configuration (v0.15.3).
     pub configuration_state: bool,
+    /// C-15: the controller reads `metallb.io/` annotations (winning over `metallb.universe.tf/`)
+    /// and warns `deprecatedAnnotation` (v0.14.9); before, only `metallb.universe.tf/` exists.
+    pub metallb_io_annotations: bool,
+    /// C-6: the annotation the controller writes with the pool an IP came from (none before v0.13.8).
+    pub allocated_from_annotation: Option<&'static str>,
     /// L-10: the memberlist key is AES-256 from v0.14.0; older speakers cannot join.
     pub aes256_memberlist: bool,
     /// Newer than v0.16.1: preferredNodeSelectors and the shared-IP refusal.
@@ -236,6 +249,8 @@ mod tests {
         assert_eq!(on(|r| r.service_selectors), Some(Release::Tag(16, 0)));
         assert_eq!(on(|r| r.ad_interfaces), Some(Release::Tag(13, 6)));
         assert_eq!(on(|r| r.configuration_state), Some(Release::Tag(15, 3)));
+        assert_eq!(on(|r| r.metallb_io_annotations), Some(Release::Tag(14, 9)));
+        assert_eq!(on(|r| r.allocated_from_annotation.is_some()), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.head), Some(Release::Main));
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();
         assert_eq!(cordon, [Release::Tag(14, 9)]);

@@ -14,6 +14,7 @@ use lbdoctor::metallb::alloc::controller::{Controller, SyncState};
 use lbdoctor::metallb::alloc::family::Family;
 use lbdoctor::metallb::alloc::pools::{AllocPool, Pools, ServiceAllocation};
 use lbdoctor::metallb::alloc::svc::{Port, SvcView};
+use lbdoctor::metallb::release::{Release, Rules};
 use serde_json::{json, Value};
 
 use crate::util::{self, strs};
@@ -236,12 +237,22 @@ fn sync_name(s: SyncState) -> &'static str {
 }
 
 fn run_controller(v: &Value) {
-    let mut c = Controller::default();
+    run_controller_under(v, &v["steps"], Rules::default());
+}
+
+/// The controller of one release over `steps`; views are read as that release reads them.
+fn run_controller_under(v: &Value, steps: &Value, rules: Rules) {
+    let mut c = Controller { rules, ..Controller::default() };
     if !v["pools"].is_null() || v["pools"].is_array() {
         c.set_pools(pools(&v["pools"]));
     }
-    for (i, step) in v["steps"].as_array().unwrap().iter().enumerate() {
-        let ctx = format!("{} step {i} ({})", v["name"].as_str().unwrap(), step["desc"].as_str().unwrap_or(""));
+    for (i, step) in steps.as_array().unwrap().iter().enumerate() {
+        let ctx = format!(
+            "{} under {} step {i} ({})",
+            v["name"].as_str().unwrap(),
+            rules.release,
+            step["desc"].as_str().unwrap_or("")
+        );
         let expect = &step["expect"];
         match step["op"].as_str().unwrap() {
             "set_pools" => {
@@ -252,7 +263,7 @@ fn run_controller(v: &Value) {
             }
             "set_balancer" => {
                 let key = step["svcKey"].as_str().unwrap();
-                let input = (!step["service"].is_null()).then(|| service(&step["service"]));
+                let input = (!step["service"].is_null()).then(|| service(&step["service"]).under(&rules));
                 let sync = c.set_balancer(key, input.as_ref());
                 assert_eq!(sync_name(sync.state), expect["syncState"].as_str().unwrap(), "{ctx}: sync state");
                 let events: Vec<Value> = sync.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
@@ -310,4 +321,25 @@ fn every_alloc_vector_passes() {
         }
     }
     assert!(failures.is_empty(), "{} of {} vectors fail:\n{}", failures.len(), all.len(), failures.join("\n\n"));
+}
+
+/// metallb-versions.md §2, written from the spec: each vector's steps under the release before
+/// and after a change (testdata/vectors/metallb-alloc-releases.json).
+#[test]
+fn controller_rules_follow_each_release() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/vectors/metallb-alloc-releases.json");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut items = BTreeSet::new();
+    for v in file["vectors"].as_array().unwrap() {
+        let by_release = v["steps"].as_object().unwrap();
+        assert!(by_release.len() >= 2, "{}: a before and an after", v["name"]);
+        for (release, steps) in by_release {
+            let rules = release.parse::<Release>().unwrap().rules();
+            run_controller_under(v, steps, rules);
+        }
+        items.insert(v["spec"].as_str().unwrap().to_string());
+    }
+    for item in ["C-6", "C-15"] {
+        assert!(items.contains(item), "no vector for {item}");
+    }
 }

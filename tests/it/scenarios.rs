@@ -962,3 +962,42 @@ data:
     let r = check_json(other.path(), &[]);
     assert!(r["findings"].as_array().unwrap().iter().all(|f| f["code"] != "LBD218"));
 }
+
+/// C-15 through the binary: the controller's release decides whether metallb.io/ annotations
+/// exist; a v0.14.8 controller ignores metallb.io/loadBalancerIPs and keeps the held IP.
+#[test]
+fn the_controllers_release_decides_which_annotations_it_reads() {
+    let controller = r#"
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: controller-7d9f
+  namespace: metallb-system
+  labels: {app: metallb, component: controller}
+spec:
+  containers:
+  - name: controller
+    image: "quay.io/metallb/controller:RELEASE"
+status:
+  phase: Running
+  conditions:
+  - {type: Ready, status: "True"}
+"#;
+    let edits = [(
+        "  name: web\n  namespace: default\n",
+        "  name: web\n  namespace: default\n  annotations: {metallb.io/loadBalancerIPs: 198.51.100.7}\n",
+    )];
+    for (release, status, reason) in [("v0.14.8", "allocated", "kept"), ("v0.14.9", "mismatch", "requestedIPsChanged")]
+    {
+        let file = variant("release-v0-14-9-cordoned.yaml", &edits, &controller.replace("RELEASE", release));
+        let r = check_json(file.path(), &[]);
+        assert_eq!(r["source"]["metallb"]["controllerBehaviour"], release);
+        let allocation = &web(&r)["allocation"];
+        assert_eq!(
+            (allocation["status"].as_str(), allocation["reason"].as_str()),
+            (Some(status), Some(reason)),
+            "{release}"
+        );
+    }
+}

@@ -2,6 +2,7 @@
 //! allocator. Returns what MetalLB would do as data: the sync result, the Events it would emit
 //! and the status it would write.
 
+use crate::metallb::release::Rules;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
@@ -75,6 +76,8 @@ pub enum ClearCause {
 /// `status.loadBalancer.ingress`, kept as changes against the input so that nothing is copied.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Written {
+    /// The annotation the release writes the pool into (C-6); `None` before v0.13.8.
+    key: Option<&'static str>,
     /// `None`: untouched; `Some(None)`: removed; `Some(Some(pool))`: set.
     allocated_from: Option<Option<String>>,
     /// `None`: untouched; `Some(None)`: cleared; `Some(Some(list))`: written.
@@ -82,23 +85,36 @@ pub struct Written {
 }
 
 impl Written {
+    fn for_release(rules: &Rules) -> Written {
+        Written { key: rules.allocated_from_annotation, ..Written::default() }
+    }
+
     fn clear(&mut self) {
-        self.allocated_from = Some(None);
+        if self.key.is_some() {
+            self.allocated_from = Some(None);
+        }
         self.ingress = Some(None);
+    }
+
+    fn set_pool(&mut self, pool: String) {
+        if self.key.is_some() {
+            self.allocated_from = Some(Some(pool));
+        }
     }
 
     /// The annotations as MetalLB writes them.
     pub fn annotations(&self, input: &SvcView) -> Option<BTreeMap<String, String>> {
         let mut a = input.annotations.cloned();
+        let key = self.key.unwrap_or(ANN_ALLOCATED_FROM);
         match &self.allocated_from {
             None => {}
             Some(None) => {
                 if let Some(m) = &mut a {
-                    m.remove(ANN_ALLOCATED_FROM);
+                    m.remove(key);
                 }
             }
             Some(Some(pool)) => {
-                a.get_or_insert_with(BTreeMap::new).insert(ANN_ALLOCATED_FROM.to_string(), pool.clone());
+                a.get_or_insert_with(BTreeMap::new).insert(key.to_string(), pool.clone());
             }
         }
         a
@@ -119,7 +135,7 @@ impl Written {
     /// MetalLB's deep-equal test, on the only two fields it changes.
     fn changed(&self, input: &SvcView) -> bool {
         let ingress = self.ingress.as_ref().is_some_and(|l| l.as_deref() != input.ingress.as_deref());
-        let current = input.annotations.as_ref().and_then(|m| m.get(ANN_ALLOCATED_FROM));
+        let current = input.annotations.as_ref().and_then(|m| m.get(self.key.unwrap_or(ANN_ALLOCATED_FROM)));
         let annotation = match &self.allocated_from {
             None => false,
             Some(None) => current.is_some(),
@@ -134,6 +150,8 @@ impl Written {
 pub struct Controller {
     pub pools_loaded: bool,
     pub alloc: Allocator,
+    /// The release whose controller is replayed.
+    pub rules: Rules,
 }
 
 impl Controller {
@@ -175,7 +193,7 @@ impl Controller {
         if !self.pools_loaded {
             return sync;
         }
-        let mut out = Written::default();
+        let mut out = Written::for_release(&self.rules);
         let prev_ips = self.alloc.ips(key);
         let prev_alloc_key = self.alloc.allocation_key(key);
 
@@ -359,7 +377,7 @@ impl Controller {
             return Err(Failure::Internal("noPool"));
         }
         out.ingress = Some(Some(lb_ips.iter().map(|ip| Ingress::ip_only(super::family::ip_text(*ip))).collect()));
-        out.allocated_from = Some(Some(pool));
+        out.set_pool(pool);
         Ok(())
     }
 
@@ -408,14 +426,15 @@ pub type Requested = (Vec<Option<IpAddr>>, Family);
 pub fn desired_lb_ips(svc: &SvcView) -> Result<Option<Requested>, AllocError> {
     let raw = svc.annotation(Ann::LoadBalancerIps);
     if !raw.is_empty() && !svc.load_balancer_ip.is_empty() {
-        return Err(AllocError::BothRequests);
+        return Err(AllocError::BothRequests { annotation: svc.annotation_name(Ann::LoadBalancerIps) });
     }
     if !raw.is_empty() {
         let mut ips = Vec::new();
         for item in raw.split(',') {
-            ips.push(Some(
-                parse_go_ip(item.trim()).ok_or_else(|| AllocError::InvalidAnnotation { raw: raw.to_string() })?,
-            ));
+            ips.push(Some(parse_go_ip(item.trim()).ok_or_else(|| AllocError::InvalidAnnotation {
+                raw: raw.to_string(),
+                annotation: svc.annotation_name(Ann::LoadBalancerIps),
+            })?));
         }
         let family = for_addresses_ips(&ips).map_err(AllocError::Family)?;
         return Ok(Some((ips, family)));

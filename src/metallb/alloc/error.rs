@@ -61,9 +61,13 @@ pub enum AllocError {
         ips: Vec<Option<IpAddr>>,
         pool: String,
     },
-    BothRequests,
+    /// `annotation`: the loadBalancerIPs annotation as the release names it (C-15).
+    BothRequests {
+        annotation: &'static str,
+    },
     InvalidAnnotation {
         raw: String,
+        annotation: &'static str,
     },
     InvalidSpecIp {
         raw: String,
@@ -103,10 +107,10 @@ impl fmt::Display for AllocError {
                 "requested loadBalancer IP(s) {} is not compatible with requested address pool {pool}",
                 go_q_ips(ips)
             ),
-            BothRequests => {
-                f.write_str("service can not have both metallb.io/loadBalancerIPs and svc.Spec.LoadBalancerIP")
+            BothRequests { annotation } => {
+                write!(f, "service can not have both {annotation} and svc.Spec.LoadBalancerIP")
             }
-            InvalidAnnotation { raw } => write!(f, "invalid metallb.io/loadBalancerIPs: {raw:?}"),
+            InvalidAnnotation { raw, annotation } => write!(f, "invalid {annotation}: {raw:?}"),
             InvalidSpecIp { raw } => write!(f, "invalid spec.loadBalancerIP {raw:?}"),
         }
     }
@@ -134,7 +138,7 @@ impl AllocError {
             Family(_) => "invalidFamily",
             RequestFamilyMismatch { .. } => "requestFamilyMismatch",
             RequestPoolMismatch { .. } => "requestPoolMismatch",
-            BothRequests => "conflictingRequests",
+            BothRequests { .. } => "conflictingRequests",
             InvalidAnnotation { .. } | InvalidSpecIp { .. } => "invalidRequest",
         }
     }

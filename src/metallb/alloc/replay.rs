@@ -2,6 +2,7 @@
 //! that hold IPs re-register them first (most ingress entries first, then by namespace/name),
 //! then every Service without an IP is tried on its own against that state.
 
+use crate::metallb::release::Rules;
 use std::collections::HashMap;
 use std::net::IpAddr;
 
@@ -62,8 +63,9 @@ impl<'a> Replay<'a> {
     }
 }
 
-pub fn replay(pools: Pools, services: Vec<SvcView>, handled: impl Fn(&SvcView) -> bool) -> Replay {
-    let mut controller = Controller::default();
+/// `rules`: the controller's release; `services` must have been read `under` the same rules.
+pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl Fn(&SvcView) -> bool) -> Replay {
+    let mut controller = Controller { rules, ..Controller::default() };
     controller.set_pools(Some(pools));
     let mut outcomes = HashMap::with_capacity(services.len());
 
@@ -287,7 +289,12 @@ mod tests {
             avoid_buggy_ips: false,
             service_allocation: None,
         };
-        let r = replay(Pools::from_list(vec![pool]), vec![view("b", "192.0.2.5"), view("a", "192.0.2.5")], |_| true);
+        let r = replay(
+            Pools::from_list(vec![pool]),
+            vec![view("b", "192.0.2.5"), view("a", "192.0.2.5")],
+            Rules::default(),
+            |_| true,
+        );
         let (a, b) = (&r.outcomes["default/a"], &r.outcomes["default/b"]);
         assert_eq!(a.status, Status::Allocated, "namespace/name order: a first");
         assert_eq!(b.status, Status::Mismatch);

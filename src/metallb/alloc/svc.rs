@@ -89,6 +89,8 @@ pub struct SvcView<'a> {
     pub load_balancer_class: Option<&'a str>,
     /// `None` is a nil ingress list.
     pub ingress: Option<Vec<Ingress>>,
+    /// The controller's release reads `metallb.io/` annotations (v0.14.9, metallb-versions.md C-15).
+    pub metallb_io: bool,
 }
 
 static NO_LABELS: Labels = Labels::new();
@@ -128,6 +130,23 @@ impl<'a> SvcView<'a> {
                     })
                     .collect()
             }),
+            metallb_io: true,
+        }
+    }
+
+    /// As a controller of `rules`' release reads it.
+    pub fn under(mut self, rules: &crate::metallb::release::Rules) -> SvcView<'a> {
+        self.metallb_io = rules.metallb_io_annotations;
+        self
+    }
+
+    /// The name of an annotation as this release spells it in messages.
+    pub fn annotation_name(&self, which: Ann) -> &'static str {
+        let (new, old) = which.keys();
+        if self.metallb_io {
+            new
+        } else {
+            old
         }
     }
 
@@ -137,10 +156,12 @@ impl<'a> SvcView<'a> {
     }
 
     /// `metallb.io/X`, else the deprecated `metallb.universe.tf/X`; presence decides, not the value.
+    /// Before v0.14.9 only `metallb.universe.tf/X` exists.
     pub fn annotation(&self, which: Ann) -> &str {
         let Some(a) = &self.annotations else { return "" };
         let (new, old) = which.keys();
-        a.get(new).or_else(|| a.get(old)).map(String::as_str).unwrap_or("")
+        let new = if self.metallb_io { a.get(new) } else { None };
+        new.or_else(|| a.get(old)).map(String::as_str).unwrap_or("")
     }
 
     pub fn sharing_key(&self) -> &str {
@@ -169,7 +190,11 @@ impl<'a> SvcView<'a> {
         self.ingress.iter().flatten().map(|i| i.ip.as_str()).filter(|ip| !ip.is_empty()).collect()
     }
 
+    /// The keys `deprecatedAnnotation` warns about; none before v0.14.9, which had no other name.
     pub fn deprecated_annotations(&self) -> Vec<&str> {
+        if !self.metallb_io {
+            return Vec::new();
+        }
         self.annotations
             .into_iter()
             .flatten()
