@@ -163,7 +163,7 @@ fn error_words(world: &World, namespace: &str, o: &Outcome, e: &AllocError) -> S
             format!("pool {pool}'s serviceAllocation refuses this Service: {why}")
         }
         AllocError::NoAvailableInPool { pool } => format!("pool {pool} has no address left that this Service could take"),
-        AllocError::NoAvailableInPoolForFamily { pool, family } => {
+        AllocError::NoAvailableInPoolForFamily { pool, family, .. } => {
             format!("pool {pool} cannot provide the {family} address(es) this Service needs")
         }
         AllocError::NoAvailable => {

@@ -107,6 +107,14 @@ impl Release {
             } else {
                 None
             },
+            family_policy: if at_least(15, 0) {
+                FamilyPolicy::OwnFamily
+            } else if at_least(14, 9) {
+                FamilyPolicy::AnyFamily
+            } else {
+                FamilyPolicy::ClusterFamily
+            },
+            pool_exhausted_error: at_least(16, 0),
             head: self == Release::Main,
         }
     }
@@ -125,6 +133,21 @@ impl FromStr for Release {
             )),
         }
     }
+}
+
+/// How the controller reads `ipFamilyPolicy` (metallb-versions.md C-16, C-18, C-19).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FamilyPolicy {
+    /// Up to v0.14.8: never read. The ClusterIPs' family is asked for, a dual one from one pool;
+    /// a held address of another family is released; no additional family. Errors quote the pool.
+    ClusterFamily,
+    /// v0.14.9: read, and PreferDualStack takes both families, else IPv4, else IPv6, even for
+    /// a single-family Service; RequireDualStack with one ClusterIP is not refused.
+    AnyFamily,
+    /// v0.15.0 and later: a single-family Service gets only its family (`[nil]` when none is
+    /// free); RequireDualStack needs two ClusterIPs.
+    OwnFamily,
 }
 
 /// Which endpoints count as able to serve (metallb-versions.md L-1; BGP uses the same, B-3).
@@ -182,6 +205,11 @@ pub struct Rules {
     pub metallb_io_annotations: bool,
     /// C-6: the annotation the controller writes with the pool an IP came from (none before v0.13.8).
     pub allocated_from_annotation: Option<&'static str>,
+    /// C-16, C-18, C-19: how the controller reads `ipFamilyPolicy`.
+    pub family_policy: FamilyPolicy,
+    /// C-25: a pool with no free address of either family fails with `no available IPs in pool
+    /// %s` before any family is chosen (v0.16.0).
+    pub pool_exhausted_error: bool,
     /// L-10: the memberlist key is AES-256 from v0.14.0; older speakers cannot join.
     pub aes256_memberlist: bool,
     /// Newer than v0.16.1: preferredNodeSelectors and the shared-IP refusal.

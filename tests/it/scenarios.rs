@@ -1001,3 +1001,28 @@ status:
         );
     }
 }
+
+/// The incident (C-16) through the binary: a PreferDualStack Service and two
+/// single-family pools. A v0.14.5 controller never reads the policy and leaves it pending with
+/// `no available IPs` (LBD110); v0.16.1 would assign an IPv4 address now (LBD115).
+#[test]
+fn prefer_dual_stack_with_single_family_pools_follows_the_controllers_release() {
+    let edits = [
+        (
+            "  clusterIP: 10.96.0.15\n  clusterIPs: [10.96.0.15]\n",
+            "  clusterIP: 10.96.0.15\n  clusterIPs: [10.96.0.15, 'fd00:96::15']\n  ipFamilies: [IPv4, IPv6]\n  ipFamilyPolicy: PreferDualStack\n",
+        ),
+        ("status:\n  loadBalancer:\n    ingress:\n    - ip: 198.51.100.10\n", "status:\n  loadBalancer: {}\n"),
+    ];
+    let v6_pool = "\n---\napiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: pool-v6\n  namespace: metallb-system\nspec:\n  addresses: ['2001:db8::/120']\n";
+    let file = variant("release-v0-14-9-cordoned.yaml", &edits, v6_pool);
+    let r = check_json(file.path(), &["--metallb-version", "v0.14.5"]);
+    let svc = web(&r);
+    assert_eq!(svc["allocation"]["status"], "pending");
+    let lbd110 = svc["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD110").expect("LBD110");
+    assert!(lbd110["message"].as_str().unwrap().contains("no available IPs"), "{lbd110}");
+    let r = check_json(file.path(), &["--metallb-version", "v0.16.1"]);
+    let svc = web(&r);
+    assert_eq!(svc["allocation"]["expectedIPs"], serde_json::json!(["198.51.100.0"]));
+    assert!(svc["findings"].as_array().unwrap().iter().any(|f| f["code"] == "LBD115"), "{}", svc["findings"]);
+}

@@ -4,6 +4,7 @@
 //! Allocation never walks a range one address at a time: the addresses that carry a sharing key
 //! are kept as runs, so "lowest address nobody holds" is a couple of map lookups even in a /64.
 
+use crate::metallb::release::{FamilyPolicy, Rules};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::{IpAddr, Ipv6Addr};
 
@@ -87,6 +88,8 @@ pub struct Allocator {
     pool_use: HashMap<String, PoolUse>,
     /// While a simulation runs: sharing keys as they were before it touched them.
     journal: Option<Vec<(u128, Option<Key>)>>,
+    /// The release whose allocator this is.
+    pub rules: Rules,
 }
 
 pub fn ip_key(ip: IpAddr) -> u128 {
@@ -142,6 +145,24 @@ pub fn sharing_refusal(existing: &Key, new: &Key) -> Option<&'static str> {
 impl Allocator {
     pub fn new() -> Allocator {
         Allocator::default()
+    }
+
+    /// `ipFamilyPolicy` as this release reads it: up to v0.14.8 it is never read (C-16).
+    pub fn policy<'s>(&self, svc: &'s SvcView) -> &'s str {
+        match self.rules.family_policy {
+            FamilyPolicy::ClusterFamily => "SingleStack",
+            _ => svc.policy(),
+        }
+    }
+
+    fn select(
+        &self,
+        free: &Candidates,
+        pool: &str,
+        family: Family,
+        svc: &SvcView,
+    ) -> Result<Vec<Option<IpAddr>>, AllocError> {
+        select_ips(free, pool, family, self.policy(svc), self.rules.family_policy)
     }
 
     pub fn pools(&self) -> &Pools {
@@ -436,7 +457,7 @@ impl Allocator {
                 *slot = self.ip_from_cidr(cidr, pool.avoid_buggy_ips, svc, ports, key);
             }
         }
-        if c.v4.is_none() && c.v6.is_none() {
+        if c.v4.is_none() && c.v6.is_none() && self.rules.pool_exhausted_error {
             return Err(AllocError::NoAvailableInPool { pool: pool.name.clone() });
         }
         Ok(c)
@@ -457,7 +478,7 @@ impl Allocator {
         }
         let pool = self.pools.get(pool_name).ok_or_else(|| AllocError::UnknownPool { pool: pool_name.to_string() })?;
         let free = self.free_in_pool(pool, svc_key, ports, key)?;
-        let ips = select_ips(&free, &pool.name, family, svc.policy())?;
+        let ips = self.select(&free, &pool.name, family, svc)?;
         self.assign(svc_key, svc, &ips, ports, key)?;
         Ok(ips.into_iter().flatten().collect())
     }
@@ -476,7 +497,7 @@ impl Allocator {
         if allocated == Family::Unknown {
             return Err(AllocError::UnknownAllocFamily { family: allocated });
         }
-        if svc.policy() != "PreferDualStack" && allocated != family {
+        if self.policy(svc) != "PreferDualStack" && allocated != family {
             return Err(AllocError::WrongFamily { allocated, service: family });
         }
         self.assign(svc_key, svc, &as_opt, ports, key)?;
@@ -500,7 +521,7 @@ impl Allocator {
         }
         for list in [self.pinned_pools(svc, None), self.fallback_pools()] {
             if let Some((pool, free)) = self.best_pool(&list, svc_key, svc, family, ports, key) {
-                if let Ok(ips) = select_ips(&free, &pool, family, svc.policy()) {
+                if let Ok(ips) = self.select(&free, &pool, family, svc) {
                     if self.assign(svc_key, svc, &ips, ports, key).is_ok() {
                         return Ok(ips.into_iter().flatten().collect());
                     }
@@ -551,7 +572,7 @@ impl Allocator {
         key: &Key,
     ) -> Option<(String, Candidates)> {
         let (primary, secondary) = if svc.ipv6_primary() { (Family::V6, Family::V4) } else { (Family::V4, Family::V6) };
-        let prefer_dual = svc.policy() == "PreferDualStack" && family == Family::Dual;
+        let prefer_dual = self.policy(svc) == "PreferDualStack" && family == Family::Dual;
         let (mut first_primary, mut first_secondary) = (None, None);
         for name in order {
             let Some(pool) = self.pools.get(name) else { continue };
@@ -585,7 +606,7 @@ impl Allocator {
         let missing = if Family::of(existing) == Family::V4 { Family::V6 } else { Family::V4 };
         let pool = self.pools.get(pool_name).ok_or_else(|| AllocError::UnknownPool { pool: pool_name.to_string() })?;
         let free = self.free_in_pool(pool, svc_key, ports, key)?;
-        let extra = select_ips(&free, &pool.name, missing, "SingleStack")?[0];
+        let extra = select_ips(&free, &pool.name, missing, "SingleStack", self.rules.family_policy)?[0];
         self.assign(svc_key, svc, &[Some(existing), extra], ports, key)?;
         Ok(extra)
     }
@@ -646,7 +667,7 @@ impl Allocator {
         for order in orders {
             let pinned = self.pinned_pools(svc, Some(&order));
             if let Some((pool, free)) = self.best_pool(&pinned, svc_key, svc, family, ports, key) {
-                if let Ok(ips) = select_ips(&free, &pool, family, svc.policy()) {
+                if let Ok(ips) = self.select(&free, &pool, family, svc) {
                     push_outcome(&mut out, pool, ips);
                 }
             }
@@ -668,7 +689,7 @@ impl Allocator {
         let winners: Vec<&(String, Candidates)> = match family {
             Family::V4 | Family::V6 => frees.iter().filter(|(_, c)| c.get(family).is_some()).collect(),
             _ if !both.is_empty() => both,
-            _ if svc.policy() == "PreferDualStack" => {
+            _ if self.policy(svc) == "PreferDualStack" => {
                 let with = |f: Family| -> Vec<&(String, Candidates)> {
                     frees.iter().filter(|(_, c)| c.get(f).is_some()).collect()
                 };
@@ -682,7 +703,7 @@ impl Allocator {
             _ => Vec::new(),
         };
         for (pool, free) in winners {
-            if let Ok(ips) = select_ips(free, pool, family, svc.policy()) {
+            if let Ok(ips) = self.select(free, pool, family, svc) {
                 push_outcome(&mut out, pool.clone(), ips);
             }
         }
@@ -713,7 +734,9 @@ impl Allocator {
                     Err(_) => PoolFit::Exhausted,
                     Ok(c) => match family {
                         Family::V4 | Family::V6 if c.get(family).is_none() => PoolFit::NoAddressOfFamily(family),
-                        Family::Dual if svc.policy() == "RequireDualStack" && (c.v4.is_none() || c.v6.is_none()) => {
+                        Family::Dual
+                            if self.policy(svc) == "RequireDualStack" && (c.v4.is_none() || c.v6.is_none()) =>
+                        {
                             PoolFit::NoAddressOfFamily(if c.v4.is_none() { Family::V4 } else { Family::V6 })
                         }
                         _ => PoolFit::Candidate(c),
@@ -752,19 +775,38 @@ fn permutations(items: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-/// `selectIPsForFamilyAndPolicy`; single families may yield `[nil]`, as in MetalLB.
+/// `selectIPsForFamilyAndPolicy` of the release; from v0.15.0 single families may yield `[nil]`.
 pub fn select_ips(
     free: &Candidates,
     pool: &str,
     family: Family,
     policy: &str,
+    rules: FamilyPolicy,
 ) -> Result<Vec<Option<IpAddr>>, AllocError> {
-    match family {
-        Family::V4 => return Ok(vec![free.v4]),
-        Family::V6 => return Ok(vec![free.v6]),
-        _ => {}
-    }
     let both = free.v4.is_some() && free.v6.is_some();
+    let none = || AllocError::NoAvailableInPoolForFamily {
+        pool: pool.to_string(),
+        family,
+        quoted: rules == FamilyPolicy::ClusterFamily,
+    };
+    match rules {
+        // Up to v0.14.8: exactly the ClusterIPs' family, a dual one both from this pool.
+        FamilyPolicy::ClusterFamily => {
+            return match family {
+                Family::Dual if both => Ok(vec![free.v4, free.v6]),
+                Family::V4 | Family::V6 => free.get(family).map(|ip| vec![Some(ip)]).ok_or_else(none),
+                _ => Err(none()),
+            }
+        }
+        // C-18: a single-family Service gets its family, nil when none is free.
+        FamilyPolicy::OwnFamily => match family {
+            Family::V4 => return Ok(vec![free.v4]),
+            Family::V6 => return Ok(vec![free.v6]),
+            _ => {}
+        },
+        // v0.14.9 applies the policy to single families too.
+        FamilyPolicy::AnyFamily => {}
+    }
     match policy {
         "SingleStack" => {
             if let Some(ip) = free.get(family) {
@@ -782,7 +824,7 @@ pub fn select_ips(
         }
         _ => {}
     }
-    Err(AllocError::NoAvailableInPoolForFamily { pool: pool.to_string(), family })
+    Err(none())
 }
 
 /// MetalLB's `sortPools` comparator.

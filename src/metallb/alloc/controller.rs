@@ -2,7 +2,7 @@
 //! allocator. Returns what MetalLB would do as data: the sync result, the Events it would emit
 //! and the status it would write.
 
-use crate::metallb::release::Rules;
+use crate::metallb::release::{FamilyPolicy, Rules};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
@@ -149,12 +149,18 @@ impl Written {
 #[derive(Debug, Clone, Default)]
 pub struct Controller {
     pub pools_loaded: bool,
+    /// Its `rules` are the release whose controller is replayed.
     pub alloc: Allocator,
-    /// The release whose controller is replayed.
-    pub rules: Rules,
 }
 
 impl Controller {
+    /// The controller of `rules`' release, before any configuration.
+    pub fn with_rules(rules: Rules) -> Controller {
+        let mut c = Controller::default();
+        c.alloc.rules = rules;
+        c
+    }
+
     /// `SetPools`; `None` is the nil configuration MetalLB refuses.
     pub fn set_pools(&mut self, pools: Option<Pools>) -> SyncState {
         match pools {
@@ -193,7 +199,7 @@ impl Controller {
         if !self.pools_loaded {
             return sync;
         }
-        let mut out = Written::for_release(&self.rules);
+        let mut out = Written::for_release(&self.alloc.rules);
         let prev_ips = self.alloc.ips(key);
         let prev_alloc_key = self.alloc.allocation_key(key);
 
@@ -245,8 +251,10 @@ impl Controller {
             self.clear(key, out);
             return Err(Failure::NoClusterIp);
         }
-        let policy = svc.policy().to_string();
-        if policy == "RequireDualStack" && svc.cluster_ips.len() < 2 {
+        let policy = self.alloc.policy(svc).to_string();
+        // C-19: refused from v0.15.0; older releases treat it as single-stack.
+        let own_family = self.alloc.rules.family_policy == FamilyPolicy::OwnFamily;
+        if own_family && policy == "RequireDualStack" && svc.cluster_ips.len() < 2 {
             sync.events.push(Event::warning(
                 "not enough clusterips",
                 format!("Service requires dual stack but not enough clusterips {}", go_v_strings(svc.cluster_ips)),

@@ -39,6 +39,8 @@ pub enum AllocError {
     NoAvailableInPoolForFamily {
         pool: String,
         family: Family,
+        /// Up to v0.14.8 the pool name is Go-quoted (C-16).
+        quoted: bool,
     },
     /// Automatic allocation found nothing; MetalLB never says more.
     NoAvailable,
@@ -89,8 +91,11 @@ impl fmt::Display for AllocError {
                 write!(f, "port {port} is already in use on {:?}", crate::k8s::ip::go_ip_string(*ip))
             }
             NoAvailableInPool { pool } => write!(f, "no available IPs in pool {pool}"),
-            NoAvailableInPoolForFamily { pool, family } => {
+            NoAvailableInPoolForFamily { pool, family, quoted: false } => {
                 write!(f, "no available IPs in pool {pool} for {family} IPFamily")
+            }
+            NoAvailableInPoolForFamily { pool, family, quoted: true } => {
+                write!(f, "no available IPs in pool {pool:?} for {family} IPFamily")
             }
             NoAvailable => f.write_str("no available IPs"),
             UnknownPool { pool } => write!(f, "unknown pool {pool:?}"),

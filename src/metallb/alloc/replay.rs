@@ -65,7 +65,7 @@ impl<'a> Replay<'a> {
 
 /// `rules`: the controller's release; `services` must have been read `under` the same rules.
 pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl Fn(&SvcView) -> bool) -> Replay {
-    let mut controller = Controller { rules, ..Controller::default() };
+    let mut controller = Controller::with_rules(rules);
     controller.set_pools(Some(pools));
     let mut outcomes = HashMap::with_capacity(services.len());
 
