@@ -138,7 +138,7 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     let mut all_cidrs: Vec<(IpNet, String)> = Vec::new();
     for cr in &pools_sorted {
         let object = ObjectRef::new("IPAddressPool", cr.namespace(), cr.name());
-        let pool = pool_from_cr(cr, input.namespaces).map_err(|e| ConfigError {
+        let pool = pool_from_cr(cr, input.namespaces, rules).map_err(|e| ConfigError {
             message: format!("parsing address pool {}: {e}", cr.name()),
             objects: vec![object.clone()],
         })?;
@@ -245,7 +245,7 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     Ok(Config { pools, l2_advertisements, bgp_advertisements, peers })
 }
 
-fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)]) -> Result<Pool, String> {
+fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)], rules: Rules) -> Result<Pool, String> {
     if cr.name().is_empty() {
         return Err("missing pool name".into());
     }
@@ -260,28 +260,38 @@ fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)]) -> Result<P
         cidrs.extend(parsed.iter().copied());
         addresses.push((entry.clone(), parsed));
     }
-    if let Some(alloc) = &cr.spec.service_allocation {
-        validate_duplicates(&alloc.namespaces, "")
-            .map_err(|_| "duplicate definition in namespaces field".to_string())?;
-        validate_selector_duplicates(&alloc.namespace_selectors, "namespaceSelectors")?;
-        validate_selector_duplicates(&alloc.service_selectors, "serviceSelectors")?;
+    // Fields the release's CRD does not have are pruned by its API server (C-1, C-4).
+    let service_allocation = cr.spec.service_allocation.as_ref().filter(|_| rules.service_allocation);
+    if let Some(alloc) = service_allocation {
+        if rules.service_allocation_duplicates {
+            validate_duplicates(&alloc.namespaces, "")
+                .map_err(|_| "duplicate definition in namespaces field".to_string())?;
+            validate_selector_duplicates(&alloc.namespace_selectors, "namespaceSelectors")?;
+            validate_selector_duplicates(&alloc.service_selectors, "serviceSelectors")?;
+        }
+        // pkg/errors wrapping up to v0.14.5, errors.Join after (C-4).
+        let wrap = |e: String, what: &str, sel| {
+            let outer = format!("invalid {what} label selector {} in ip pool {}", go_selector_v(sel), cr.name());
+            if rules.selector_errors_joined {
+                format!("{e}\n{outer}")
+            } else {
+                format!("{outer}: {e}")
+            }
+        };
         for sel in &alloc.namespace_selectors {
-            Selector::compile(sel).map_err(|e| {
-                format!("{e}\ninvalid namespace label selector {} in ip pool {}", go_selector_v(sel), cr.name())
-            })?;
+            Selector::compile(sel).map_err(|e| wrap(e, "namespace", sel))?;
         }
         for sel in &alloc.service_selectors {
-            Selector::compile(sel).map_err(|e| {
-                format!("{e}\ninvalid service label selector {} in ip pool {}", go_selector_v(sel), cr.name())
-            })?;
+            Selector::compile(sel).map_err(|e| wrap(e, "service", sel))?;
         }
     }
     let alloc = AllocPool {
         name: cr.name().to_string(),
         cidrs: cidrs.clone(),
         auto_assign: cr.spec.auto_assign.unwrap_or(true),
-        avoid_buggy_ips: cr.spec.avoid_buggy_ips.unwrap_or(false),
-        service_allocation: cr.spec.service_allocation.as_ref().map(|sa| resolve_service_allocation(sa, namespaces)),
+        avoid_buggy_ips: rules.avoid_buggy_ips && cr.spec.avoid_buggy_ips.unwrap_or(false),
+        service_allocation: service_allocation
+            .map(|sa| resolve_service_allocation(sa, namespaces, rules.priority_only_pools)),
     };
     Ok(Pool {
         name: cr.name().to_string(),

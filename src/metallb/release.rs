@@ -115,6 +115,13 @@ impl Release {
                 FamilyPolicy::ClusterFamily
             },
             pool_exhausted_error: at_least(16, 0),
+            avoid_buggy_ips: at_least(13, 4),
+            service_allocation: at_least(13, 8),
+            service_allocation_duplicates: at_least(13, 10),
+            selector_errors_joined: at_least(14, 6),
+            priority_only_pools: at_least(15, 0),
+            clear_assignment_event: at_least(13, 10),
+            requested_ips_pool_check: at_least(13, 10),
             head: self == Release::Main,
         }
     }
@@ -210,6 +217,23 @@ pub struct Rules {
     /// C-25: a pool with no free address of either family fails with `no available IPs in pool
     /// %s` before any family is chosen (v0.16.0).
     pub pool_exhausted_error: bool,
+    /// C-1: `IPAddressPool.spec.avoidBuggyIPs` exists and is honoured (v0.13.4).
+    pub avoid_buggy_ips: bool,
+    /// C-4: `spec.serviceAllocation` exists (v0.13.8); before, every auto-assign pool is a
+    /// fallback and `Assign` checks no namespace or label.
+    pub service_allocation: bool,
+    /// C-4: duplicate namespaces and selectors in it are rejected (v0.13.10).
+    pub service_allocation_duplicates: bool,
+    /// C-4: selector errors end with the wrapped inner error up to v0.14.5, start with it after.
+    pub selector_errors_joined: bool,
+    /// C-21: a serviceAllocation with only a priority selects every Service (v0.15.0); before,
+    /// such a pool is never used for automatic allocation.
+    pub priority_only_pools: bool,
+    /// C-8: releasing a held IP that `Assign` refuses emits Normal `ClearAssignment` (v0.13.10);
+    /// before, it is silent.
+    pub clear_assignment_event: bool,
+    /// C-11: requested IPs must belong to the pool `address-pool` names (v0.13.10).
+    pub requested_ips_pool_check: bool,
     /// L-10: the memberlist key is AES-256 from v0.14.0; older speakers cannot join.
     pub aes256_memberlist: bool,
     /// Newer than v0.16.1: preferredNodeSelectors and the shared-IP refusal.
@@ -278,6 +302,11 @@ mod tests {
         assert_eq!(on(|r| r.ad_interfaces), Some(Release::Tag(13, 6)));
         assert_eq!(on(|r| r.configuration_state), Some(Release::Tag(15, 3)));
         assert_eq!(on(|r| r.metallb_io_annotations), Some(Release::Tag(14, 9)));
+        assert_eq!(on(|r| r.avoid_buggy_ips), Some(Release::Tag(13, 4)));
+        assert_eq!(on(|r| r.service_allocation), Some(Release::Tag(13, 8)));
+        assert_eq!(on(|r| r.priority_only_pools), Some(Release::Tag(15, 0)));
+        assert_eq!(on(|r| r.clear_assignment_event), Some(Release::Tag(13, 10)));
+        assert_eq!(on(|r| r.requested_ips_pool_check), Some(Release::Tag(13, 10)));
         assert_eq!(on(|r| r.allocated_from_annotation.is_some()), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.head), Some(Release::Main));
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();

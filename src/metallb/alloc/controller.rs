@@ -300,10 +300,15 @@ impl Controller {
         let sk = Key::new(svc.sharing_key(), &svc.backend_key());
         if !lb_ips.is_empty() {
             if let Err(e) = self.alloc.assign(key, svc, &lb_ips, &ports, &sk) {
-                sync.events.push(Event::normal(
-                    "ClearAssignment",
-                    format!("current IP for {key:?} not allowed by config, will attempt for new IP assignment: {e}"),
-                ));
+                // C-8: silent before v0.13.10.
+                if self.alloc.rules.clear_assignment_event {
+                    sync.events.push(Event::normal(
+                        "ClearAssignment",
+                        format!(
+                            "current IP for {key:?} not allowed by config, will attempt for new IP assignment: {e}"
+                        ),
+                    ));
+                }
                 self.clear(key, out);
                 lb_ips.clear();
                 sync.cleared_held = Some(ClearCause::NotAllowed(e));
@@ -400,7 +405,9 @@ impl Controller {
                 return Err(AllocError::RequestFamilyMismatch { ips });
             }
             self.alloc.assign(key, svc, &ips, &ports, sk)?;
-            if !desired_pool.is_empty() && self.alloc.pool(key) != desired_pool {
+            // C-11: before v0.13.10 requested IPs come from any pool, whatever address-pool says.
+            let checked = self.alloc.rules.requested_ips_pool_check;
+            if checked && !desired_pool.is_empty() && self.alloc.pool(key) != desired_pool {
                 self.alloc.unassign(key);
                 return Err(AllocError::RequestPoolMismatch { ips, pool: desired_pool });
             }

@@ -127,10 +127,13 @@ impl Pools {
     }
 }
 
-/// Builds `ServiceAllocation` the way `config.For` does (config.go:557-602).
+/// Builds `ServiceAllocation` the way `config.For` does (config.go:557-602). `priority_only`:
+/// a serviceAllocation with nothing but a priority selects every Service (C-21, v0.15.0); before,
+/// it selects none and the pool is never used for automatic allocation.
 pub fn resolve_service_allocation(
     spec: &crate::snapshot::crd::ServiceAllocation,
     namespaces: &[(String, Labels)],
+    priority_only: bool,
 ) -> ServiceAllocation {
     let mut names: BTreeSet<String> = spec.namespaces.iter().cloned().collect();
     let ns_selectors: Vec<Selector> =
@@ -142,7 +145,11 @@ pub fn resolve_service_allocation(
     }
     let mut service_selectors: Vec<Selector> =
         spec.service_selectors.iter().filter_map(|s| Selector::compile(s).ok()).collect();
-    if spec.namespaces.is_empty() && spec.namespace_selectors.is_empty() && spec.service_selectors.is_empty() {
+    if priority_only
+        && spec.namespaces.is_empty()
+        && spec.namespace_selectors.is_empty()
+        && spec.service_selectors.is_empty()
+    {
         service_selectors = vec![Selector::default()];
     }
     ServiceAllocation { priority: spec.priority.unwrap_or(0), namespaces: names, service_selectors }
