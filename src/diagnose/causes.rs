@@ -195,6 +195,10 @@ fn fix(code: Code, object: &ObjectRef, services: &[String]) -> String {
         "Pod" if code == Code::LBD216 => {
             format!("kubectl -n {} rollout status daemonset/speaker", ns.unwrap_or("metallb-system"))
         }
+        "Namespace" if code == Code::LBD219 => {
+            format!("kubectl -n {name} logs -l component=controller | grep 'not compatible with assigned IPs'")
+        }
+        "ConfigMap" if code == Code::LBD218 => format!("{} -o yaml", in_ns("get", "configmap")),
         "Namespace" if code == Code::LBD217 => format!(
             "kubectl -n {name} get daemonsets,deployments -o custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[*].image"
         ),

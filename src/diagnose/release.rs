@@ -13,6 +13,7 @@ pub(super) fn findings(world: &World) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(mixed_speakers(world));
     out.extend(legacy_config(world));
+    out.extend(refused_pools(world));
     let setup = &world.setup;
     out.extend(outside_model(world, "speaker", setup.release, setup.release_outside.as_ref()));
     // The controller's version shows only when it was read apart from the speakers'.
@@ -130,4 +131,22 @@ fn legacy_config(world: &World) -> Option<Finding> {
         )
     };
     Some(Finding::new(Code::LBD218, message, hint, vec![object]))
+}
+
+/// LBD219: a v0.13.x controller refuses the pools while a Service holds an IP outside them (C-12,
+/// C-13); it goes on allocating from its previous pools, which the snapshot does not hold.
+fn refused_pools(world: &World) -> Option<Finding> {
+    let line = world.refused_pools()?;
+    let ns = world.setup.namespace.as_str();
+    Some(Finding::new(
+        Code::LBD219,
+        format!(
+            "MetalLB {}'s controller refuses the pool configuration ({line}): it keeps allocating from its previous pools, deleted or shrunk ones included, so the allocations of this report are unknown",
+            world.setup.controller_release
+        ),
+        format!(
+            "give that Service an address inside a pool (or delete it), or restore the pool; v0.14.0 and later take the configuration and re-assign such Services. kubectl -n {ns} logs deploy/controller | grep 'not compatible with assigned IPs'"
+        ),
+        vec![ObjectRef::cluster("Namespace", ns)],
+    ))
 }

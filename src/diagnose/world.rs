@@ -10,7 +10,7 @@ use super::bgp::BgpIndex;
 use crate::k8s::{endpoint_can_serve_under, has_exclude_label, is_network_unavailable, EXCLUDE_LB_LABEL};
 use crate::metallb::actual::{ActualIndex, BgpActualIndex};
 use crate::metallb::alloc::pools::Pools;
-use crate::metallb::alloc::replay::{replay, Replay};
+use crate::metallb::alloc::replay::{refused_configuration, replay, Replay};
 use crate::metallb::alloc::svc::SvcView;
 use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
 use crate::metallb::install::{self, Overrides, Setup};
@@ -26,6 +26,7 @@ pub struct World<'a> {
     /// MetalLB's controller replayed over every Service; `None` without MetalLB or a valid
     /// controller configuration.
     replay: OnceLock<Option<Replay<'a>>>,
+    refused_pools: OnceLock<Option<String>>,
     /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
     pub controller_config: Result<Config, ConfigError>,
     /// The same CRs read under the release LBD107 compares with, when it could change an answer:
@@ -168,6 +169,7 @@ impl<'a> World<'a> {
             setup,
             config,
             replay: OnceLock::new(),
+            refused_pools: OnceLock::new(),
             controller_config,
             alternate_config,
             alternate_rules,
@@ -197,18 +199,30 @@ impl<'a> World<'a> {
     /// Replays MetalLB's controller over every Service. Sequential by nature, so callers run it
     /// beside the (parallel) speaker evaluation.
     pub fn run_replay(&self) {
-        let replay = match (&self.controller_config, self.setup.installed) {
+        let (replay, refused) = match (&self.controller_config, self.setup.installed) {
             (Ok(cfg), true) => {
                 let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
                 let rules = self.setup.controller_release.rules();
                 let views: Vec<SvcView> =
                     self.snap.services.par_iter().map(|s| SvcView::from_service(s).under(&rules)).collect();
                 let lb_class = &self.setup.lb_class;
-                Some(replay(pools, views, rules, |v| class_handled(v.load_balancer_class, lb_class)))
+                let handled = |v: &SvcView| class_handled(v.load_balancer_class, lb_class);
+                // C-12: the controller runs on with pools the snapshot does not hold: unknown.
+                match refused_configuration(&pools, &views, handled).filter(|_| !rules.pools_may_orphan) {
+                    Some(line) => (None, Some(line)),
+                    None => (Some(replay(pools, views, rules, handled)), None),
+                }
             }
-            _ => None,
+            _ => (None, None),
         };
         let _ = self.replay.set(replay);
+        let _ = self.refused_pools.set(refused);
+    }
+
+    /// C-12: the log line of a v0.13.x controller refusing the snapshot's pools; `None` when it
+    /// takes them (or before `run_replay`).
+    pub fn refused_pools(&self) -> Option<&str> {
+        self.refused_pools.get().and_then(|r| r.as_deref())
     }
 
     /// The controller replay; `None` before `run_replay`, without MetalLB, or when its

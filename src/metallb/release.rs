@@ -122,6 +122,7 @@ impl Release {
             priority_only_pools: at_least(15, 0),
             clear_assignment_event: at_least(13, 10),
             requested_ips_pool_check: at_least(13, 10),
+            pools_may_orphan: at_least(14, 0),
             head: self == Release::Main,
         }
     }
@@ -234,6 +235,10 @@ pub struct Rules {
     pub clear_assignment_event: bool,
     /// C-11: requested IPs must belong to the pool `address-pool` names (v0.13.10).
     pub requested_ips_pool_check: bool,
+    /// C-12, C-13: a pool configuration that leaves a held IP outside every pool (no pool at all
+    /// included) is taken, and the IP released (v0.14.0); v0.13.x rejects the whole configuration
+    /// and keeps allocating from its previous pools.
+    pub pools_may_orphan: bool,
     /// L-10: the memberlist key is AES-256 from v0.14.0; older speakers cannot join.
     pub aes256_memberlist: bool,
     /// Newer than v0.16.1: preferredNodeSelectors and the shared-IP refusal.
@@ -307,6 +312,7 @@ mod tests {
         assert_eq!(on(|r| r.priority_only_pools), Some(Release::Tag(15, 0)));
         assert_eq!(on(|r| r.clear_assignment_event), Some(Release::Tag(13, 10)));
         assert_eq!(on(|r| r.requested_ips_pool_check), Some(Release::Tag(13, 10)));
+        assert_eq!(on(|r| r.pools_may_orphan), Some(Release::Tag(14, 0)));
         assert_eq!(on(|r| r.allocated_from_annotation.is_some()), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.head), Some(Release::Main));
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();

@@ -1026,3 +1026,24 @@ fn prefer_dual_stack_with_single_family_pools_follows_the_controllers_release() 
     assert_eq!(svc["allocation"]["expectedIPs"], serde_json::json!(["198.51.100.0"]));
     assert!(svc["findings"].as_array().unwrap().iter().any(|f| f["code"] == "LBD115"), "{}", svc["findings"]);
 }
+
+/// C-12 and C-13 through the binary: a v0.13.x controller refuses pools that orphan a held IP,
+/// so allocations are unknown (LBD219); v0.14.0 takes them and re-assigns (LBD112/LBD110).
+#[test]
+fn a_v0_13_controller_refuses_pools_that_orphan_a_held_ip() {
+    // The Service holds 198.51.100.10; the pool now holds only 198.51.100.64/28.
+    let file = variant("release-v0-14-9-cordoned.yaml", &[("  - 198.51.100.0/28\n", "  - 198.51.100.64/28\n")], "");
+    let r = check_json(file.path(), &["--metallb-version", "v0.13.12"]);
+    let f = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD219").expect("LBD219");
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            r#"new config not compatible with assigned IPs: service "default/web" cannot own ["198.51.100.10"] under new config"#
+        ),
+        "{f}"
+    );
+    assert_eq!(web(&r)["allocation"], Value::Null);
+    let r = check_json(file.path(), &["--metallb-version", "v0.14.0"]);
+    assert!(r["findings"].as_array().unwrap().iter().all(|f| f["code"] != "LBD219"));
+    assert_eq!(web(&r)["allocation"]["status"], "mismatch");
+    assert_eq!(web(&r)["allocation"]["expectedIPs"], serde_json::json!(["198.51.100.64"]));
+}

@@ -243,7 +243,9 @@ impl Controller {
             self.clear(key, out);
             return Ok(());
         }
-        if self.alloc.pools().by_name.is_empty() {
+        // C-13: v0.13.x takes no pool as nothing to allocate from ("no available IPs" below);
+        // a held IP never gets here, its configuration being refused (C-12).
+        if self.alloc.pools().by_name.is_empty() && self.alloc.rules.pools_may_orphan {
             self.clear(key, out);
             return Err(Failure::NoPools);
         }

@@ -121,6 +121,31 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
     Replay { controller, outcomes, views: services }
 }
 
+/// C-12: a v0.13.x controller refuses a pool configuration under which a Service it handles holds
+/// IPs no one pool contains, with its log line (Go's map order picks which Service it names; the
+/// first by name here); `None` when it takes the configuration.
+pub fn refused_configuration(
+    pools: &Pools,
+    services: &[SvcView],
+    handled: impl Fn(&SvcView) -> bool,
+) -> Option<String> {
+    let mut orphans: Vec<&SvcView> = services
+        .iter()
+        .filter(|s| s.type_ == "LoadBalancer" && handled(s))
+        .filter(|s| {
+            let ips: Vec<Option<IpAddr>> = s.lb_ip_texts().iter().map(|t| parse_go_ip(t)).collect();
+            !ips.is_empty() && super::allocator::pool_for(pools, &ips).is_none()
+        })
+        .collect();
+    orphans.sort_by_key(|s| s.key());
+    let svc = orphans.first()?;
+    Some(format!(
+        "new config not compatible with assigned IPs: service {:?} cannot own {} under new config",
+        svc.key(),
+        super::family::go_q_strings(&svc.lb_ip_texts())
+    ))
+}
+
 fn ingress_count(svc: &SvcView) -> usize {
     svc.ingress.as_ref().map_or(0, Vec::len)
 }
