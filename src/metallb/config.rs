@@ -126,6 +126,7 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
             &bgp_sorted,
             &input.communities,
             &pools_sorted,
+            rules,
         )
         .map_err(bgp_err)?;
     }

@@ -123,6 +123,7 @@ impl Release {
             clear_assignment_event: at_least(13, 10),
             requested_ips_pool_check: at_least(13, 10),
             pools_may_orphan: at_least(14, 0),
+            native_ipv6_checks_bgp_pools_only: at_least(14, 9),
             head: self == Release::Main,
         }
     }
@@ -239,6 +240,10 @@ pub struct Rules {
     /// included) is taken, and the IP released (v0.14.0); v0.13.x rejects the whole configuration
     /// and keeps allocating from its previous pools.
     pub pools_may_orphan: bool,
+    /// V-2: the native backend refuses IPv6 only in pools a BGPAdvertisement selects (v0.14.9);
+    /// before, any BGPAdvertisement makes every IPv6 pool, layer-2 ones included, refuse the
+    /// configuration.
+    pub native_ipv6_checks_bgp_pools_only: bool,
     /// L-10: the memberlist key is AES-256 from v0.14.0; older speakers cannot join.
     pub aes256_memberlist: bool,
     /// Newer than v0.16.1: preferredNodeSelectors and the shared-IP refusal.
@@ -313,6 +318,7 @@ mod tests {
         assert_eq!(on(|r| r.clear_assignment_event), Some(Release::Tag(13, 10)));
         assert_eq!(on(|r| r.requested_ips_pool_check), Some(Release::Tag(13, 10)));
         assert_eq!(on(|r| r.pools_may_orphan), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.native_ipv6_checks_bgp_pools_only), Some(Release::Tag(14, 9)));
         assert_eq!(on(|r| r.allocated_from_annotation.is_some()), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.head), Some(Release::Main));
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();

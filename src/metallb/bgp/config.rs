@@ -2,6 +2,7 @@
 //! the rules that make the speaker reject a whole configuration: `config.For`'s peer and
 //! advertisement parsing, the per-pool checks and the backend-specific validation.
 
+use crate::metallb::release::Rules;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
@@ -148,6 +149,7 @@ fn err(object: ObjectRef, message: String) -> BgpConfigError {
 
 /// The backend's validation (`DiscardFRROnly` for native, `DiscardNativeOnly` for the FRR modes),
 /// which runs before anything is parsed.
+#[allow(clippy::too_many_arguments)]
 pub fn validate_backend(
     bgp_type: BgpType,
     peers: &[&BgpPeer],
@@ -155,9 +157,10 @@ pub fn validate_backend(
     ads: &[&BgpAdvertisement],
     communities: &[&CommunityCr],
     pools: &[&IpAddressPool],
+    rules: Rules,
 ) -> Result<(), BgpConfigError> {
     match bgp_type {
-        BgpType::Native => validate_native(peers, bfd_profiles, ads, communities, pools),
+        BgpType::Native => validate_native(peers, bfd_profiles, ads, communities, pools, rules),
         BgpType::Frr | BgpType::FrrK8s => validate_frr(peers),
     }
 }
@@ -172,6 +175,7 @@ fn validate_native(
     ads: &[&BgpAdvertisement],
     communities: &[&CommunityCr],
     pools: &[&IpAddressPool],
+    rules: Rules,
 ) -> Result<(), BgpConfigError> {
     for p in peers {
         let s = &p.spec;
@@ -192,9 +196,11 @@ fn validate_native(
     if let Some(b) = bfd_profiles.first() {
         return Err(err(ObjectRef::new("BFDProfile", b.namespace(), b.name()), "bfd profiles section set".into()));
     }
-    // Pools under any BGPAdvertisement: all of them when one advertisement names and selects none.
+    // Pools under any BGPAdvertisement: all of them when one advertisement names and selects none,
+    // or, up to v0.14.8, whenever there is a BGPAdvertisement at all (V-2: layer-2 pools included).
     if !ads.is_empty() {
-        let all = ads.iter().any(|a| a.spec.ip_address_pools.is_empty() && a.spec.ip_address_pool_selectors.is_empty());
+        let all = !rules.native_ipv6_checks_bgp_pools_only
+            || ads.iter().any(|a| a.spec.ip_address_pools.is_empty() && a.spec.ip_address_pool_selectors.is_empty());
         let mut selectors = Vec::new();
         for a in ads.iter() {
             for sel in &a.spec.ip_address_pool_selectors {

@@ -49,6 +49,10 @@ impl Objects {
         self
     }
     fn parse(&self, bgp_type: BgpType) -> Result<Config, ConfigError> {
+        self.parse_under(bgp_type, crate::metallb::release::Rules::default())
+    }
+
+    fn parse_under(&self, bgp_type: BgpType, rules: crate::metallb::release::Rules) -> Result<Config, ConfigError> {
         let nodes = nodes();
         let input = ConfigInput {
             pools: self.pools.iter().collect(),
@@ -61,7 +65,7 @@ impl Objects {
             nodes: &nodes,
             namespaces: &[],
         };
-        parse(&input, crate::metallb::release::Rules::default())
+        parse(&input, rules)
     }
 }
 
@@ -129,11 +133,15 @@ fn native_mode_rejects_ipv6_pools_and_large_communities() {
     let err = Objects::new(&[("v6", &["2001:db8::/120"])]).ad("all", json!({})).parse(BgpType::Native).unwrap_err();
     assert_eq!(err.message, r#"pool "v6" has ipv6 CIDR 2001:db8::/120, native bgp mode does not support ipv6"#);
     assert!(Objects::new(&[("v6", &["2001:db8::/120"])]).ad("all", json!({})).parse(BgpType::FrrK8s).is_ok());
-    // A pool no advertisement selects is not checked.
-    assert!(Objects::new(&[("v4", &["192.0.2.0/28"]), ("v6", &["2001:db8::/120"])])
-        .ad("v4-only", json!({"ipAddressPools": ["v4"]}))
-        .parse(BgpType::Native)
-        .is_ok());
+    // A pool no advertisement selects is not checked, from v0.14.9 (metallb-versions.md V-2);
+    // before, any BGPAdvertisement makes every IPv6 pool refuse the configuration.
+    let objects = Objects::new(&[("v4", &["192.0.2.0/28"]), ("v6", &["2001:db8::/120"])])
+        .ad("v4-only", json!({"ipAddressPools": ["v4"]}));
+    assert!(objects.parse(BgpType::Native).is_ok());
+    let release = |r: &str| r.parse::<crate::metallb::release::Release>().unwrap().rules();
+    assert!(objects.parse_under(BgpType::Native, release("v0.14.9")).is_ok());
+    let err = objects.parse_under(BgpType::Native, release("v0.14.8")).unwrap_err();
+    assert_eq!(err.message, r#"pool "v6" has ipv6 CIDR 2001:db8::/120, native bgp mode does not support ipv6"#);
     let err = Objects::new(&[("a", &["192.0.2.0/28"])])
         .ad("big", json!({"communities": ["large:1:2:3"]}))
         .parse(BgpType::Native)
