@@ -253,6 +253,16 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
         _ => (speakers, controller),
     };
 
+    // S-3: up to v0.13.12 a speaker told not to use EndpointSlices reads core v1 Endpoints,
+    // which no snapshot holds; EndpointSlices say the same for a healthy cluster.
+    if flags.as_ref().is_some_and(|f| f.disable_epslices) && speakers.release <= Release::Tag(13, 12) {
+        assumptions.push(
+            "the speakers run with --disable-epslices and read core v1 Endpoints (MetalLB v0.13.x), which the snapshot \
+             does not hold: serving endpoints are judged from EndpointSlices (ready addresses serve, not-ready ones do not)"
+                .to_string(),
+        );
+    }
+
     Setup {
         installed,
         namespace,
@@ -285,6 +295,8 @@ struct SpeakerFlags {
     ignore_exclude_lb: bool,
     lb_class: Option<String>,
     bgp_type: Option<BgpType>,
+    /// `--disable-epslices` (v0.13.x): the speaker reads core v1 Endpoints instead (S-3).
+    disable_epslices: bool,
 }
 
 impl SpeakerFlags {
@@ -341,6 +353,7 @@ impl SpeakerFlags {
         SpeakerFlags {
             ml_enabled,
             ignore_exclude_lb: bool_arg("ignore-exclude-lb").unwrap_or(false),
+            disable_epslices: bool_arg("disable-epslices").unwrap_or(false),
             lb_class: arg("lb-class"),
             bgp_type: env("METALLB_BGP_TYPE").and_then(|v| match v.as_str() {
                 "native" | "" => Some(BgpType::Native),
@@ -422,6 +435,8 @@ mod tests {
         // Not visible: no node name, or an envFrom that may set them.
         assert_eq!(ml(&speaker(&[], &[], false)), None);
         assert_eq!(ml(&speaker(&[node], &[], true)), None);
+        assert!(SpeakerFlags::from_container(&speaker(&[node], &["--disable-epslices"], false)).disable_epslices);
+        assert!(!SpeakerFlags::from_container(&speaker(&[node], &[], false)).disable_epslices);
         // A flag given on the command line wins over its variable.
         assert_eq!(ml(&speaker(&[node, bind, labels], &["--ml-bindaddr="], false)), Some(false));
     }

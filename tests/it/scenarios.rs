@@ -1047,3 +1047,23 @@ fn a_v0_13_controller_refuses_pools_that_orphan_a_held_ip() {
     assert_eq!(web(&r)["allocation"]["status"], "mismatch");
     assert_eq!(web(&r)["allocation"]["expectedIPs"], serde_json::json!(["198.51.100.64"]));
 }
+
+/// S-3: a v0.13.x speaker with --disable-epslices reads core v1 Endpoints; the report says it
+/// judged EndpointSlices instead. Later releases have no such flag.
+#[test]
+fn disable_epslices_on_v0_13_is_an_assumption() {
+    let edits = [(
+        "    - {name: METALLB_ML_LABELS, value: \"app=metallb,component=speaker\"}\n",
+        "    - {name: METALLB_ML_LABELS, value: \"app=metallb,component=speaker\"}\n    args: [--disable-epslices]\n",
+    )];
+    for (release, assumed) in [("v0.13.12", true), ("v0.14.0", false)] {
+        let file = variant(
+            "release-v0-14-9-cordoned.yaml",
+            &[edits[0], ("speaker:v0.14.9", &format!("speaker:{release}"))],
+            "",
+        );
+        let r = check_json(file.path(), &[]);
+        let text = r["source"]["assumptions"].to_string();
+        assert_eq!(text.contains("--disable-epslices"), assumed, "{release}: {text}");
+    }
+}
