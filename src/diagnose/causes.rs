@@ -195,6 +195,7 @@ fn fix(code: Code, object: &ObjectRef, services: &[String]) -> String {
         "Pod" if code == Code::LBD216 => {
             format!("kubectl -n {} rollout status daemonset/speaker", ns.unwrap_or("metallb-system"))
         }
+        "Namespace" if code == Code::LBD209 => format!("kubectl -n {name} get addresspools.metallb.io -o yaml"),
         "Namespace" if code == Code::LBD219 => {
             format!("kubectl -n {name} logs -l component=controller | grep 'not compatible with assigned IPs'")
         }

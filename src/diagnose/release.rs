@@ -14,6 +14,7 @@ pub(super) fn findings(world: &World) -> Vec<Finding> {
     out.extend(mixed_speakers(world));
     out.extend(legacy_config(world));
     out.extend(refused_pools(world));
+    out.extend(legacy_address_pools(world));
     let setup = &world.setup;
     out.extend(outside_model(world, "speaker", setup.release, setup.release_outside.as_ref()));
     // The controller's version shows only when it was read apart from the speakers'.
@@ -146,6 +147,49 @@ fn refused_pools(world: &World) -> Option<Finding> {
         ),
         format!(
             "give that Service an address inside a pool (or delete it), or restore the pool; v0.14.0 and later take the configuration and re-assign such Services. kubectl -n {ns} logs deploy/controller | grep 'not compatible with assigned IPs'"
+        ),
+        vec![ObjectRef::cluster("Namespace", ns)],
+    ))
+}
+
+/// LBD209: legacy AddressPool objects, read as pools by v0.13.x and ignored from v0.14.0 (C-27).
+fn legacy_address_pools(world: &World) -> Option<Finding> {
+    let count: usize = world
+        .snap
+        .ignored_kinds
+        .iter()
+        .filter(|(kind, _)| kind.starts_with("AddressPool (metallb.io/"))
+        .map(|(_, n)| *n)
+        .sum();
+    if count == 0 {
+        return None;
+    }
+    let ns = world.setup.namespace.as_str();
+    let release = world.setup.controller_release;
+    let objects = if count == 1 {
+        "1 legacy AddressPool object".to_string()
+    } else {
+        format!("{count} legacy AddressPool objects")
+    };
+    let crd_pools = world.snap.metallb.ip_address_pools.iter().filter(|p| p.namespace() == ns).count();
+    let message = if !release.rules().pools_may_orphan {
+        format!(
+            "MetalLB {release} reads {objects} as pools (a layer2 one with an implicit advertisement on every node and interface); lbdoctor does not replay them, so allocations and announcements from their addresses are not shown"
+        )
+    } else if crd_pools == 0 {
+        format!(
+            "the snapshot has {objects} and no IPAddressPool: MetalLB {release} ignores AddressPools (since v0.14.0), so it has no pool to allocate from"
+        )
+    } else {
+        format!(
+            "the snapshot has {objects}, which MetalLB {release} ignores (since v0.14.0): only IPAddressPools count"
+        )
+    };
+    Some(Finding::new(
+        Code::LBD209,
+        message,
+        format!(
+            "replace each AddressPool with an IPAddressPool (same addresses and autoAssign) plus an L2Advertisement or BGPAdvertisement naming it, then delete it: kubectl -n {ns} get addresspools.metallb.io -o yaml"
         ),
         vec![ObjectRef::cluster("Namespace", ns)],
     ))

@@ -86,6 +86,8 @@ const fn custom(group: &'static str, plural: &'static str, kind: &'static str) -
 /// Every custom resource an engine reads, in the order the snapshot lists them.
 pub const CUSTOM: &[Custom] = &[
     custom("metallb.io", "ipaddresspools", "IPAddressPool"),
+    // Legacy pools (releases before v0.14.3 serve them): listed where served, for LBD209.
+    custom("metallb.io", "addresspools", "AddressPool"),
     custom("metallb.io", "l2advertisements", "L2Advertisement"),
     custom("metallb.io", "bgpadvertisements", "BGPAdvertisement"),
     custom("metallb.io", "bgppeers", "BGPPeer"),
@@ -98,6 +100,9 @@ pub const CUSTOM: &[Custom] = &[
     custom("cilium.io", "ciliuml2announcementpolicies", "CiliumL2AnnouncementPolicy"),
     custom("cilium.io", "ciliumnodes", "CiliumNode"),
 ];
+
+/// Served only by old MetalLB releases: absent is the normal case, not "not installed".
+pub const LEGACY: &[&str] = &["addresspools.metallb.io"];
 
 impl Custom {
     pub fn name(&self) -> String {

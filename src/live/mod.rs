@@ -276,7 +276,11 @@ async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveEr
     let customs = async {
         let found = api.discover(&custom_groups()).await?;
         let not_installed: Vec<String> = if found.denied.is_empty() {
-            CUSTOM.iter().map(|c| c.name()).filter(|n| !found.served.contains_key(n)).collect()
+            CUSTOM
+                .iter()
+                .map(|c| c.name())
+                .filter(|n| !found.served.contains_key(n) && !LEGACY.contains(&n.as_str()))
+                .collect()
         } else {
             Vec::new()
         };

@@ -66,6 +66,7 @@ fn every_scenario_gives_the_predicted_findings_and_exit_code() {
         ("k3s-servicelb-and-cilium-nodeipam.yaml", &["LBD120", "LBD121"], 0),
         ("l2-advertisement-selects-no-node.yaml", &["LBD101", "LBD203"], 1),
         ("lb-class-other.yaml", &["LBD120"], 0),
+        ("legacy-address-pool.yaml", &["LBD209"], 0),
         ("memberlist-disabled-dead-winner.yaml", &["LBD101"], 1),
         ("metallb-and-cilium-l2.yaml", &["LBD145"], 0),
         ("metallb-and-cilium-lbipam.yaml", &["LBD120", "LBD126", "LBD127"], 0),
@@ -1066,4 +1067,31 @@ fn disable_epslices_on_v0_13_is_an_assumption() {
         let text = r["source"]["assumptions"].to_string();
         assert_eq!(text.contains("--disable-epslices"), assumed, "{release}: {text}");
     }
+}
+
+/// LBD209 (C-27): legacy AddressPool objects, read by v0.13.x and ignored from v0.14.0.
+#[test]
+fn legacy_address_pools_are_explained_by_release() {
+    let legacy = "\n---\napiVersion: metallb.io/v1beta1\nkind: AddressPool\nmetadata:\n  name: legacy\n  namespace: metallb-system\nspec:\n  protocol: layer2\n  addresses: [198.51.100.0/28]\n";
+    let message = |file: &std::path::Path, release: &str| -> String {
+        let r = check_json(file, &["--metallb-version", release]);
+        let f = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == "LBD209").expect("LBD209");
+        f["message"].as_str().unwrap().to_string()
+    };
+    let leftover = variant("release-v0-14-9-cordoned.yaml", &[], legacy);
+    assert!(message(leftover.path(), "v0.14.9").contains("1 legacy AddressPool object, which MetalLB v0.14.9 ignores"));
+    assert!(
+        message(leftover.path(), "v0.13.12").contains("MetalLB v0.13.12 reads 1 legacy AddressPool object as pools")
+    );
+    let only_legacy = variant(
+        "release-v0-14-9-cordoned.yaml",
+        &[(
+            "kind: IPAddressPool\nmetadata:\n  name: pool-a\n  namespace: metallb-system",
+            "kind: IPAddressPool\nmetadata:\n  name: pool-a\n  namespace: elsewhere",
+        )],
+        legacy,
+    );
+    assert!(message(only_legacy.path(), "v0.14.0").contains("and no IPAddressPool"));
+    let (r, _) = scenario("release-v0-14-9-cordoned.yaml", &[]);
+    assert!(r["findings"].as_array().unwrap().iter().all(|f| f["code"] != "LBD209"));
 }

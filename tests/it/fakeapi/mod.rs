@@ -101,6 +101,8 @@ const KINDS: &[(&str, &str, &str, &str, bool)] = &[
     ("Deployment", "apps", "v1", "deployments", true),
     ("Lease", "coordination.k8s.io", "v1", "leases", true),
     ("IPAddressPool", "metallb.io", "v1beta1", "ipaddresspools", true),
+    // Served by MetalLB before v0.14.3 only: here when the cluster has such objects.
+    ("AddressPool", "metallb.io", "v1beta1", "addresspools", true),
     ("L2Advertisement", "metallb.io", "v1beta1", "l2advertisements", true),
     ("BGPAdvertisement", "metallb.io", "v1beta1", "bgpadvertisements", true),
     ("BGPPeer", "metallb.io", "v1beta2", "bgppeers", true),
@@ -162,7 +164,8 @@ impl FakeApi {
         let mut by_resource: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
         for (_, group, version, plural, namespaced) in KINDS {
             let builtin = group.is_empty() || !group.contains('.') || group.ends_with(".k8s.io");
-            if builtin || used_groups.contains(*group) {
+            let legacy = *plural == "addresspools" && !objects.iter().any(|o| o["kind"] == "AddressPool");
+            if (builtin || used_groups.contains(*group)) && !legacy {
                 resources.push(Served {
                     group: group.to_string(),
                     version: version.to_string(),
