@@ -123,6 +123,7 @@ impl Release {
             clear_assignment_event: at_least(13, 10),
             requested_ips_pool_check: at_least(13, 10),
             pools_may_orphan: at_least(14, 0),
+            clears_unknown_family: at_least(13, 8),
             native_ipv6_checks_bgp_pools_only: at_least(14, 9),
             head: self == Release::Main,
         }
@@ -240,6 +241,9 @@ pub struct Rules {
     /// included) is taken, and the IP released (v0.14.0); v0.13.x rejects the whole configuration
     /// and keeps allocating from its previous pools.
     pub pools_may_orphan: bool,
+    /// C-5: held IPs of no valid family (two of one family, three) are released and re-allocated
+    /// (v0.13.8); before, the controller warns and stops there, keeping the status.
+    pub clears_unknown_family: bool,
     /// V-2: the native backend refuses IPv6 only in pools a BGPAdvertisement selects (v0.14.9);
     /// before, any BGPAdvertisement makes every IPv6 pool, layer-2 ones included, refuse the
     /// configuration.
@@ -318,6 +322,7 @@ mod tests {
         assert_eq!(on(|r| r.clear_assignment_event), Some(Release::Tag(13, 10)));
         assert_eq!(on(|r| r.requested_ips_pool_check), Some(Release::Tag(13, 10)));
         assert_eq!(on(|r| r.pools_may_orphan), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.clears_unknown_family), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.native_ipv6_checks_bgp_pools_only), Some(Release::Tag(14, 9)));
         assert_eq!(on(|r| r.allocated_from_annotation.is_some()), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.head), Some(Release::Main));

@@ -274,6 +274,10 @@ impl Controller {
                         "nolbIPsIPFamily",
                         format!("Failed to retrieve LBIPs IPFamily for {}: {e}", go_q_ips(&lb_ips)),
                     ));
+                    // C-5: v0.13.0 … v0.13.7 stop here and keep the status as it is.
+                    if !self.alloc.rules.clears_unknown_family {
+                        return Ok(());
+                    }
                     Family::Unknown
                 }
             };
