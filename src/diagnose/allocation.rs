@@ -71,7 +71,7 @@ fn failure_code(f: &Failure) -> &'static str {
         Failure::NoClusterIp => "noClusterIP",
         Failure::NotEnoughClusterIps => "notEnoughClusterIPs",
         Failure::ClusterIpFamily(_) => "clusterIPFamilyUnknown",
-        Failure::InvalidRequest(e) | Failure::Allocation(e) => e.code(),
+        Failure::InvalidRequest(e) | Failure::Allocation(e) | Failure::SharingKeyRefused(e) => e.code(),
         Failure::Internal(_) => "internalError",
     }
 }
@@ -270,7 +270,15 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                     _ => "MetalLB clears it".into(),
                 },
             };
-            out.push(format!("MetalLB would release {} because {why}", list(&o.held)));
+            if matches!(o.sync.failure, Some(Failure::SharingKeyRefused(_))) {
+                // C-2: the release refuses the address and writes nothing.
+                out.push(format!(
+                    "MetalLB stops reserving {} because {why}; this release then stops (Warning svcCannotShareKey) and retries with back-off: the status keeps the address, which another Service may be given",
+                    list(&o.held)
+                ));
+            } else {
+                out.push(format!("MetalLB would release {} because {why}", list(&o.held)));
+            }
             match (&o.sync.failure, expected) {
                 (Some(Failure::Allocation(e)), _) => {
                     out.push(format!("then fails to allocate a new one ({e}): {}", error_words(world, namespace, o, e)))
@@ -294,6 +302,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             ),
             (Some(Failure::ClusterIpFamily(e)), _) => out.push(format!("the ClusterIPs have no usable family: {e}")),
             (Some(Failure::Internal(what)), _) => out.push(format!("MetalLB reports an internal error ({what})")),
+            (Some(Failure::SharingKeyRefused(e)), _) => out.push(format!("MetalLB refuses the address it holds: {e}")),
             (None, Some(ips)) => out.push(format!(
                 "MetalLB would assign {ips} from pool {} now; as the status is still empty, its controller has not processed the Service (is the controller Pod running? see its log)",
                 o.pool.as_deref().unwrap_or("-")
@@ -317,7 +326,11 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
     if let Some(svc) = view(world, o) {
         let deprecated = svc.deprecated_annotations();
         if !deprecated.is_empty() {
-            out.push(format!("it uses deprecated annotations ({}), still honoured by v0.16.1", deprecated.join(", ")));
+            out.push(format!(
+                "it uses deprecated annotations ({}), still honoured by MetalLB {}",
+                deprecated.join(", "),
+                world.setup.controller_release
+            ));
         }
     }
     let mut text = out.join("; ");

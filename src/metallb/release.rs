@@ -124,6 +124,8 @@ impl Release {
             requested_ips_pool_check: at_least(13, 10),
             pools_may_orphan: at_least(14, 0),
             clears_unknown_family: at_least(13, 8),
+            reallocates_on_sharing_refusal: at_least(13, 8),
+            reprocess_on_key_change: at_least(15, 0),
             native_ipv6_checks_bgp_pools_only: at_least(14, 9),
             head: self == Release::Main,
         }
@@ -244,6 +246,13 @@ pub struct Rules {
     /// C-5: held IPs of no valid family (two of one family, three) are released and re-allocated
     /// (v0.13.8); before, the controller warns and stops there, keeping the status.
     pub clears_unknown_family: bool,
+    /// C-2: a held IP refused for its sharing key is released and the Service re-allocated
+    /// (v0.13.8); before, the controller warns `svcCannotShareKey`, stops reserving the IP, keeps
+    /// the status, and retries.
+    pub reallocates_on_sharing_refusal: bool,
+    /// C-20: a change of the allocation key (sharing and backend keys), a first allocation
+    /// included, retriggers every pending Service (v0.15.0).
+    pub reprocess_on_key_change: bool,
     /// V-2: the native backend refuses IPv6 only in pools a BGPAdvertisement selects (v0.14.9);
     /// before, any BGPAdvertisement makes every IPv6 pool, layer-2 ones included, refuse the
     /// configuration.
@@ -323,6 +332,7 @@ mod tests {
         assert_eq!(on(|r| r.requested_ips_pool_check), Some(Release::Tag(13, 10)));
         assert_eq!(on(|r| r.pools_may_orphan), Some(Release::Tag(14, 0)));
         assert_eq!(on(|r| r.clears_unknown_family), Some(Release::Tag(13, 8)));
+        assert_eq!(on(|r| r.reallocates_on_sharing_refusal), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.native_ipv6_checks_bgp_pools_only), Some(Release::Tag(14, 9)));
         assert_eq!(on(|r| r.allocated_from_annotation.is_some()), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.head), Some(Release::Main));

@@ -346,7 +346,12 @@ impl Allocator {
             let others: Vec<String> =
                 self.services_on_ip.get(&k).into_iter().flatten().filter(|s| *s != svc).cloned().collect();
             if !others.is_empty() {
-                return Err(AllocError::SharingConflict { svc: svc.to_string(), ip, others });
+                return Err(AllocError::SharingConflict {
+                    svc: svc.to_string(),
+                    ip,
+                    others,
+                    sentinel: !self.rules.reallocates_on_sharing_refusal,
+                });
             }
         }
         if let Some(in_use) = self.ports_in_use.get(&k) {

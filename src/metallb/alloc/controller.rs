@@ -40,6 +40,8 @@ pub enum Failure {
     ClusterIpFamily(String),
     InvalidRequest(AllocError),
     Allocation(AllocError),
+    /// C-2 (up to v0.13.7): a held IP refused for its sharing key; the status stays, retried.
+    SharingKeyRefused(AllocError),
     Internal(&'static str),
 }
 
@@ -204,10 +206,15 @@ impl Controller {
         let prev_alloc_key = self.alloc.allocation_key(key);
 
         if let Err(failure) = self.converge(key, input, &mut out, &mut sync) {
+            // SyncStateError: retried with back-off, unlike every other failure.
+            sync.state = if matches!(failure, Failure::SharingKeyRefused(_)) {
+                SyncState::Error
+            } else {
+                SyncState::ErrorNoRetry
+            };
             sync.failure = Some(failure);
-            sync.state = SyncState::ErrorNoRetry;
         }
-        if self.alloc.allocation_key(key) != prev_alloc_key {
+        if self.alloc.rules.reprocess_on_key_change && self.alloc.allocation_key(key) != prev_alloc_key {
             sync.state = SyncState::ReprocessAll;
         }
         if !out.changed(input) {
@@ -306,6 +313,14 @@ impl Controller {
         let sk = Key::new(svc.sharing_key(), &svc.backend_key());
         if !lb_ips.is_empty() {
             if let Err(e) = self.alloc.assign(key, svc, &lb_ips, &ports, &sk) {
+                // C-2: up to v0.13.7 a sharing refusal ends the sync; the status is not written.
+                if !self.alloc.rules.reallocates_on_sharing_refusal && matches!(e, AllocError::SharingConflict { .. }) {
+                    sync.events
+                        .push(Event::warning("svcCannotShareKey", format!("current IP not allowed by config:{e}")));
+                    self.alloc.unassign(key);
+                    sync.cleared_held = Some(ClearCause::NotAllowed(e.clone()));
+                    return Err(Failure::SharingKeyRefused(e));
+                }
                 // C-8: silent before v0.13.10.
                 if self.alloc.rules.clear_assignment_event {
                     sync.events.push(Event::normal(

@@ -27,6 +27,8 @@ pub enum AllocError {
         svc: String,
         ip: IpAddr,
         others: Vec<String>,
+        /// Up to v0.13.7 the text ends with the wrapped `services can't share key` (C-2).
+        sentinel: bool,
     },
     PortInUse {
         port: Port,
@@ -84,8 +86,12 @@ impl fmt::Display for AllocError {
             PoolNotCompatible { pool } => write!(f, "pool {pool} not compatible for ip assignment"),
             MoreThanTwo { ips } => write!(f, "more than two addresses {}", go_q_ips(ips)),
             SameFamily { a, b } => write!(f, "{} {} has the same family", q_ip(*a), q_ip(*b)),
-            SharingConflict { svc, others, .. } => {
-                write!(f, "can't change sharing key for {svc:?}, address also in use by {}", others.join(","))
+            SharingConflict { svc, others, sentinel, .. } => {
+                write!(f, "can't change sharing key for {svc:?}, address also in use by {}", others.join(","))?;
+                if *sentinel {
+                    f.write_str(": services can't share key")?;
+                }
+                Ok(())
             }
             PortInUse { port, ip, .. } => {
                 write!(f, "port {port} is already in use on {:?}", crate::k8s::ip::go_ip_string(*ip))
