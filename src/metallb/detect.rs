@@ -244,7 +244,11 @@ pub fn speakers(
     // Set in the snapshot by hand, it wins; when the speakers run that very version, they say it.
     let speakers_agree = versions.len() == 1 && forced.is_some_and(|f| versions.contains_key(f));
     if let Some(v) = forced.filter(|_| !speakers_agree) {
-        signals.push(Signal { version: v.to_string(), source: format!("SnapshotInfo metallb.version {v}") });
+        // Said, not silently preferred: the Pods' own images may tell another story.
+        let pods: Vec<&str> = versions.keys().map(String::as_str).collect();
+        let against =
+            if pods.is_empty() { String::new() } else { format!(" (the speaker Pods run {})", pods.join(", ")) };
+        signals.push(Signal { version: v.to_string(), source: format!("SnapshotInfo metallb.version {v}{against}") });
     }
     // Most Pods first; the newer release on a tie (an upgrade moves forward).
     let mut by_count: Vec<(&String, usize)> = versions.iter().map(|(v, p)| (v, p.len())).collect();
@@ -326,7 +330,9 @@ pub fn controller(
     let mut signals = Vec::new();
     let agrees = forced.is_some() && forced == pod_image.as_deref().or(template_image.as_deref());
     if let Some(v) = forced.filter(|_| !agrees) {
-        signals.push(Signal { version: v.to_string(), source: format!("SnapshotInfo metallb.version {v}") });
+        let seen = pod_image.as_deref().or(template_image.as_deref());
+        let against = seen.map(|s| format!(" (the controller runs {s})")).unwrap_or_default();
+        signals.push(Signal { version: v.to_string(), source: format!("SnapshotInfo metallb.version {v}{against}") });
     }
     for v in pod_image.iter().chain(template_image.iter()) {
         signals.push(Signal { version: v.clone(), source: format!("controller version {v}") });

@@ -1095,3 +1095,16 @@ fn legacy_address_pools_are_explained_by_release() {
     let (r, _) = scenario("release-v0-14-9-cordoned.yaml", &[]);
     assert!(r["findings"].as_array().unwrap().iter().all(|f| f["code"] != "LBD209"));
 }
+
+/// SnapshotInfo's metallb.version wins, and says when the speakers' images disagree with it.
+#[test]
+fn a_snapshotinfo_version_that_disagrees_with_the_speakers_says_so() {
+    let info = "\n---\napiVersion: lbdoctor/v1alpha1\nkind: SnapshotInfo\nspec:\n  metallb: {version: v0.16.1}\n";
+    let file = variant("release-v0-14-9-cordoned.yaml", &[], info);
+    let r = check_json(file.path(), &[]);
+    assert_eq!(r["source"]["metallb"]["behaviour"], "v0.16.1");
+    assert_eq!(
+        r["source"]["metallb"]["behaviourReason"],
+        "SnapshotInfo metallb.version v0.16.1 (the speaker Pods run v0.14.9)"
+    );
+}
