@@ -375,7 +375,7 @@ fn version_dependent(c: &ServiceCtx) -> Option<Finding> {
     let v = c.l2.as_ref()?;
     let other = v.l2.alternate_expected?;
     let world = c.world;
-    let alt = world.alternate_rules?.release;
+    let alt = world.alternate.as_ref()?.0.release;
     let used = world.setup.release;
     let name = |n: Option<NodeId>| n.map(|n| world.table.name(n).to_string()).unwrap_or_else(|| "nobody".into());
     let (other_rules, hint) = if alt > used && alt != Release::Main {

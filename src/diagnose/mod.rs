@@ -111,7 +111,7 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
 pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Result<Report, DiagnoseError> {
     let imps = implementations::Implementations::build(snap);
     let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, world)).unwrap_or_default();
-    let alternate_sets = world.alternate_config.as_ref().map(|c| ad_node_sets(c, world)).unwrap_or_default();
+    let alternate_sets = world.alternate.as_ref().map(|(_, c)| ad_node_sets(c, world)).unwrap_or_default();
 
     let in_scope = |namespace: &str, name: &str| match &opts.scope {
         Scope::All => true,
@@ -347,7 +347,7 @@ fn evaluate<'w>(
         (l2::elect(&ctx, &ads, input), pool_ads)
     };
     let (election, pool_ads) = run(config, ad_sets, pool, world.setup.rules(), &input, detail);
-    let alternate_expected = world.alternate_config.as_ref().zip(world.alternate_rules).and_then(|(other, rules)| {
+    let alternate_expected = world.alternate.as_ref().and_then(|&(rules, ref other)| {
         // The same CRs under the other rules; only its winner is compared, so no full order.
         let pool_name = &config.pools[pool].name;
         let their_pool = other.pools.iter().position(|p| &p.name == pool_name)?;

@@ -32,8 +32,7 @@ pub struct World<'a> {
     /// The same CRs read under the release LBD107 compares with, when it could change an answer:
     /// the newest release for an older cluster (what an upgrade changes), main for v0.16.x when
     /// newer rules can matter, v0.16.1 for main.
-    pub alternate_config: Option<Config>,
-    pub alternate_rules: Option<Rules>,
+    pub alternate: Option<(Rules, Config)>,
     pub table: NodeTable,
     pub liveness: Liveness,
     /// Nodes running a live speaker Pod; `None` when speakers are assumed everywhere.
@@ -97,8 +96,7 @@ impl<'a> World<'a> {
             _ if newer_rules_matter => Some(Release::Main),
             _ => None,
         };
-        let alternate_rules = alternate_release.map(Release::rules);
-        let alternate_config = alternate_rules.and_then(|r| config::parse(&input, r).ok());
+        let alternate = alternate_release.map(Release::rules).and_then(|r| Some((r, config::parse(&input, r).ok()?)));
 
         let speaker_nodes: Vec<String> = setup.speaker_pods.iter().flatten().filter_map(|p| p.node.clone()).collect();
         let facts = snap
@@ -171,8 +169,7 @@ impl<'a> World<'a> {
             replay: OnceLock::new(),
             refused_pools: OnceLock::new(),
             controller_config,
-            alternate_config,
-            alternate_rules,
+            alternate,
             table,
             liveness,
             live_speakers,

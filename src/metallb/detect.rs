@@ -75,8 +75,8 @@ pub type Versions = BTreeMap<String, Vec<String>>;
 
 /// The Helm chart's version labels: `app.kubernetes.io/version: v0.14.9`, else
 /// `helm.sh/chart: metallb-0.14.9`.
-fn helm_version(meta: Option<&ObjectMeta>) -> Option<String> {
-    let labels = meta?.labels.as_ref()?;
+fn helm_version(meta: &ObjectMeta) -> Option<String> {
+    let labels = meta.labels.as_ref()?;
     if let Some(v) = labels.get("app.kubernetes.io/version").filter(|v| Release::resolve(v).is_some()) {
         return Some(v.clone());
     }
@@ -96,6 +96,11 @@ fn component_container<'a>(spec: &'a PodSpec, name: &str) -> Option<&'a Containe
     spec.containers.iter().find(|c| c.name == name).or_else(|| {
         spec.containers.iter().find(|c| c.image.as_deref().is_some_and(|i| i.contains(&format!("metallb/{name}"))))
     })
+}
+
+/// The version the image of a Pod's (or Pod template's) `component` container names.
+fn container_version(spec: Option<&PodSpec>, component: &str) -> Option<String> {
+    component_container(spec?, component)?.image.as_deref().and_then(image_version)
 }
 
 fn is_digest(version: &str) -> bool {
@@ -232,8 +237,7 @@ pub fn speakers(
         p.metadata.namespace.as_deref() == Some(namespace)
             && super::install::is_speaker_labelled(p.metadata.labels.as_ref())
     }) {
-        let image = pod.spec.as_ref().and_then(|s| component_container(s, "speaker")).and_then(|c| c.image.as_deref());
-        if let Some(v) = image.and_then(image_version) {
+        if let Some(v) = container_version(pod.spec.as_ref(), "speaker") {
             versions.entry(v).or_default().push(pod.metadata.name.clone().unwrap_or_default());
         }
     }
@@ -258,12 +262,8 @@ pub fn speakers(
             r(b.0).cmp(&r(a.0))
         })
     });
-    let template = daemon_set
-        .and_then(|d| d.spec.as_ref())
-        .and_then(|s| s.template.spec.as_ref())
-        .and_then(|s| component_container(s, "speaker"))
-        .and_then(|c| c.image.as_deref())
-        .and_then(image_version);
+    let template =
+        container_version(daemon_set.and_then(|d| d.spec.as_ref()).and_then(|s| s.template.spec.as_ref()), "speaker");
     match by_count.as_slice() {
         [] => {}
         [(v, _)] => signals.push(Signal { version: v.to_string(), source: format!("speaker version {v}") }),
@@ -278,7 +278,7 @@ pub fn speakers(
     if let Some(v) = template {
         signals.push(Signal { version: v.clone(), source: format!("speaker version {v}") });
     }
-    let helm = daemon_set.and_then(|d| helm_version(Some(&d.metadata)));
+    let helm = daemon_set.and_then(|d| helm_version(&d.metadata));
     if let Some(v) = helm {
         signals.push(Signal {
             version: v.clone(),
@@ -313,31 +313,25 @@ pub fn controller(
                 is_controller(&ObjectMeta { namespace: d.metadata.namespace.clone(), ..m.clone() }, None)
             })
     });
-    let template_image = deployment
-        .and_then(|d| d.spec.as_ref())
-        .and_then(|s| s.template.spec.as_ref())
-        .and_then(|s| component_container(s, "controller"))
-        .and_then(|c| c.image.as_deref())
-        .and_then(image_version);
+    let template_image = container_version(
+        deployment.and_then(|d| d.spec.as_ref()).and_then(|s| s.template.spec.as_ref()),
+        "controller",
+    );
     let pod_image = snap
         .pods
         .iter()
         .filter(|p| is_controller(&p.metadata, p.spec.as_ref()))
-        .filter_map(|p| {
-            p.spec.as_ref().and_then(|s| component_container(s, "controller")).and_then(|c| c.image.as_deref())
-        })
-        .find_map(image_version);
+        .find_map(|p| container_version(p.spec.as_ref(), "controller"));
     let mut signals = Vec::new();
-    let agrees = forced.is_some() && forced == pod_image.as_deref().or(template_image.as_deref());
-    if let Some(v) = forced.filter(|_| !agrees) {
-        let seen = pod_image.as_deref().or(template_image.as_deref());
+    let seen = pod_image.as_deref().or(template_image.as_deref());
+    if let Some(v) = forced.filter(|f| seen != Some(*f)) {
         let against = seen.map(|s| format!(" (the controller runs {s})")).unwrap_or_default();
         signals.push(Signal { version: v.to_string(), source: format!("SnapshotInfo metallb.version {v}{against}") });
     }
     for v in pod_image.iter().chain(template_image.iter()) {
         signals.push(Signal { version: v.clone(), source: format!("controller version {v}") });
     }
-    if let Some(v) = deployment.and_then(|d| helm_version(Some(&d.metadata))) {
+    if let Some(v) = deployment.and_then(|d| helm_version(&d.metadata)) {
         signals.push(Signal {
             version: v.clone(),
             source: format!("Helm chart labels (version {v}) on the controller Deployment"),

@@ -64,10 +64,6 @@ impl Setup {
     pub fn rules(&self) -> Rules {
         self.release.rules()
     }
-
-    pub fn head(&self) -> bool {
-        self.rules().head
-    }
 }
 
 pub fn is_speaker_labelled(labels: Option<&BTreeMap<String, String>>) -> bool {
@@ -378,29 +374,12 @@ pub fn version_numbers(tag: &str) -> Vec<u64> {
     core.split('.').filter_map(|p| p.parse().ok()).collect()
 }
 
-/// `main`, `latest` and any semver above 0.16.1 count as newer.
-pub fn newer_than_0_16_1(version: &str) -> bool {
-    if matches!(version.trim_start_matches('v'), "main" | "latest" | "dev") {
-        return true;
-    }
-    match version_numbers(version).as_slice() {
-        [major, minor, patch, ..] => (*major, *minor, *patch) > (0, 16, 1),
-        [major, minor] => (*major, *minor) > (0, 16),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn versions() {
-        assert!(!newer_than_0_16_1("v0.16.1"));
-        assert!(!newer_than_0_16_1("v0.15.3"));
-        assert!(newer_than_0_16_1("v0.16.2"));
-        assert!(newer_than_0_16_1("v0.17.0-rc1"));
-        assert!(newer_than_0_16_1("main"));
         assert_eq!(image_tag("quay.io/metallb/speaker:v0.16.1").as_deref(), Some("v0.16.1"));
         assert_eq!(image_tag("registry:5000/metallb/speaker").as_deref(), None);
     }

@@ -284,6 +284,8 @@ mod tests {
         assert_eq!(r("v0.14.10"), Some(Resolved::Nearest(Release::Tag(14, 9))));
         assert_eq!(r("v0.16.2"), Some(Resolved::Nearest(Release::Main)));
         assert_eq!(r("v0.17.0"), Some(Resolved::Nearest(Release::Main)));
+        assert_eq!(r("v0.17.0-rc1"), Some(Resolved::Nearest(Release::Main)));
+        assert_eq!(r("v0.15.3"), Some(Resolved::Exact(Release::Tag(15, 3))));
         assert_eq!(r("v1.0.0"), Some(Resolved::Nearest(Release::Main)));
         assert_eq!(r("v0.12.1"), Some(Resolved::TooOld(Release::FIRST)));
         assert_eq!(r("sha256"), None);

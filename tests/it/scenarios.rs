@@ -756,6 +756,29 @@ fn cilium_bgp_class_with_the_control_plane_off_names_the_switch() {
     assert!(f["hint"].as_str().unwrap().contains("enable-bgp-control-plane: \"true\""), "{f}");
 }
 
+/// A running MetalLB controller Pod of `release`, to append to a scenario.
+fn controller_pod(release: &str) -> String {
+    format!(
+        r#"
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: controller-7d9f
+  namespace: metallb-system
+  labels: {{app: metallb, component: controller}}
+spec:
+  containers:
+  - name: controller
+    image: "quay.io/metallb/controller:{release}"
+status:
+  phase: Running
+  conditions:
+  - {{type: Ready, status: "True"}}
+"#
+    )
+}
+
 /// A copy of a scenario with text replaced, for variations on one cluster.
 fn variant(file: &str, edits: &[(&str, &str)], extra: &str) -> tempfile::NamedTempFile {
     let mut text = std::fs::read_to_string(format!("testdata/scenarios/{file}")).unwrap();
@@ -825,23 +848,7 @@ fn memberlist_disabled_announces_nothing_before_v0_15_0() {
 /// controller's release is read apart from the speakers'.
 #[test]
 fn the_release_comes_from_tags_then_helm_labels_and_the_controller_apart() {
-    let controller = r#"
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: controller-7d9f
-  namespace: metallb-system
-  labels: {app: metallb, component: controller}
-spec:
-  containers:
-  - name: controller
-    image: "quay.io/metallb/controller:v0.15.3"
-status:
-  phase: Running
-  conditions:
-  - {type: Ready, status: "True"}
-"#;
+    let controller = controller_pod("v0.15.3");
     let daemonset = r#"
 ---
 apiVersion: apps/v1
@@ -968,30 +975,13 @@ data:
 /// exist; a v0.14.8 controller ignores metallb.io/loadBalancerIPs and keeps the held IP.
 #[test]
 fn the_controllers_release_decides_which_annotations_it_reads() {
-    let controller = r#"
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: controller-7d9f
-  namespace: metallb-system
-  labels: {app: metallb, component: controller}
-spec:
-  containers:
-  - name: controller
-    image: "quay.io/metallb/controller:RELEASE"
-status:
-  phase: Running
-  conditions:
-  - {type: Ready, status: "True"}
-"#;
     let edits = [(
         "  name: web\n  namespace: default\n",
         "  name: web\n  namespace: default\n  annotations: {metallb.io/loadBalancerIPs: 198.51.100.7}\n",
     )];
     for (release, status, reason) in [("v0.14.8", "allocated", "kept"), ("v0.14.9", "mismatch", "requestedIPsChanged")]
     {
-        let file = variant("release-v0-14-9-cordoned.yaml", &edits, &controller.replace("RELEASE", release));
+        let file = variant("release-v0-14-9-cordoned.yaml", &edits, &controller_pod(release));
         let r = check_json(file.path(), &[]);
         assert_eq!(r["source"]["metallb"]["controllerBehaviour"], release);
         let allocation = &web(&r)["allocation"];
