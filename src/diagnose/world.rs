@@ -205,7 +205,10 @@ impl<'a> World<'a> {
                 let lb_class = &self.setup.lb_class;
                 let handled = |v: &SvcView| class_handled(v.load_balancer_class, lb_class);
                 // C-12: the controller runs on with pools the snapshot does not hold: unknown.
-                match refused_configuration(&pools, &views, handled).filter(|_| !rules.pools_may_orphan) {
+                // Only v0.13.x refuses, so only then are the held IPs checked.
+                let refused =
+                    if rules.pools_may_orphan { None } else { refused_configuration(&pools, &views, handled) };
+                match refused {
                     Some(line) => (None, Some(line)),
                     None => (Some(replay(pools, views, rules, handled)), None),
                 }
