@@ -318,10 +318,18 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
         out.push(format!("the replacement comes from a pool MetalLB picks at random: {}", random_pools(&o.possible)));
     }
     if !o.order_peers.is_empty() {
-        out.push(format!(
-            "this depends on the order MetalLB re-registers Services with as many ingress entries ({}): MetalLB leaves it unspecified, lbdoctor uses namespace/name order",
-            list(&o.order_peers)
-        ));
+        let release = world.setup.controller_release;
+        out.push(if release.rules().holders_first {
+            format!(
+                "this depends on the order MetalLB re-registers Services with as many ingress entries ({}): MetalLB leaves it unspecified, lbdoctor uses namespace/name order",
+                list(&o.order_peers)
+            )
+        } else {
+            format!(
+                "this depends on the order MetalLB {release}'s controller syncs Services after a restart ({}): before v0.14.0 it is the informer's, unspecified; lbdoctor takes the most ingress entries first, then namespace/name",
+                list(&o.order_peers)
+            )
+        });
     }
     if let Some(svc) = view(world, o) {
         let deprecated = svc.deprecated_annotations();
@@ -371,12 +379,20 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
         .unwrap_or_else(|| " MetalLB emits no event for this.".into());
     let ends_without_ip = o.expected.as_ref().is_some_and(|e| e.is_empty());
     match o.status {
-        Status::Pending if o.sync.failure.is_none() => out.push(Finding::new(
-            Code::LBD115,
-            format!("pending: {detail}"),
-            "check that MetalLB's controller Pod runs and has loaded its configuration (its log, ConfigurationState/controller); a Service created a moment before the snapshot is also still pending",
-            objects(namespace, name, o, ns),
-        )),
+        Status::Pending if o.sync.failure.is_none() => {
+            let rules = world.setup.controller_release.rules();
+            out.push(Finding::new(
+                Code::LBD115,
+                format!("pending: {detail}"),
+                format!(
+                    "check that MetalLB's controller Pod runs and has loaded its configuration ({}); a Service created a moment before the snapshot is also still pending. MetalLB {} retries pending Services only when {}: an address freed any other way stays unused until this Service changes (any edit) or the controller restarts",
+                    super::release::configuration_state_source(rules, true),
+                    rules.release,
+                    super::release::pending_retried_when(rules)
+                ),
+                objects(namespace, name, o, ns),
+            ))
+        }
         Status::Pending if o.sync.failure.is_some() => out.push(Finding::new(
             Code::LBD110,
             format!("pending: {detail}{said}"),
@@ -405,6 +421,9 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
         )),
         _ => {}
     }
+    if !o.restart_takers.is_empty() {
+        out.push(restart_takers(world, namespace, name, o));
+    }
     if let (Some(ips), Some(pool_name)) = (&o.expected, &o.pool) {
         let pool =
             world.replay().and_then(|r| r.controller.alloc.pools().by_name.values().find(|p| &p.name == pool_name));
@@ -422,6 +441,29 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
         }
     }
     out
+}
+
+/// LBD116 (C-14): a v0.13.x controller restart may sync a pending (or re-allocated) Service
+/// before this one and give it this Service's address.
+fn restart_takers(world: &World, namespace: &str, name: &str, o: &Outcome) -> Finding {
+    let release = world.setup.controller_release;
+    let lost = if release.rules().clear_assignment_event {
+        "with a Normal ClearAssignment Event, then gets another address if one is free"
+    } else {
+        "silently, then gets another address if one is free"
+    };
+    Finding::new(
+        Code::LBD116,
+        format!(
+            "MetalLB {release}'s controller syncs Services in no particular order after a restart (before v0.14.0): if it syncs {} first, that Service takes {} and this one loses it {lost}",
+            list(&o.restart_takers),
+            list(&o.held)
+        ),
+        "upgrade the controller to v0.14.0 or later, which re-registers held addresses before anything else; until then resolve the Services named (pending, or about to be re-allocated: their allocation at start-up is what competes)",
+        std::iter::once(ObjectRef::new("Service", namespace, name))
+            .chain(o.restart_takers.iter().map(|s| ObjectRef::from_key("Service", s)))
+            .collect(),
+    )
 }
 
 fn hint_for(o: &Outcome) -> String {

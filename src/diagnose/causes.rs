@@ -189,7 +189,6 @@ fn fix(code: Code, object: &ObjectRef, services: &[String]) -> String {
         None => format!("kubectl {verb} {resource} {name}"),
     };
     match object.kind {
-        // Release findings: the fix is in the workloads' rollout, or in a replay of the release.
         // Release findings: the answer to compare, the rollout, or the images to read.
         _ if code == Code::LBD107 && !services.is_empty() => explain(&services[0]),
         "Pod" if code == Code::LBD216 => {

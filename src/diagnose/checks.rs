@@ -432,11 +432,21 @@ fn configuration_rejected(world: &World, err: &ConfigError) -> Finding {
         format!("MetalLB rejects the whole configuration: {}", err.message),
         if err.message.contains("native bgp mode") || err.message.contains("native BGP mode") {
             "the speakers run the native BGP backend (the default when METALLB_BGP_TYPE is unset), which cannot carry this: restrict the BGPAdvertisements to IPv4 pools and standard communities, or switch MetalLB to frr or frr-k8s mode. Until then every speaker keeps its last good configuration, layer 2 included"
+            .to_string()
+        } else if err.message.contains("contains nodeIp") {
+            // C-23: the controller is given no Nodes, so allocation goes on.
+            "MetalLB v0.15.0 alone refuses a pool that contains a Node's InternalIP (v0.15.1 reverted it): take the node's address out of the pool's range, or upgrade to v0.15.1 or later. Until then every speaker keeps its last good configuration; the controller goes on allocating".to_string()
         } else if world.controller_config.is_ok() {
             // Advertisements and peers are the speakers' business; the controller reads pools only.
-            "fix the object named; until then every speaker keeps its last good configuration, which the snapshot cannot show (check ConfigurationState objects). The controller reads only pools, communities and namespaces, so allocation goes on"
+            format!(
+                "fix the object named; until then every speaker keeps its last good configuration, which the snapshot cannot show (check {}). The controller reads only pools, communities and namespaces, so allocation goes on",
+                super::release::configuration_state_source(world.setup.rules(), false)
+            )
         } else {
-            "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check ConfigurationState objects)"
+            format!(
+                "fix the object named; until then every speaker and the controller keep their last good configuration, which the snapshot cannot show (check {})",
+                super::release::configuration_state_source(world.setup.rules(), false)
+            )
         },
         err.objects.clone(),
     )
@@ -507,7 +517,16 @@ fn outside_namespace(world: &World) -> Option<Finding> {
     (!outside.is_empty()).then(|| {
         Finding::new(
             Code::LBD205,
-            format!("{} MetalLB object(s) outside MetalLB's namespace {ns} are ignored by MetalLB", outside.len()),
+            format!(
+                "{} MetalLB object(s) outside MetalLB's namespace {ns} are ignored by MetalLB{}",
+                outside.len(),
+                // V-5: the webhook runs in the controller.
+                if world.setup.controller_release.rules().namespace_webhook {
+                    " (its webhook refuses to create them since v0.13.5: they predate it, or were created while it was off)"
+                } else {
+                    " (its webhook admits them before v0.13.5)"
+                }
+            ),
             format!(
                 "move them to {ns}, or tell lbdoctor the namespace MetalLB runs in (SnapshotInfo metallb.namespace)"
             ),

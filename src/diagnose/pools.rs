@@ -107,6 +107,7 @@ pub fn diagnose_pools(snap: &Snapshot, opts: &Options, name: Option<&str>) -> Re
                 ipv4: usage(cap4, c.assigned_ipv4),
                 ipv6: usage(cap6, c.assigned_ipv6),
                 counters: c,
+                status_written: world.setup.controller_release.rules().pool_status,
                 l2_advertisements: l2,
                 bgp_advertisements: bgp,
                 holders,

@@ -3,7 +3,8 @@
 
 use super::world::World;
 use crate::metallb::detect::Outside;
-use crate::metallb::release::Release;
+use crate::metallb::fields::Reader;
+use crate::metallb::release::{Release, ReleaseRetry, Rules};
 use crate::report::{Code, Finding, ObjectRef};
 
 /// Pods named in a message before "… (+N)".
@@ -15,6 +16,7 @@ pub(super) fn findings(world: &World) -> Vec<Finding> {
     out.extend(legacy_config(world));
     out.extend(refused_pools(world));
     out.extend(legacy_address_pools(world));
+    out.extend(unread_fields(world));
     let setup = &world.setup;
     out.extend(outside_model(world, "speaker", setup.release, setup.release_outside.as_ref()));
     // The controller's version shows only when it was read apart from the speakers'.
@@ -193,4 +195,67 @@ fn legacy_address_pools(world: &World) -> Option<Finding> {
         ),
         vec![ObjectRef::cluster("Namespace", ns)],
     ))
+}
+
+/// LBD224: fields the speakers' or controller's release does not read (metallb-versions.md §7).
+fn unread_fields(world: &World) -> Vec<Finding> {
+    let setup = &world.setup;
+    let ns = setup.namespace.as_str();
+    let fields =
+        crate::metallb::fields::unread_fields(&world.snap.metallb, ns, setup.rules(), setup.controller_release.rules());
+    fields
+        .into_iter()
+        .map(|u| {
+            let (release, reader) = match u.reader {
+                Reader::Speaker => (setup.release, "speakers do"),
+                Reader::Controller => (setup.controller_release, "controller does"),
+            };
+            let shown: Vec<&str> = u.objects.iter().take(SHOWN).map(String::as_str).collect();
+            let more = u.objects.len().saturating_sub(SHOWN);
+            let named = if more > 0 { format!("{}, … (+{more})", shown.join(", ")) } else { shown.join(", ") };
+            let since = if u.since == Release::Main { "newer than v0.16.1".to_string() } else { format!("from {}", u.since) };
+            Finding::new(
+                Code::LBD224,
+                format!(
+                    "{} {} is set on {named}, but MetalLB {release}'s {reader} not read it ({since}): it is ignored, so {}",
+                    u.kind, u.field, u.instead
+                ),
+                format!(
+                    "the CRDs are newer than the MetalLB Pods: upgrade MetalLB ({since}), or remove {} so the objects say what MetalLB does",
+                    u.field
+                ),
+                u.objects.iter().map(|o| ObjectRef::new(u.kind, ns, o.as_str())).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Where a release shows whether its components took the configuration (C-26); `controller`:
+/// the controller's alone.
+pub(super) fn configuration_state_source(rules: Rules, controller: bool) -> &'static str {
+    match (rules.configuration_state, controller) {
+        (true, true) => "its log, ConfigurationState/controller",
+        (true, false) => "ConfigurationState objects",
+        (false, true) => "its log and the metallb_k8s_client_config_stale_bool metric; ConfigurationState exists from v0.15.3",
+        (false, false) => {
+            "the speaker and controller logs and the metallb_k8s_client_config_stale_bool metric; ConfigurationState exists from v0.15.3"
+        }
+    }
+}
+
+/// The events that make a release's controller retry its pending Services (C-7, C-10, C-20).
+pub(super) fn pending_retried_when(rules: Rules) -> &'static str {
+    match (rules.release_retry, rules.deletion_retries_always, rules.reprocess_on_key_change) {
+        (ReleaseRetry::Never, ..) => "the pools change or a Service is deleted",
+        (ReleaseRetry::WhenReleased, true, _) => "the pools change, a Service is deleted, or one loses its address",
+        (ReleaseRetry::WhenReleased, false, _) => {
+            "the pools change, or a Service with an address is deleted or loses it"
+        }
+        (ReleaseRetry::WhenReleasedInPool, _, false) => {
+            "the pools change, or a Service with an address is deleted or edited so that it loses one still inside a pool"
+        }
+        (ReleaseRetry::WhenReleasedInPool, _, true) => {
+            "the pools change, a Service with an address is deleted or edited so that it loses one still inside a pool, or a Service's sharing key or traffic policy changes"
+        }
+    }
 }

@@ -84,6 +84,8 @@ impl<'a> World<'a> {
             bgp_peers: Vec::new(),
             bfd_profiles: Vec::new(),
             bgp_type: None,
+            // It is given no Nodes either (C-23).
+            nodes: &[],
             ..input
         };
         let controller_config = config::parse(&controller_input, setup.controller_release.rules());

@@ -168,6 +168,12 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
                     },
                 });
             }
+            if rules.node_ip_overlap_rejected {
+                node_ip_inside(cidr, input.nodes).map_err(|(message, node)| ConfigError {
+                    message,
+                    objects: vec![object.clone(), ObjectRef::cluster("Node", node)],
+                })?;
+            }
             all_cidrs.push((*cidr, pool.name.clone()));
         }
         pools.push(pool);
@@ -244,6 +250,24 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     }
 
     Ok(Config { pools, l2_advertisements, bgp_advertisements, peers })
+}
+
+/// C-23 (v0.15.0 only): a pool CIDR containing a Node's InternalIP of its family. The text is
+/// not wrapped with the pool's name: v0.15.0 returns it from `poolsFor` itself.
+fn node_ip_inside(cidr: &IpNet, nodes: &[Node]) -> Result<(), (String, String)> {
+    for node in nodes {
+        let addresses = node.status.as_ref().and_then(|s| s.addresses.as_ref());
+        for a in addresses.into_iter().flatten().filter(|a| a.type_ == "InternalIP") {
+            let Some(ip) = crate::k8s::ip::parse_go_ip(&a.address) else { continue };
+            if cidr.contains(&crate::k8s::ip::normalize(ip)) {
+                return Err((
+                    format!("pool cidr {:?} contains nodeIp {:?}", cidr.to_string(), crate::k8s::ip::go_ip_string(ip)),
+                    node.metadata.name.clone().unwrap_or_default(),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)], rules: Rules) -> Result<Pool, String> {

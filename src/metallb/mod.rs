@@ -7,6 +7,7 @@ pub mod bgp;
 pub mod config;
 pub mod detect;
 pub(crate) mod digest;
+pub mod fields;
 pub mod install;
 pub mod l2;
 pub(crate) mod parse;

@@ -126,6 +126,20 @@ impl Release {
             clears_unknown_family: at_least(13, 8),
             reallocates_on_sharing_refusal: at_least(13, 8),
             reprocess_on_key_change: at_least(15, 0),
+            release_retry: if at_least(14, 0) {
+                ReleaseRetry::WhenReleasedInPool
+            } else if at_least(13, 8) {
+                ReleaseRetry::WhenReleased
+            } else {
+                ReleaseRetry::Never
+            },
+            deletion_retries_always: !at_least(13, 10),
+            failure_no_retry: at_least(13, 10),
+            holders_first: at_least(14, 0),
+            invalid_address_error: at_least(14, 0),
+            pool_status: at_least(15, 0),
+            node_ip_overlap_rejected: self == Release::Tag(15, 0),
+            namespace_webhook: at_least(13, 5),
             native_ipv6_checks_bgp_pools_only: at_least(14, 9),
             head: self == Release::Main,
         }
@@ -160,6 +174,19 @@ pub enum FamilyPolicy {
     /// v0.15.0 and later: a single-family Service gets only its family (`[nil]` when none is
     /// free); RequireDualStack needs two ClusterIPs.
     OwnFamily,
+}
+
+/// When a sync that takes a Service's addresses away retriggers every pending Service (C-7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReleaseRetry {
+    /// v0.13.0 … v0.13.7: never; only deletions and configuration changes retry.
+    Never,
+    /// v0.13.8 … v0.13.12: whenever the Service held an allocation before the sync and not after.
+    WhenReleased,
+    /// v0.14.0 and later: only when the Service object changed and its old addresses are still
+    /// inside a pool.
+    WhenReleasedInPool,
 }
 
 /// Which endpoints count as able to serve (metallb-versions.md L-1; BGP uses the same, B-3).
@@ -253,6 +280,26 @@ pub struct Rules {
     /// C-20: a change of the allocation key (sharing and backend keys), a first allocation
     /// included, retriggers every pending Service (v0.15.0).
     pub reprocess_on_key_change: bool,
+    /// C-7: when losing its addresses retriggers pending Services.
+    pub release_retry: ReleaseRetry,
+    /// C-10: deleting any Service, one that held no address included, retriggers pending
+    /// Services (up to v0.13.9).
+    pub deletion_retries_always: bool,
+    /// C-9: a failed sync ends `ErrorNoRetry` (v0.13.10); before, `Success`. Neither retries; only
+    /// the update-errors metric differs.
+    pub failure_no_retry: bool,
+    /// C-14: at start-up Services holding addresses are synced first, most ingress entries first
+    /// (v0.14.0); before, in the informer's order, so a pending Service may take a held address.
+    pub holders_first: bool,
+    /// C-17: one unparsable address is an `Invalid address` error (v0.14.0); before, IPv6.
+    pub invalid_address_error: bool,
+    /// C-22: the controller writes `IPAddressPool.status` counters (v0.15.0).
+    pub pool_status: bool,
+    /// C-23: a pool CIDR that contains a Node's InternalIP rejects the speakers' configuration
+    /// (v0.15.0 only; the controller is given no Nodes).
+    pub node_ip_overlap_rejected: bool,
+    /// V-5: the webhook refuses MetalLB objects outside MetalLB's namespace (v0.13.5).
+    pub namespace_webhook: bool,
     /// V-2: the native backend refuses IPv6 only in pools a BGPAdvertisement selects (v0.14.9);
     /// before, any BGPAdvertisement makes every IPv6 pool, layer-2 ones included, refuse the
     /// configuration.
@@ -338,6 +385,16 @@ mod tests {
         assert_eq!(on(|r| r.native_ipv6_checks_bgp_pools_only), Some(Release::Tag(14, 9)));
         assert_eq!(on(|r| r.allocated_from_annotation.is_some()), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.head), Some(Release::Main));
+        assert_eq!(on(|r| r.failure_no_retry), Some(Release::Tag(13, 10)));
+        assert_eq!(on(|r| !r.deletion_retries_always), Some(Release::Tag(13, 10)));
+        assert_eq!(on(|r| r.holders_first), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.invalid_address_error), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.pool_status), Some(Release::Tag(15, 0)));
+        assert_eq!(on(|r| r.namespace_webhook), Some(Release::Tag(13, 5)));
+        assert_eq!(on(|r| r.release_retry != ReleaseRetry::Never), Some(Release::Tag(13, 8)));
+        assert_eq!(on(|r| r.release_retry == ReleaseRetry::WhenReleasedInPool), Some(Release::Tag(14, 0)));
+        let overlap: Vec<Release> = Release::all().filter(|r| r.rules().node_ip_overlap_rejected).collect();
+        assert_eq!(overlap, [Release::Tag(15, 0)]);
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();
         assert_eq!(cordon, [Release::Tag(14, 9)]);
     }

@@ -740,11 +740,16 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, wide: bool
                 p.service_selectors.clone().unwrap_or_default().join("; ")
             )?;
         }
-        writeln!(
-            out,
-            "status counters as MetalLB writes them: assignedIPv4 {} assignedIPv6 {} availableIPv4 {} availableIPv6 {}",
-            p.counters.assigned_ipv4, p.counters.assigned_ipv6, p.counters.available_ipv4, p.counters.available_ipv6
-        )?;
+        let c = &p.counters;
+        let counters = format!(
+            "assignedIPv4 {} assignedIPv6 {} availableIPv4 {} availableIPv6 {}",
+            c.assigned_ipv4, c.assigned_ipv6, c.available_ipv4, c.available_ipv6
+        );
+        if p.status_written {
+            writeln!(out, "status counters as MetalLB writes them: {counters}")?;
+        } else {
+            writeln!(out, "no status: this MetalLB release writes none (from v0.15.0: {counters})")?;
+        }
         writeln!(out)?;
         if p.holders.is_empty() {
             writeln!(out, "No Service holds an address of this pool.")?;

@@ -31,6 +31,9 @@ pub struct PoolReport {
     pub ipv6: FamilyUsage,
     /// MetalLB's own `IPAddressPool.status` counters, quirks included.
     pub counters: super::Counters,
+    /// Whether the controller's release writes `counters` into `IPAddressPool.status` (v0.15.0
+    /// and later); before, they are what v0.15.0 would write.
+    pub status_written: bool,
     pub l2_advertisements: Vec<String>,
     pub bgp_advertisements: Vec<String>,
     pub holders: Vec<PoolHolder>,

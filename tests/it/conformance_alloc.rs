@@ -371,8 +371,8 @@ fn controller_rules_follow_each_release() {
         items.insert(v["spec"].as_str().unwrap().to_string());
     }
     for item in [
-        "C-1", "C-2", "C-4", "C-5", "C-6", "C-8", "C-11", "C-13", "C-15", "C-16", "C-18", "C-19", "C-20", "C-21",
-        "C-25",
+        "C-1", "C-2", "C-4", "C-5", "C-6", "C-7", "C-8", "C-9", "C-10", "C-11", "C-13", "C-15", "C-16", "C-17", "C-18",
+        "C-19", "C-20", "C-21", "C-25",
     ] {
         assert!(items.contains(item), "no vector for {item}");
     }

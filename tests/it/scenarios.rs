@@ -1098,3 +1098,96 @@ fn a_snapshotinfo_version_that_disagrees_with_the_speakers_says_so() {
         "SnapshotInfo metallb.version v0.16.1 (the speaker Pods run v0.14.9)"
     );
 }
+
+/// A Service without an address, to add to a scenario.
+fn pending_service(name: &str) -> String {
+    format!(
+        "\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  type: LoadBalancer\n  clusterIP: 10.96.0.16\n  clusterIPs: [10.96.0.16]\n  ports:\n  - {{name: http, port: 80, protocol: TCP}}\n"
+    )
+}
+
+fn finding<'v>(findings: &'v Value, code: &str) -> Option<&'v Value> {
+    findings.as_array().unwrap().iter().find(|f| f["code"] == code)
+}
+
+/// C-14 through the binary: before v0.14.0 a restarted controller may sync the pending Service
+/// first, which then takes the only address, held by web (LBD116 on web); v0.14.0 re-registers
+/// held addresses first.
+#[test]
+fn a_v0_13_controller_restart_may_hand_a_held_address_to_a_pending_service() {
+    let file = variant(
+        "release-v0-14-9-cordoned.yaml",
+        &[("  - 198.51.100.0/28\n", "  - 198.51.100.10/32\n")],
+        &pending_service("api"),
+    );
+    let r = check_json(file.path(), &["--metallb-version", "v0.13.12"]);
+    let f = finding(&web(&r)["findings"], "LBD116").expect("LBD116 on the holder");
+    let message = f["message"].as_str().unwrap();
+    assert!(message.contains("if it syncs default/api first, that Service takes 198.51.100.10"), "{message}");
+    assert!(message.contains("loses it with a Normal ClearAssignment Event, then gets another"), "{message}");
+    assert!(f["objects"].to_string().contains("Service default/api"), "{f}");
+    let r = check_json(file.path(), &["--metallb-version", "v0.13.9"]);
+    let f = finding(&web(&r)["findings"], "LBD116").expect("LBD116 on v0.13.9");
+    assert!(f["message"].as_str().unwrap().contains("loses it silently, then gets another"), "{f}");
+    let r = check_json(file.path(), &["--metallb-version", "v0.14.0"]);
+    assert!(finding(&web(&r)["findings"], "LBD116").is_none(), "{}", web(&r)["findings"]);
+}
+
+/// C-23 through the binary: v0.15.0 alone rejects a pool that contains a Node's InternalIP, in
+/// the speakers only (the controller is given no Nodes).
+#[test]
+fn only_v0_15_0_rejects_a_pool_containing_a_node_address() {
+    let file = variant("release-v0-14-9-cordoned.yaml", &[("  - 198.51.100.0/28\n", "  - 192.0.2.0/28\n")], "");
+    let r = check_json(file.path(), &["--metallb-version", "v0.15.0"]);
+    let f = finding(&r["findings"], "LBD201").expect("LBD201 on v0.15.0");
+    assert!(f["message"].as_str().unwrap().ends_with(r#"pool cidr "192.0.2.0/28" contains nodeIp "192.0.2.1""#), "{f}");
+    assert!(f["hint"].as_str().unwrap().contains("the controller goes on allocating"), "{f}");
+    assert!(f["objects"].to_string().contains("node-a"), "{f}");
+    for release in ["v0.14.9", "v0.15.1"] {
+        let r = check_json(file.path(), &["--metallb-version", release]);
+        assert!(finding(&r["findings"], "LBD201").is_none(), "{release}: {}", r["findings"]);
+        assert!(finding(&r["findings"], "LBD207").is_some(), "{release}: the overlap is still worth a warning");
+    }
+}
+
+/// §7 through the binary: a field the speakers' release does not read is reported (LBD224).
+#[test]
+fn a_field_the_release_does_not_read_is_reported() {
+    let file = variant(
+        "release-v0-14-9-cordoned.yaml",
+        &[(
+            "  name: l2\n  namespace: metallb-system\nspec: {}\n",
+            "  name: l2\n  namespace: metallb-system\nspec:\n  serviceSelectors: [{matchLabels: {app: web}}]\n",
+        )],
+        "",
+    );
+    let r = check_json(file.path(), &[]);
+    let f = finding(&r["findings"], "LBD224").expect("LBD224 for v0.14.9 speakers");
+    assert_eq!(
+        f["message"],
+        "L2Advertisement spec.serviceSelectors is set on l2, but MetalLB v0.14.9's speakers do not read it (from v0.16.0): it is ignored, so the advertisement applies to every Service of its pools"
+    );
+    let r = check_json(file.path(), &["--metallb-version", "v0.16.0"]);
+    assert!(finding(&r["findings"], "LBD224").is_none());
+}
+
+/// C-7, C-10, C-20, C-26: LBD115 says when the controller's release retries a pending Service and
+/// where it shows its configuration.
+#[test]
+fn a_pending_service_says_when_its_release_retries() {
+    let file = variant(
+        "release-v0-14-9-cordoned.yaml",
+        &[("status:\n  loadBalancer:\n    ingress:\n    - ip: 198.51.100.10\n", "status:\n  loadBalancer: {}\n")],
+        "",
+    );
+    let hint = |release: &str| {
+        let r = check_json(file.path(), &["--metallb-version", release]);
+        finding(&web(&r)["findings"], "LBD115").expect("LBD115")["hint"].as_str().unwrap().to_string()
+    };
+    let old = hint("v0.13.7");
+    assert!(old.contains("retries pending Services only when the pools change or a Service is deleted:"), "{old}");
+    assert!(old.contains("metallb_k8s_client_config_stale_bool"), "{old}");
+    let new = hint("v0.16.1");
+    assert!(new.contains("ConfigurationState/controller"), "{new}");
+    assert!(new.contains("or a Service's sharing key or traffic policy changes"), "{new}");
+}

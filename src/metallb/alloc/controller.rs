@@ -2,7 +2,7 @@
 //! allocator. Returns what MetalLB would do as data: the sync result, the Events it would emit
 //! and the status it would write.
 
-use crate::metallb::release::{FamilyPolicy, Rules};
+use crate::metallb::release::{FamilyPolicy, ReleaseRetry, Rules};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
@@ -192,8 +192,12 @@ impl Controller {
     pub fn set_balancer(&mut self, key: &str, input: Option<&SvcView>) -> Sync {
         let mut sync = Controller::idle_sync();
         let Some(input) = input else {
-            if self.alloc.allocation(key).is_some() {
+            let held = self.alloc.allocation(key).is_some();
+            if held {
                 self.alloc.unassign(key);
+            }
+            // C-10: up to v0.13.9 any deletion retries the pending Services.
+            if held || self.alloc.rules.deletion_retries_always {
                 sync.state = SyncState::ReprocessAll;
             }
             return sync;
@@ -204,15 +208,27 @@ impl Controller {
         let mut out = Written::for_release(&self.alloc.rules);
         let prev_ips = self.alloc.ips(key);
         let prev_alloc_key = self.alloc.allocation_key(key);
+        let was_allocated = self.alloc.allocation(key).is_some();
 
         if let Err(failure) = self.converge(key, input, &mut out, &mut sync) {
-            // SyncStateError: retried with back-off, unlike every other failure.
+            // SyncStateError: retried with back-off, unlike every other failure (C-2); C-9: up
+            // to v0.13.9 the others end as a success.
             sync.state = if matches!(failure, Failure::SharingKeyRefused(_)) {
                 SyncState::Error
-            } else {
+            } else if self.alloc.rules.failure_no_retry {
                 SyncState::ErrorNoRetry
+            } else {
+                SyncState::Success
             };
             sync.failure = Some(failure);
+        }
+        // C-7: v0.13.8 … v0.13.12 retry the pending Services whenever this one lost its
+        // allocation, changed or not, inside a pool or not.
+        if self.alloc.rules.release_retry == ReleaseRetry::WhenReleased
+            && was_allocated
+            && self.alloc.allocation(key).is_none()
+        {
+            sync.state = SyncState::ReprocessAll;
         }
         if self.alloc.rules.reprocess_on_key_change && self.alloc.allocation_key(key) != prev_alloc_key {
             sync.state = SyncState::ReprocessAll;
@@ -225,7 +241,10 @@ impl Controller {
             sync.events
                 .push(Event::warning("deprecatedAnnotation", format!("Service uses deprecated annotation {ann}")));
         }
-        if !prev_ips.is_empty() && self.alloc.ips(key).is_empty() {
+        if self.alloc.rules.release_retry == ReleaseRetry::WhenReleasedInPool
+            && !prev_ips.is_empty()
+            && self.alloc.ips(key).is_empty()
+        {
             let prev: Vec<Option<IpAddr>> = prev_ips.iter().copied().map(Some).collect();
             if super::allocator::pool_for(self.alloc.pools(), &prev).is_some() {
                 sync.state = SyncState::ReprocessAll;
@@ -274,7 +293,9 @@ impl Controller {
         if lb_ips.is_empty() {
             self.clear(key, out);
         } else {
-            let lb_family = match for_addresses_ips(&lb_ips) {
+            // C-17: before v0.14.0 one unparsable address is taken for IPv6.
+            let lenient = !self.alloc.rules.invalid_address_error && matches!(lb_ips[..], [None]);
+            let lb_family = match if lenient { Ok(Family::V6) } else { for_addresses_ips(&lb_ips) } {
                 Ok(f) => f,
                 Err(e) => {
                     sync.events.push(Event::warning(

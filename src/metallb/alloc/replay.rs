@@ -42,8 +42,12 @@ pub struct Outcome {
     pub conflict: Option<Conflict>,
     /// For a failed automatic allocation: how each pool stands toward the Service.
     pub fits: Vec<(String, PoolFit)>,
-    /// Services with as many ingress entries whose processing order decided this outcome.
+    /// Services with as many ingress entries (any holder, before v0.14.0) whose processing
+    /// order decided this outcome.
     pub order_peers: Vec<String>,
+    /// Before v0.14.0 (C-14): Services that take this Service's address when a controller
+    /// restart happens to sync them first; it is then released and re-allocated.
+    pub restart_takers: Vec<String>,
     pub family: Option<Family>,
     /// Index of the Service in `Replay::views`.
     pub view: usize,
@@ -66,6 +70,13 @@ impl<'a> Replay<'a> {
 /// `rules`: the controller's release; `services` must have been read `under` the same rules.
 pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl Fn(&SvcView) -> bool) -> Replay {
     let mut controller = Controller::with_rules(rules);
+    // C-14: before v0.14.0 a restart syncs Services in no particular order; one synced before
+    // every holder sees an allocator holding nothing.
+    let mut unregistered = (!rules.holders_first).then(|| {
+        let mut c = Controller::with_rules(rules);
+        c.set_pools(Some(pools.clone()));
+        c
+    });
     controller.set_pools(Some(pools));
     let mut outcomes = HashMap::with_capacity(services.len());
 
@@ -90,10 +101,10 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
             set_possible(&controller, svc, &mut outcome);
             controller.alloc.end_trial(&key, now);
         }
-        outcome.order_peers = peers(&outcome, *count, &counts);
+        outcome.order_peers = peers(&outcome, *count, &counts, rules.holders_first);
         outcomes.insert(key, outcome);
     }
-    order_effects_of_reallocation(&owned, &mut outcomes);
+    order_effects_of_reallocation(&owned, &mut outcomes, rules.holders_first);
     link_order_peers(&mut outcomes);
     for (count, i, svc) in &owned {
         if *count > 0 || svc.type_ != "LoadBalancer" {
@@ -113,6 +124,9 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
             }
         }
         outcomes.insert(key, outcome);
+    }
+    if let Some(first) = &mut unregistered {
+        takers_at_restart(first, &owned, &mut outcomes);
     }
     for (i, svc) in services.iter().enumerate().filter(|(_, s)| !handled(s)) {
         outcomes.insert(svc.key(), not_ours(svc, i));
@@ -162,6 +176,7 @@ fn not_ours(svc: &SvcView, view: usize) -> Outcome {
         conflict: None,
         fits: Vec::new(),
         order_peers: Vec::new(),
+        restart_takers: Vec::new(),
         family: None,
         view,
     }
@@ -200,6 +215,7 @@ fn outcome_for(controller: &Controller, svc: &SvcView, mut sync: Sync, pending: 
         conflict,
         fits: Vec::new(),
         order_peers: Vec::new(),
+        restart_takers: Vec::new(),
         family: service_family(svc).ok(),
         sync,
         view,
@@ -232,15 +248,70 @@ fn set_possible(controller: &Controller, svc: &SvcView, outcome: &mut Outcome) {
     }
 }
 
-fn peers(outcome: &Outcome, count: usize, counts: &HashMap<String, usize>) -> Vec<String> {
+fn peers(outcome: &Outcome, count: usize, counts: &HashMap<String, usize>, holders_first: bool) -> Vec<String> {
     let Some(c) = &outcome.conflict else { return Vec::new() };
-    c.others.iter().filter(|o| counts.get(*o) == Some(&count)).cloned().collect()
+    let competes = |other: usize| if holders_first { other == count } else { other > 0 };
+    c.others.iter().filter(|o| counts.get(*o).is_some_and(|n| competes(*n))).cloned().collect()
+}
+
+/// C-14: a Service that is (re-)allocated, synced first after a restart, takes the lowest free
+/// address as if no Service held any; when a Service that keeps its address holds it, that one
+/// loses it. Recorded on the loser.
+fn takers_at_restart(
+    first: &mut Controller,
+    owned: &[(usize, usize, &SvcView)],
+    outcomes: &mut HashMap<String, Outcome>,
+) {
+    let mut keepers: HashMap<IpAddr, Vec<String>> = HashMap::new();
+    for (_, _, svc) in owned {
+        let key = svc.key();
+        if outcomes.get(&key).is_some_and(|o| o.status == Status::Allocated) {
+            for ip in svc.lb_ip_texts().iter().filter_map(|t| parse_go_ip(t)) {
+                keepers.entry(ip).or_default().push(key.clone());
+            }
+        }
+    }
+    if keepers.is_empty() {
+        return;
+    }
+    let mut links: Vec<(String, String)> = Vec::new();
+    for (_, _, svc) in owned {
+        let key = svc.key();
+        let Some(o) = outcomes.get(&key) else { continue };
+        if !matches!(o.status, Status::Pending | Status::Mismatch) || svc.type_ != "LoadBalancer" {
+            continue;
+        }
+        first.alloc.begin_trial();
+        first.set_balancer(&key, Some(svc));
+        let taken = first.alloc.ips(&key);
+        first.alloc.end_trial(&key, None);
+        for ip in taken {
+            if o.expected.as_ref().is_some_and(|e| e.contains(&ip)) {
+                continue;
+            }
+            for loser in keepers.get(&ip).into_iter().flatten().filter(|l| **l != key) {
+                links.push((loser.clone(), key.clone()));
+            }
+        }
+    }
+    for (loser, taker) in links {
+        if let Some(o) = outcomes.get_mut(&loser) {
+            if !o.restart_takers.contains(&taker) {
+                o.restart_takers.push(taker);
+                o.restart_takers.sort();
+            }
+        }
+    }
 }
 
 /// A Service re-allocated during the restart pass can take an address that a Service with as
 /// many ingress entries, processed later, still lists in its status: then both outcomes
 /// depend on MetalLB's unspecified order.
-fn order_effects_of_reallocation(owned: &[(usize, usize, &SvcView)], outcomes: &mut HashMap<String, Outcome>) {
+fn order_effects_of_reallocation(
+    owned: &[(usize, usize, &SvcView)],
+    outcomes: &mut HashMap<String, Outcome>,
+    holders_first: bool,
+) {
     if !outcomes.values().any(|o| o.status == Status::Mismatch) {
         return;
     }
@@ -259,7 +330,7 @@ fn order_effects_of_reallocation(owned: &[(usize, usize, &SvcView)], outcomes: &
         }
         for ip in o.expected.iter().flatten() {
             for (other, other_count) in holders.get(ip).into_iter().flatten() {
-                if *other != key && other_count == count {
+                if *other != key && (other_count == count || !holders_first) {
                     links.push((key.clone(), other.clone()));
                     links.push((other.clone(), key.clone()));
                 }
@@ -326,5 +397,43 @@ mod tests {
         assert_eq!(b.expected, Some(vec!["192.0.2.0".parse().unwrap()]));
         assert_eq!(a.order_peers, ["default/b"]);
         assert_eq!(b.order_peers, ["default/a"]);
+    }
+
+    /// C-14: from v0.14.0 the holder with more ingress entries is registered first and nothing
+    /// depends on the order; before, either may be synced first.
+    #[test]
+    fn before_v0_14_0_any_two_holders_of_one_ip_depend_on_the_order() {
+        let svc: k8s_openapi::api::core::v1::Service = serde_json::from_value(serde_json::json!({
+            "metadata": {"namespace": "default", "name": "dual"},
+            "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.2", "clusterIPs": ["10.96.0.2", "fd00::2"],
+                     "ports": [{"port": 443, "protocol": "TCP"}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.5"}, {"ip": "2001:db8::5"}]}}
+        }))
+        .unwrap();
+        let dual = SvcView::from_service(Box::leak(Box::new(svc)));
+        let pool = AllocPool {
+            name: "p".into(),
+            cidrs: ["192.0.2.0/28", "2001:db8::/124"]
+                .iter()
+                .flat_map(|c| crate::k8s::cidr::parse_pool_address(c).unwrap())
+                .collect(),
+            auto_assign: true,
+            avoid_buggy_ips: false,
+            service_allocation: None,
+        };
+        let run = |release: crate::metallb::release::Release| {
+            let views = vec![dual.clone(), view("single", "192.0.2.5")];
+            let r = replay(Pools::from_list(vec![pool.clone()]), views, release.rules(), |_| true);
+            let (d, s) = (&r.outcomes["default/dual"], &r.outcomes["default/single"]);
+            assert_eq!((d.status, s.status), (Status::Allocated, Status::Mismatch), "{release}");
+            (d.order_peers.clone(), s.order_peers.clone(), d.restart_takers.clone())
+        };
+        let none: Vec<String> = Vec::new();
+        assert_eq!(run(crate::metallb::release::Release::Tag(14, 0)), (none.clone(), none.clone(), none.clone()));
+        let single = vec!["default/single".to_string()];
+        assert_eq!(
+            run(crate::metallb::release::Release::Tag(13, 12)),
+            (single.clone(), vec!["default/dual".to_string()], single)
+        );
     }
 }
