@@ -114,10 +114,15 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     pools_sorted.sort_by(|a, b| a.name().cmp(b.name()));
 
     let bgp_err = |e: BgpConfigError| ConfigError { message: e.message, objects: vec![e.object] };
-    let mut peer_crs = input.bgp_peers.clone();
+    let peers_read: Vec<BgpPeer> = input.bgp_peers.iter().map(|p| bgp_config::peer_as_read(p, rules)).collect();
+    let mut peer_crs: Vec<&BgpPeer> = peers_read.iter().collect();
     peer_crs.sort_by(|a, b| a.name().cmp(b.name()));
-    let mut bgp_sorted = input.bgp_advertisements.clone();
+    let ads_read: Vec<BgpAdvertisement> =
+        input.bgp_advertisements.iter().map(|a| bgp_config::bgp_ad_as_read(a, rules)).collect();
+    let mut bgp_sorted: Vec<&BgpAdvertisement> = ads_read.iter().collect();
     bgp_sorted.sort_by(|a, b| a.name().cmp(b.name()));
+    let node_labels: Vec<(&str, &Labels)> =
+        input.nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
     if let Some(bgp_type) = input.bgp_type {
         bgp_config::validate_backend(
             bgp_type,
@@ -126,12 +131,13 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
             &bgp_sorted,
             &input.communities,
             &pools_sorted,
+            &node_labels,
             rules,
         )
         .map_err(bgp_err)?;
     }
     bgp_config::check_bfd_profiles(&input.bfd_profiles).map_err(bgp_err)?;
-    let peers = bgp_config::parse_peers(&peer_crs, &input.bfd_profiles).map_err(bgp_err)?;
+    let peers = bgp_config::parse_peers(&peer_crs, &input.bfd_profiles, rules).map_err(bgp_err)?;
 
     validate_communities(&input.communities)?;
 
@@ -200,13 +206,11 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     }
 
     let aliases = bgp_config::community_aliases(&input.communities);
-    let node_labels: Vec<(&str, &Labels)> =
-        input.nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
     let mut bgp_advertisements: Vec<BgpAd> = Vec::new();
     for cr in &bgp_sorted {
         let object = ObjectRef::new("BGPAdvertisement", cr.namespace(), cr.name());
         let fail = |message: String| ConfigError { message, objects: vec![object.clone()] };
-        let mut ad = bgp_config::bgp_ad_from_cr(cr, &aliases, &node_labels).map_err(fail)?;
+        let mut ad = bgp_config::bgp_ad_from_cr(cr, &aliases, &node_labels, rules).map_err(fail)?;
         // Named pools in the CR's order, then selected ones; a pool both named and selected
         // gets the advertisement twice, as in MetalLB.
         let targets: Vec<String> =
@@ -344,8 +348,14 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], rules: Rules) -> Resu
     validate_selector_duplicates(service_selectors_cr, "serviceSelectors")?;
     let node_labels: Vec<(&str, &Labels)> =
         nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
-    let selected = select_names(&node_labels, &spec.node_selectors)
-        .map_err(|e| format!("{e}\nfailed to parse node selector for {}", cr.name()))?;
+    let selected = select_names(&node_labels, &spec.node_selectors).map_err(|e| {
+        // V-1: pkg/errors wrapping up to v0.14.5.
+        if rules.selector_errors_joined {
+            format!("{e}\nfailed to parse node selector for {}", cr.name())
+        } else {
+            format!("Failed to parse node selector for {}: {e}", cr.name())
+        }
+    })?;
     let service_selectors = compile_service_selectors(service_selectors_cr)
         .map_err(|e| format!("{e}\nfailed to parse service selector for {}", cr.name()))?;
     let preferred = if rules.head {

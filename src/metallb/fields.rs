@@ -3,7 +3,7 @@
 //! for more than that release does: the CRDs are newer than the Pods.
 
 use super::release::{Release, Rules};
-use crate::snapshot::crd::{BgpAdvertisement, CustomObject, IpAddressPool, L2Advertisement};
+use crate::snapshot::crd::{BgpAdvertisement, BgpPeer, CustomObject, IpAddressPool, L2Advertisement};
 use crate::snapshot::MetallbObjects;
 
 /// The component whose release decides whether a field is read.
@@ -31,6 +31,7 @@ enum SetOn {
     Pool(fn(&IpAddressPool) -> bool),
     L2(fn(&L2Advertisement) -> bool),
     Bgp(fn(&BgpAdvertisement) -> bool),
+    Peer(fn(&BgpPeer) -> bool),
 }
 
 struct Field {
@@ -42,7 +43,6 @@ struct Field {
     instead: &'static str,
 }
 
-// BGPPeer fields come with the BGP rules per release (metallb-versions.md §5).
 const FIELDS: &[Field] = &[
     Field {
         kind: "IPAddressPool",
@@ -92,6 +92,70 @@ const FIELDS: &[Field] = &[
         set: SetOn::Bgp(|a| !a.spec.service_selectors.is_empty()),
         instead: "the advertisement applies to every Service of its pools",
     },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.vrf",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.vrf,
+        set: SetOn::Peer(|p| !p.spec.vrf_name.is_empty()),
+        instead: "the session runs in the default VRF",
+    },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.connectTime",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.connect_time_disable_mp,
+        set: SetOn::Peer(|p| p.spec.connect_time.is_some()),
+        instead: "the backend's default connect time applies",
+    },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.disableMP",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.connect_time_disable_mp,
+        set: SetOn::Peer(|p| p.spec.disable_mp),
+        instead: "the flag has no effect",
+    },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.enableGracefulRestart",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.graceful_restart,
+        set: SetOn::Peer(|p| p.spec.enable_graceful_restart),
+        instead: "no graceful restart is negotiated",
+    },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.dynamicASN",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.dynamic_asn,
+        set: SetOn::Peer(|p| !p.spec.dynamic_asn.is_empty()),
+        instead: "the peer's ASN is peerASN alone (without it the configuration is refused: missing peer ASN)",
+    },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.interface",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.interface_dual_stack,
+        set: SetOn::Peer(|p| !p.spec.interface.is_empty()),
+        instead: "there is no unnumbered session: the peer needs peerAddress (without it the configuration is refused)",
+    },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.dualStackAddressFamily",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.interface_dual_stack,
+        set: SetOn::Peer(|p| p.spec.dual_stack_address_family),
+        instead: "the session carries the peer address's family only",
+    },
+    Field {
+        kind: "BGPPeer",
+        field: "spec.localASN",
+        reader: Reader::Speaker,
+        read_by: |r| r.peer_fields.local_asn,
+        set: SetOn::Peer(|p| p.spec.local_asn != 0),
+        instead: "the session uses myASN",
+    },
 ];
 
 /// The fields objects in `namespace` set that their reader's release does not read, in
@@ -110,6 +174,7 @@ pub fn unread_fields(m: &MetallbObjects, namespace: &str, speaker: Rules, contro
             SetOn::Pool(set) => names(&m.ip_address_pools, namespace, *set),
             SetOn::L2(set) => names(&m.l2_advertisements, namespace, *set),
             SetOn::Bgp(set) => names(&m.bgp_advertisements, namespace, *set),
+            SetOn::Peer(set) => names(&m.bgp_peers, namespace, *set),
         };
         if objects.is_empty() {
             continue;

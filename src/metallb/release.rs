@@ -140,6 +140,29 @@ impl Release {
             pool_status: at_least(15, 0),
             node_ip_overlap_rejected: self == Release::Tag(15, 0),
             namespace_webhook: at_least(13, 5),
+            peer_fields: PeerFields {
+                vrf: at_least(13, 8),
+                connect_time_disable_mp: at_least(14, 4),
+                graceful_restart: at_least(14, 6),
+                dynamic_asn: at_least(14, 9),
+                interface_dual_stack: at_least(15, 0),
+                local_asn: at_least(16, 0),
+            },
+            peer_error_wrap: if at_least(15, 0) {
+                PeerWrap::Spaced
+            } else if at_least(14, 6) {
+                PeerWrap::Joined
+            } else {
+                PeerWrap::Colon
+            },
+            frr_peers: if at_least(16, 0) {
+                FrrPeers::SharingANode
+            } else if at_least(13, 8) {
+                FrrPeers::PerVrf
+            } else {
+                FrrPeers::AllEqual
+            },
+            frr_k8s_validated: at_least(14, 0),
             native_ipv6_checks_bgp_pools_only: at_least(14, 9),
             head: self == Release::Main,
         }
@@ -174,6 +197,45 @@ pub enum FamilyPolicy {
     /// v0.15.0 and later: a single-family Service gets only its family (`[nil]` when none is
     /// free); RequireDualStack needs two ClusterIPs.
     OwnFamily,
+}
+
+/// BGPPeer fields by the release that added them (metallb-versions.md B-6, §7); the native
+/// backend refuses each from the same release (V-3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerFields {
+    pub vrf: bool,
+    pub connect_time_disable_mp: bool,
+    pub graceful_restart: bool,
+    /// With it `peerASN` becomes optional: `missing peer ASN and dynamicASN`.
+    pub dynamic_asn: bool,
+    /// Unnumbered peering; with it `peerAddress` becomes optional.
+    pub interface_dual_stack: bool,
+    pub local_asn: bool,
+}
+
+/// How a BGPPeer's parse error is wrapped (V-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PeerWrap {
+    /// Up to v0.14.5: `parsing peer NAME: ERR`.
+    Colon,
+    /// v0.14.6 … v0.14.9: `ERR\nparsing peer NAME`.
+    Joined,
+    /// v0.15.0 and later: `parsing peer NAME ERR`.
+    Spaced,
+}
+
+/// Which BGPPeers the FRR backends compare (V-4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FrrPeers {
+    /// Up to v0.13.7: every peer has the first one's routerID and myASN, addresses unique.
+    AllEqual,
+    /// v0.13.8 … v0.15.3: routerID as before, myASN per VRF, unique address-VRF pairs.
+    PerVrf,
+    /// v0.16.0 and later: the same rules, only between peers whose nodeSelectors share a Node.
+    SharingANode,
 }
 
 /// When a sync that takes a Service's addresses away retriggers every pending Service (C-7).
@@ -300,6 +362,14 @@ pub struct Rules {
     pub node_ip_overlap_rejected: bool,
     /// V-5: the webhook refuses MetalLB objects outside MetalLB's namespace (v0.13.5).
     pub namespace_webhook: bool,
+    /// §7, B-6, V-3: the BGPPeer fields the release has.
+    pub peer_fields: PeerFields,
+    /// V-1: how a BGPPeer's parse error is wrapped.
+    pub peer_error_wrap: PeerWrap,
+    /// V-4: which BGPPeers the FRR backends compare.
+    pub frr_peers: FrrPeers,
+    /// V-4: `METALLB_BGP_TYPE=frr-k8s` validates as FRR (v0.14.0); before, nothing is validated.
+    pub frr_k8s_validated: bool,
     /// V-2: the native backend refuses IPv6 only in pools a BGPAdvertisement selects (v0.14.9);
     /// before, any BGPAdvertisement makes every IPv6 pool, layer-2 ones included, refuse the
     /// configuration.
@@ -393,6 +463,17 @@ mod tests {
         assert_eq!(on(|r| r.namespace_webhook), Some(Release::Tag(13, 5)));
         assert_eq!(on(|r| r.release_retry != ReleaseRetry::Never), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.release_retry == ReleaseRetry::WhenReleasedInPool), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.peer_fields.vrf), Some(Release::Tag(13, 8)));
+        assert_eq!(on(|r| r.peer_fields.connect_time_disable_mp), Some(Release::Tag(14, 4)));
+        assert_eq!(on(|r| r.peer_fields.graceful_restart), Some(Release::Tag(14, 6)));
+        assert_eq!(on(|r| r.peer_fields.dynamic_asn), Some(Release::Tag(14, 9)));
+        assert_eq!(on(|r| r.peer_fields.interface_dual_stack), Some(Release::Tag(15, 0)));
+        assert_eq!(on(|r| r.peer_fields.local_asn), Some(Release::Tag(16, 0)));
+        assert_eq!(on(|r| r.peer_error_wrap == PeerWrap::Joined), Some(Release::Tag(14, 6)));
+        assert_eq!(on(|r| r.peer_error_wrap == PeerWrap::Spaced), Some(Release::Tag(15, 0)));
+        assert_eq!(on(|r| r.frr_peers == FrrPeers::PerVrf), Some(Release::Tag(13, 8)));
+        assert_eq!(on(|r| r.frr_peers == FrrPeers::SharingANode), Some(Release::Tag(16, 0)));
+        assert_eq!(on(|r| r.frr_k8s_validated), Some(Release::Tag(14, 0)));
         let overlap: Vec<Release> = Release::all().filter(|r| r.rules().node_ip_overlap_rejected).collect();
         assert_eq!(overlap, [Release::Tag(15, 0)]);
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();

@@ -160,6 +160,8 @@ pub struct BgpPeerSpec {
     pub disable_mp: bool,
     #[serde(default)]
     pub dual_stack_address_family: bool,
+    #[serde(default, rename = "localASN")]
+    pub local_asn: u32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! the rules that make the speaker reject a whole configuration: `config.For`'s peer and
 //! advertisement parsing, the per-pool checks and the backend-specific validation.
 
-use crate::metallb::release::Rules;
+use crate::metallb::release::{FrrPeers, PeerWrap, Rules};
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
@@ -157,12 +157,53 @@ pub fn validate_backend(
     ads: &[&BgpAdvertisement],
     communities: &[&CommunityCr],
     pools: &[&IpAddressPool],
+    nodes: &[(&str, &Labels)],
     rules: Rules,
 ) -> Result<(), BgpConfigError> {
     match bgp_type {
         BgpType::Native => validate_native(peers, bfd_profiles, ads, communities, pools, rules),
-        BgpType::Frr | BgpType::FrrK8s => validate_frr(peers),
+        // V-4: v0.13.x maps only `frr` to the FRR validation; `frr-k8s` gets none.
+        BgpType::FrrK8s if !rules.frr_k8s_validated => Ok(()),
+        BgpType::Frr | BgpType::FrrK8s => validate_frr(peers, nodes, rules.frr_peers),
     }
+}
+
+/// A BGPPeer as `rules`' release reads it: the fields it does not have are gone, as its CRD
+/// prunes them and its code has no place for them (§7, B-6).
+pub fn peer_as_read(cr: &BgpPeer, rules: Rules) -> BgpPeer {
+    let has = rules.peer_fields;
+    let mut read = cr.clone();
+    let s = &mut read.spec;
+    if !has.vrf {
+        s.vrf_name.clear();
+    }
+    if !has.connect_time_disable_mp {
+        s.connect_time = None;
+        s.disable_mp = false;
+    }
+    if !has.graceful_restart {
+        s.enable_graceful_restart = false;
+    }
+    if !has.dynamic_asn {
+        s.dynamic_asn.clear();
+    }
+    if !has.interface_dual_stack {
+        s.interface.clear();
+        s.dual_stack_address_family = false;
+    }
+    if !has.local_asn {
+        s.local_asn = 0;
+    }
+    read
+}
+
+/// A BGPAdvertisement as `rules`' release reads it: no `serviceSelectors` before v0.16.0 (B-1).
+pub fn bgp_ad_as_read(cr: &BgpAdvertisement, rules: Rules) -> BgpAdvertisement {
+    let mut read = cr.clone();
+    if !rules.service_selectors {
+        read.spec.service_selectors.clear();
+    }
+    read
 }
 
 fn peer_object(p: &BgpPeer) -> ObjectRef {
@@ -186,8 +227,10 @@ fn validate_native(
             (s.connect_time.is_some(), "connect time set"),
             (s.enable_graceful_restart, "EnableGracefulRestart flag set"),
             (s.disable_mp, "disable MP flag set"),
+            (s.dual_stack_address_family, "dualstackaddressfamily flag set"),
             (!s.dynamic_asn.is_empty(), "dynamicASN set"),
             (!s.interface.is_empty(), "interface set"),
+            (s.local_asn != 0, "localASN set"),
         ];
         if let Some((_, what)) = set.iter().find(|(on, _)| *on) {
             return Err(err(peer_object(p), format!("peer {} has {what} on native bgp mode", s.address)));
@@ -263,11 +306,17 @@ fn validate_native(
     Ok(())
 }
 
-fn validate_frr(peers: &[&BgpPeer]) -> Result<(), BgpConfigError> {
+/// `DiscardNativeOnly` (V-4), with each release's texts and quirks: up to v0.15.3 the myASN check
+/// compares every peer with every peer but the first.
+fn validate_frr(peers: &[&BgpPeer], nodes: &[(&str, &Labels)], rules: FrrPeers) -> Result<(), BgpConfigError> {
+    if rules == FrrPeers::SharingANode {
+        return validate_frr_sharing_a_node(peers, nodes);
+    }
     if peers.len() > 1 {
         let first = &peers[0].spec;
-        let id = |s: &crate::snapshot::crd::BgpPeerSpec| {
-            format!("{}-{}", if s.address.is_empty() { &s.interface } else { &s.address }, s.vrf_name)
+        let id = |s: &crate::snapshot::crd::BgpPeerSpec| match rules {
+            FrrPeers::AllEqual => s.address.clone(),
+            _ => format!("{}-{}", if s.address.is_empty() { &s.interface } else { &s.address }, s.vrf_name),
         };
         let mut seen = BTreeSet::from([id(first)]);
         for p in &peers[1..] {
@@ -280,6 +329,15 @@ fn validate_frr(peers: &[&BgpPeer]) -> Result<(), BgpConfigError> {
                     ),
                 ));
             }
+            if rules == FrrPeers::AllEqual && p.spec.my_asn != first.my_asn {
+                return Err(err(
+                    peer_object(p),
+                    format!(
+                        "peer {} has myAsn different from {}, in FRR mode all myAsn must be equal",
+                        p.spec.address, first.address
+                    ),
+                ));
+            }
             if !seen.insert(id(&p.spec)) {
                 return Err(err(
                     peer_object(p),
@@ -288,17 +346,65 @@ fn validate_frr(peers: &[&BgpPeer]) -> Result<(), BgpConfigError> {
             }
         }
     }
-    for p in peers {
-        for p1 in peers.iter().skip(1) {
-            if p.spec.my_asn != p1.spec.my_asn && p.spec.vrf_name == p1.spec.vrf_name {
-                return Err(err(
-                    peer_object(p),
-                    format!(
-                        "peer {} has myAsn different from {}, in FRR mode all myAsn must be equal for the same VRF",
-                        p.spec.address, p1.spec.address
-                    ),
-                ));
+    if rules == FrrPeers::PerVrf {
+        for p in peers {
+            for p1 in peers.iter().skip(1) {
+                if p.spec.my_asn != p1.spec.my_asn && p.spec.vrf_name == p1.spec.vrf_name {
+                    return Err(err(
+                        peer_object(p),
+                        format!(
+                            "peer {} has myAsn different from {}, in FRR mode all myAsn must be equal for the same VRF",
+                            p.spec.address, p1.spec.address
+                        ),
+                    ));
+                }
             }
+        }
+    }
+    Ok(())
+}
+
+/// v0.16.0 and later: each pair of peers whose nodeSelectors select a common Node (every pair
+/// when there is no Node) must be able to run in one FRR instance.
+fn validate_frr_sharing_a_node(peers: &[&BgpPeer], nodes: &[(&str, &Labels)]) -> Result<(), BgpConfigError> {
+    let id = |s: &crate::snapshot::crd::BgpPeerSpec| {
+        let id = if s.address.is_empty() { &s.interface } else { &s.address };
+        if s.vrf_name.is_empty() {
+            id.clone()
+        } else {
+            format!("{id}-{}", s.vrf_name)
+        }
+    };
+    let mut selected = Vec::with_capacity(peers.len());
+    for p in peers {
+        selected.push(select_names(nodes, &p.spec.node_selectors).map_err(|e| err(peer_object(p), e))?);
+    }
+    for (i, p) in peers.iter().enumerate() {
+        for (j, q) in peers.iter().enumerate().take(i) {
+            if !nodes.is_empty() && selected[i].is_disjoint(&selected[j]) {
+                continue;
+            }
+            let (ps, qs) = (&p.spec, &q.spec);
+            let message = if ps.router_id != qs.router_id {
+                format!(
+                    "peer {} has RouterID different from {}, in FRR mode peers selecting the same node must all have the same RouterID",
+                    ps.router_id, qs.router_id
+                )
+            } else if id(ps) == id(qs) {
+                format!(
+                    "peer {} already exists, FRR mode doesn't support duplicate BGPPeers selecting the same node",
+                    id(ps)
+                )
+            } else if ps.my_asn != qs.my_asn && ps.vrf_name == qs.vrf_name {
+                format!(
+                    "peer {} has myAsn different from {}, in FRR mode peers selecting the same node must have the same myAsn within the same VRF",
+                    id(ps),
+                    id(qs)
+                )
+            } else {
+                continue;
+            };
+            return Err(BgpConfigError { message, object: peer_object(p) });
         }
     }
     Ok(())
@@ -320,10 +426,22 @@ pub fn check_bfd_profiles(profiles: &[&BfdProfile]) -> Result<(), BgpConfigError
 }
 
 /// `peersFor`: every BGPPeer parsed, then its BFD profile looked up.
-pub fn parse_peers(peers: &[&BgpPeer], bfd_profiles: &[&BfdProfile]) -> Result<Vec<Peer>, BgpConfigError> {
+pub fn parse_peers(
+    peers: &[&BgpPeer],
+    bfd_profiles: &[&BfdProfile],
+    rules: Rules,
+) -> Result<Vec<Peer>, BgpConfigError> {
     let mut out = Vec::new();
     for cr in peers {
-        let peer = peer_from_cr(cr).map_err(|e| err(peer_object(cr), format!("parsing peer {} {e}", cr.name())))?;
+        let peer = peer_from_cr(cr, rules).map_err(|e| {
+            let name = cr.name();
+            let message = match rules.peer_error_wrap {
+                PeerWrap::Colon => format!("parsing peer {name}: {e}"),
+                PeerWrap::Joined => format!("{e}\nparsing peer {name}"),
+                PeerWrap::Spaced => format!("parsing peer {name} {e}"),
+            };
+            err(peer_object(cr), message)
+        })?;
         if !peer.bfd_profile.is_empty() && !bfd_profiles.iter().any(|b| b.name() == peer.bfd_profile) {
             return Err(err(
                 peer_object(cr),
@@ -337,14 +455,16 @@ pub fn parse_peers(peers: &[&BgpPeer], bfd_profiles: &[&BfdProfile]) -> Result<V
 
 /// `peerFromCR`, in MetalLB's order of checks. The password Secret is never read: lbdoctor
 /// assumes it exists (MetalLB would reject a missing or malformed one).
-pub fn peer_from_cr(cr: &BgpPeer) -> Result<Peer, String> {
+pub fn peer_from_cr(cr: &BgpPeer, rules: Rules) -> Result<Peer, String> {
     let s = &cr.spec;
     let (ns, name) = (cr.namespace(), cr.name());
+    let has = rules.peer_fields;
     if s.my_asn == 0 {
         return Err("missing local ASN".into());
     }
     if s.asn == 0 && s.dynamic_asn.is_empty() {
-        return Err("missing peer ASN and dynamicASN".into());
+        // V-1: `dynamicASN` arrived in v0.14.9.
+        return Err(if has.dynamic_asn { "missing peer ASN and dynamicASN" } else { "missing peer ASN" }.into());
     }
     if s.asn != 0 && !s.dynamic_asn.is_empty() {
         return Err("both peer ASN and dynamicASN specified".into());
@@ -354,6 +474,10 @@ pub fn peer_from_cr(cr: &BgpPeer) -> Result<Peer, String> {
     }
     if s.asn == s.my_asn && s.ebgp_multi_hop {
         return Err("invalid ebgp-multihop parameter set for an ibgp peer".into());
+    }
+    // V-1: before v0.15.0 the address is required, and an empty one does not parse.
+    if !has.interface_dual_stack && parse_go_ip(&s.address).is_none() {
+        return Err(format!("invalid BGPPeer address {:?}", s.address));
     }
     if s.address.is_empty() && s.interface.is_empty() {
         return Err("peer has no Address or Interface specified".into());
@@ -445,6 +569,7 @@ pub fn bgp_ad_from_cr(
     cr: &BgpAdvertisement,
     aliases: &[(String, Community)],
     nodes: &[(&str, &Labels)],
+    rules: Rules,
 ) -> Result<BgpAd, String> {
     let s = &cr.spec;
     let name = cr.name();
@@ -486,8 +611,14 @@ pub fn bgp_ad_from_cr(
         };
         communities.insert(value);
     }
-    let selected =
-        select_names(nodes, &s.node_selectors).map_err(|e| format!("{e}\nfailed to parse node selector for {name}"))?;
+    let selected = select_names(nodes, &s.node_selectors).map_err(|e| {
+        // V-1: pkg/errors wrapping, with its "ls", up to v0.14.5.
+        if rules.selector_errors_joined {
+            format!("{e}\nfailed to parse node selector for {name}")
+        } else {
+            format!("Failed to parse node selector for ls {name}: {e}")
+        }
+    })?;
     let service_selectors = compile_service_selectors(&s.service_selectors)
         .map_err(|e| format!("{e}\nfailed to parse service selector for {name}"))?;
     Ok(BgpAd {

@@ -157,17 +157,31 @@ fn native_mode_rejects_ipv6_pools_and_large_communities() {
     assert_eq!(err.message, "peer 192.0.2.254 has vrf set on native bgp mode");
 }
 
+fn release(r: &str) -> crate::metallb::release::Rules {
+    r.parse::<crate::metallb::release::Release>().unwrap().rules()
+}
+
 #[test]
 fn frr_mode_wants_one_router_id_and_one_asn_per_vrf() {
-    let err = Objects::new(&[])
+    let two = Objects::new(&[])
         .peer("p1", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1"}))
-        .peer("p2", json!({"myASN": 3, "peerASN": 2, "peerAddress": "192.0.2.2"}))
-        .parse(BgpType::Frr)
-        .unwrap_err();
+        .peer("p2", json!({"myASN": 3, "peerASN": 2, "peerAddress": "192.0.2.2"}));
+    // V-4: v0.16.0 compares pairs (the later peer first), in its own words.
     assert_eq!(
-        err.message,
+        two.parse(BgpType::Frr).unwrap_err().message,
+        "peer 192.0.2.2 has myAsn different from 192.0.2.1, in FRR mode peers selecting the same node must have the same myAsn within the same VRF"
+    );
+    assert_eq!(
+        two.parse_under(BgpType::Frr, release("v0.15.3")).unwrap_err().message,
         "peer 192.0.2.1 has myAsn different from 192.0.2.2, in FRR mode all myAsn must be equal for the same VRF"
     );
+    assert_eq!(
+        two.parse_under(BgpType::Frr, release("v0.13.7")).unwrap_err().message,
+        "peer 192.0.2.2 has myAsn different from 192.0.2.1, in FRR mode all myAsn must be equal"
+    );
+    // frr-k8s is validated from v0.14.0 only.
+    assert!(two.parse_under(BgpType::FrrK8s, release("v0.13.12")).is_ok());
+    assert!(two.parse_under(BgpType::FrrK8s, release("v0.14.0")).is_err());
     assert!(Objects::new(&[])
         .peer("p1", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1"}))
         .peer("p2", json!({"myASN": 3, "peerASN": 2, "peerAddress": "192.0.2.2", "vrf": "red"}))
@@ -260,4 +274,103 @@ fn dual_stack_pools_need_both_lengths_to_differ() {
     assert!(compatible_local_pref(&ad(32, 128), &ad(24, 120), dual));
     assert!(compatible_local_pref(&ad(32, 128), &ad(24, 128), v4));
     assert!(compatible_local_pref(&ad(32, 128), &ad(24, 128), PoolFamilies::default()));
+}
+
+/// V-4 from v0.16.0: peers whose nodeSelectors share no Node may differ; a shared Node brings
+/// the rules back, with the identifier's VRF suffix only when there is a VRF.
+#[test]
+fn frr_rules_hold_only_between_peers_selecting_a_common_node() {
+    let rack = |r: &str| json!([{"matchLabels": {"rack": r}}]);
+    let apart = Objects::new(&[])
+        .peer("p1", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "routerID": "10.0.0.1", "nodeSelectors": rack("a")}))
+        .peer("p2", json!({"myASN": 3, "peerASN": 2, "peerAddress": "192.0.2.1", "routerID": "10.0.0.2", "nodeSelectors": rack("b")}));
+    assert!(apart.parse(BgpType::Frr).is_ok());
+    assert_eq!(
+        apart.parse_under(BgpType::Frr, release("v0.15.3")).unwrap_err().message,
+        "peer 10.0.0.2 has RouterID different from 10.0.0.1, in FRR mode all RouterID must be equal"
+    );
+    let duplicate = Objects::new(&[])
+        .peer("p1", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "nodeSelectors": rack("a")}))
+        .peer("p2", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1"}));
+    assert_eq!(
+        duplicate.parse(BgpType::Frr).unwrap_err().message,
+        "peer 192.0.2.1 already exists, FRR mode doesn't support duplicate BGPPeers selecting the same node"
+    );
+    let router_ids = Objects::new(&[])
+        .peer("p1", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "routerID": "10.0.0.1"}))
+        .peer("p2", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.2", "routerID": "10.0.0.2", "nodeSelectors": rack("b")}));
+    assert_eq!(
+        router_ids.parse(BgpType::Frr).unwrap_err().message,
+        "peer 10.0.0.2 has RouterID different from 10.0.0.1, in FRR mode peers selecting the same node must all have the same RouterID"
+    );
+}
+
+/// V-3: the native backend refuses each FRR-only peer field, in MetalLB's order; a field the
+/// release does not have is pruned and refuses nothing.
+#[test]
+fn native_mode_refuses_frr_only_peer_fields_the_release_has() {
+    let with = |extra: Value| {
+        let mut spec = peer_spec();
+        spec.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        Objects::new(&[("a", &["192.0.2.0/28"])]).peer("p", spec)
+    };
+    let local = with(json!({"localASN": 64600}));
+    assert_eq!(
+        local.parse(BgpType::Native).unwrap_err().message,
+        "peer 192.0.2.254 has localASN set on native bgp mode"
+    );
+    assert!(local.parse_under(BgpType::Native, release("v0.15.3")).is_ok());
+    let dual = with(json!({"dualStackAddressFamily": true, "dynamicASN": "external", "peerASN": 0}));
+    assert_eq!(
+        dual.parse(BgpType::Native).unwrap_err().message,
+        "peer 192.0.2.254 has dualstackaddressfamily flag set on native bgp mode"
+    );
+    assert_eq!(
+        dual.parse_under(BgpType::Native, release("v0.14.9")).unwrap_err().message,
+        "peer 192.0.2.254 has dynamicASN set on native bgp mode"
+    );
+    // v0.14.8 has neither field: the peer has no ASN at all.
+    assert_eq!(
+        dual.parse_under(BgpType::Native, release("v0.14.8")).unwrap_err().message,
+        "missing peer ASN\nparsing peer p"
+    );
+    let graceful = with(json!({"enableGracefulRestart": true, "vrf": "red"}));
+    assert_eq!(
+        graceful.parse_under(BgpType::Native, release("v0.14.6")).unwrap_err().message,
+        "peer 192.0.2.254 has vrf set on native bgp mode"
+    );
+    assert_eq!(
+        graceful.parse_under(BgpType::Native, release("v0.13.7")).map(|c| c.peers[0].vrf.clone()).unwrap(),
+        "",
+        "no vrf before v0.13.8"
+    );
+}
+
+/// V-1: peer errors as each release words and wraps them.
+#[test]
+fn peer_errors_follow_the_release() {
+    let no_address = Objects::new(&[]).peer("p", json!({"myASN": 1, "peerASN": 2}));
+    assert_eq!(
+        no_address.parse_under(BgpType::Frr, release("v0.15.0")).unwrap_err().message,
+        "parsing peer p peer has no Address or Interface specified"
+    );
+    assert_eq!(
+        no_address.parse_under(BgpType::Frr, release("v0.14.9")).unwrap_err().message,
+        "invalid BGPPeer address \"\"\nparsing peer p"
+    );
+    assert_eq!(
+        no_address.parse_under(BgpType::Frr, release("v0.14.5")).unwrap_err().message,
+        "parsing peer p: invalid BGPPeer address \"\""
+    );
+    let no_asn = Objects::new(&[]).peer("p", json!({"myASN": 1, "peerAddress": "192.0.2.1"}));
+    assert_eq!(
+        no_asn.parse_under(BgpType::Frr, release("v0.13.0")).unwrap_err().message,
+        "parsing peer p: missing peer ASN"
+    );
+    let bad_selector = Objects::new(&[("a", &["192.0.2.0/28"])])
+        .ad("ad", json!({"nodeSelectors": [{"matchExpressions": [{"key": "rack", "operator": "Bogus"}]}]}));
+    let old = bad_selector.parse_under(BgpType::Frr, release("v0.14.5")).unwrap_err().message;
+    assert!(old.starts_with("Failed to parse node selector for ls ad: "), "{old}");
+    let new = bad_selector.parse_under(BgpType::Frr, release("v0.14.6")).unwrap_err().message;
+    assert!(new.ends_with("\nfailed to parse node selector for ad"), "{new}");
 }
