@@ -748,7 +748,7 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, wide: bool
         if p.status_written {
             writeln!(out, "status counters as MetalLB writes them: {counters}")?;
         } else {
-            writeln!(out, "no status: this MetalLB release writes none (from v0.15.0: {counters})")?;
+            writeln!(out, "status: none, MetalLB writes it from v0.15.0 (which would write {counters})")?;
         }
         writeln!(out)?;
         if p.holders.is_empty() {

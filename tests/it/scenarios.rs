@@ -1191,3 +1191,19 @@ fn a_pending_service_says_when_its_release_retries() {
     assert!(new.contains("ConfigurationState/controller"), "{new}");
     assert!(new.contains("or a Service's sharing key or traffic policy changes"), "{new}");
 }
+
+/// C-22: pool status counters exist from v0.15.0; `explain pools` says whether they are written.
+#[test]
+fn pool_status_is_written_from_v0_15_0() {
+    let path = "testdata/scenarios/release-v0-14-9-cordoned.yaml";
+    for (release, written) in [("v0.14.9", false), ("v0.15.0", true)] {
+        let (stdout, stderr, _) =
+            output(lbdoctor().args(["explain", "pools", "-o", "json", "--from", path, "--metallb-version", release]));
+        let r: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        assert_eq!(r["pools"][0]["statusWritten"], written, "{release}");
+        assert_eq!(r["pools"][0]["counters"]["assignedIPv4"], 1, "{release}: the counters either way");
+        let (text, _, _) =
+            output(lbdoctor().args(["explain", "pools", "pool-a", "--from", path, "--metallb-version", release]));
+        assert_eq!(text.contains("status: none, MetalLB writes it from v0.15.0"), !written, "{release}: {text}");
+    }
+}
