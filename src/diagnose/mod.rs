@@ -403,6 +403,11 @@ fn service_report(
         withdraw_reason: e.withdraw,
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, detail, one)),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
+        bgp_reason: e
+            .pool
+            .zip(config)
+            .filter(|(p, c)| c.pools[*p].bgp.is_empty() && world.bgp.is_some())
+            .map(|_| crate::report::BgpReason::NotOwner),
     });
     let mut report = ServiceReport {
         namespace: e.namespace.clone(),

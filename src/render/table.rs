@@ -96,6 +96,17 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
             }
             bgp_section(out, bgp, m.pool.as_deref(), paint)?;
         }
+        if let Some(reason) = m.bgp_reason {
+            if m.layer2.is_some() {
+                writeln!(out)?;
+            }
+            let line = format!(
+                "BGP   no BGPAdvertisement selects pool {}: every node's BGP handler answers {}",
+                m.pool.as_deref().unwrap_or("-"),
+                reason.as_str()
+            );
+            wrapped(out, &line, paint, 6, false)?;
+        }
         super::cilium::sections(out, svc, cilium_devices(report), wide, paint)?;
         findings(out, &svc.findings, paint)?;
     }

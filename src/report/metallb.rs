@@ -16,6 +16,9 @@ pub struct MetallbService {
     pub layer2: Option<Layer2>,
     /// `null` when the Service's pool has no BGPAdvertisement.
     pub bgp: Option<Bgp>,
+    /// What every node's BGP handler answers when `bgp` is null because no BGPAdvertisement
+    /// selects the pool: MetalLB still runs it, and it says `notOwner` (speaker spec §3.5).
+    pub bgp_reason: Option<BgpReason>,
 }
 
 #[derive(Debug, Clone, Serialize)]

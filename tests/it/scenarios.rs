@@ -1207,3 +1207,27 @@ fn pool_status_is_written_from_v0_15_0() {
         assert_eq!(text.contains("status: none, MetalLB writes it from v0.15.0"), !written, "{release}: {text}");
     }
 }
+
+/// Issue 47: MetalLB runs its BGP handler for every Service; with no BGPAdvertisement on the
+/// pool every node answers notOwner, and the report says so.
+#[test]
+fn a_pool_without_bgp_advertisements_is_not_owned_over_bgp() {
+    let r = check_json(std::path::Path::new("testdata/scenarios/release-v0-14-9-cordoned.yaml"), &[]);
+    assert_eq!(web(&r)["metallb"]["bgpReason"], "notOwner");
+    assert_eq!(web(&r)["metallb"]["bgp"], Value::Null);
+    assert!(web(&r)["findings"].as_array().unwrap().iter().all(|f| f["code"] != "LBD130"));
+    let r = check_json(std::path::Path::new("testdata/scenarios/bgp-two-routers.yaml"), &[]);
+    for svc in r["services"].as_array().unwrap().iter().filter(|s| !s["metallb"]["bgp"].is_null()) {
+        assert_eq!(svc["metallb"]["bgpReason"], Value::Null, "{}", svc["name"]);
+    }
+    let (text, _, _) = output(lbdoctor().args([
+        "explain",
+        "svc",
+        "web",
+        "-n",
+        "default",
+        "--from",
+        "testdata/scenarios/release-v0-14-9-cordoned.yaml",
+    ]));
+    assert!(text.contains("BGP   no BGPAdvertisement selects pool pool-a: every node's BGP handler answers notOwner"));
+}
