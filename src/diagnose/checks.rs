@@ -62,6 +62,7 @@ const SERVICE_CHECKS: &[Check] = &[
     observed_disagrees,
     single_candidate,
     version_dependent,
+    announcer_rejects_configuration,
 ];
 
 pub(super) fn service_findings(world: &World, e: &Evaluation, shared_by: &[SharedAnswer]) -> Vec<Finding> {
@@ -354,6 +355,29 @@ fn observed_disagrees(c: &ServiceCtx) -> Option<Finding> {
     ))
 }
 
+/// LBD225 (B-5): the elected node's speaker rejects the configuration the others run, so it
+/// decides by its last good one, which the snapshot does not show.
+fn announcer_rejects_configuration(c: &ServiceCtx) -> Option<Finding> {
+    let v = c.l2.as_ref()?;
+    let winner = v.el.expected_announcer()?;
+    if !c.world.rejecting.contains(winner) {
+        return None;
+    }
+    let node = c.world.table.name(winner);
+    Some(Finding::new(
+        Code::LBD225,
+        format!(
+            "{node} is elected to answer for {}, but its speaker rejects the configuration (LBD201 on {node}): it runs its last good configuration, so whether it answers, and whether another node does too, is unknown",
+            v.el.ip
+        ),
+        format!(
+            "fix the BGPPeer or BGPAdvertisement LBD201 names for {node}; kubectl -n {} logs <speaker pod on {node}> | grep 'failed to parse the configuration'",
+            c.ns()
+        ),
+        std::iter::once(c.svc.clone()).chain(std::iter::once(ObjectRef::cluster("Node", node))).collect(),
+    ))
+}
+
 /// LBD106: one candidate (before the eTP Local filter) means no failover.
 fn single_candidate(c: &ServiceCtx) -> Option<Finding> {
     let v = c.l2.as_ref()?;
@@ -418,6 +442,7 @@ pub(super) fn cluster_findings(world: &World) -> Vec<Finding> {
             return out;
         }
     };
+    out.extend(world.rejected_on.iter().map(|(nodes, err)| rejected_on_nodes(world, nodes, err)));
     out.extend(config.pools.iter().filter_map(|pool| pool_unannounced(world, pool)));
     for ad in &config.l2_advertisements {
         out.extend(L2_AD_CHECKS.iter().filter_map(|check| check(world, config, ad)));
@@ -449,6 +474,24 @@ fn configuration_rejected(world: &World, err: &ConfigError) -> Finding {
             )
         },
         err.objects.clone(),
+    )
+}
+
+/// LBD201 on some nodes only (B-5): from v0.16.0 each speaker parses only the BGPPeers and
+/// BGPAdvertisements that select its Node; these nodes fail, the others run the configuration.
+fn rejected_on_nodes(world: &World, nodes: &[String], err: &ConfigError) -> Finding {
+    let shown = names(world, nodes.iter().filter_map(|n| world.table.id(n)), 4);
+    Finding::new(
+        Code::LBD201,
+        format!(
+            "MetalLB rejects the configuration on {shown} only (from v0.16.0 each speaker parses just the BGPPeers and BGPAdvertisements that select its node; the other nodes run it): {}",
+            err.message
+        ),
+        format!(
+            "fix the object named; until then the speakers on these nodes keep their last good configuration, layer 2 included, which the snapshot cannot show (check {}): their BGP verdicts are left out, and a Service they are elected for is flagged (LBD225)",
+            super::release::configuration_state_source(world.setup.rules(), false)
+        ),
+        err.objects.iter().cloned().chain(nodes.iter().map(|n| ObjectRef::cluster("Node", n.as_str()))).collect(),
     )
 }
 

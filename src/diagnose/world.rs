@@ -39,6 +39,13 @@ pub struct World<'a> {
     pub live_speakers: Option<FixedBitSet>,
     /// Nodes where a live (or assumed) speaker acts: the live speakers, else every Node object.
     pub acting: FixedBitSet,
+    /// `acting` without the nodes that reject the configuration (B-5): their BGP verdicts are
+    /// unknown.
+    pub bgp_acting: FixedBitSet,
+    /// B-5: the nodes that reject the configuration while others run it, with their error.
+    pub rejected_on: Vec<(Vec<String>, ConfigError)>,
+    /// The same nodes as a set.
+    pub rejecting: FixedBitSet,
     pub endpoints: HashMap<(String, String), Vec<EndpointInput>>,
     pub actual: ActualIndex,
     pub bgp_actual: BgpActualIndex,
@@ -73,7 +80,15 @@ impl<'a> World<'a> {
             nodes: &snap.nodes,
             namespaces: &namespaces,
         };
-        let config = config::parse(&input, setup.rules());
+        let mut config = config::parse(&input, setup.rules());
+        // B-5: from v0.16.0 a rejection may hold only on the nodes whose BGP objects fail.
+        let mut rejected_on = Vec::new();
+        if config.is_err() && setup.rules().per_node_bgp_config {
+            if let Some(per_node) = config::parse_per_node(&input, setup.rules()) {
+                config = Ok(per_node.config);
+                rejected_on = per_node.rejected;
+            }
+        }
         // The controller reads only pools, communities and namespaces: a broken advertisement
         // stops the speakers, not allocation.
         let controller_input = ConfigInput {
@@ -163,6 +178,13 @@ impl<'a> World<'a> {
         let actual = ActualIndex::new(snap, ns);
         let bgp_actual = BgpActualIndex::new(snap, ns);
         let acting = live_speakers.clone().unwrap_or_else(|| table.has_object.clone());
+        let mut rejecting = FixedBitSet::with_capacity(table.len());
+        for name in rejected_on.iter().flat_map(|(nodes, _)| nodes) {
+            rejecting.extend(table.id(name));
+        }
+        // Their speakers run a configuration the snapshot does not show: no BGP verdict.
+        let mut bgp_acting = acting.clone();
+        bgp_acting.difference_with(&rejecting);
         let bgp = config.as_ref().ok().map(|c| BgpIndex::build(c, snap, &table));
         World {
             snap,
@@ -176,6 +198,9 @@ impl<'a> World<'a> {
             liveness,
             live_speakers,
             acting,
+            bgp_acting,
+            rejected_on,
+            rejecting,
             endpoints,
             actual,
             bgp_actual,

@@ -256,6 +256,76 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     Ok(Config { pools, l2_advertisements, bgp_advertisements, peers })
 }
 
+/// B-5 (v0.16.0 and later): what the speakers make of a configuration that is rejected as a
+/// whole, when each parses only the BGPPeers and BGPAdvertisements that select its own Node.
+#[derive(Debug, Clone)]
+pub struct PerNode {
+    /// The configuration the accepting nodes run: every object, minus the peers and
+    /// advertisements that select only rejecting nodes.
+    pub config: Config,
+    /// The rejecting nodes, grouped by the objects they parse, with their error; sorted names.
+    pub rejected: Vec<(Vec<String>, ConfigError)>,
+}
+
+/// B-5: `None` when no node accepts its part (or a nodeSelector does not compile, which fails
+/// every speaker's reconcile), so the rejection stays whole.
+pub fn parse_per_node(input: &ConfigInput, rules: Rules) -> Option<PerNode> {
+    let labelled: Vec<(&str, &Labels)> =
+        input.nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
+    let peer_nodes: Vec<BTreeSet<String>> = input
+        .bgp_peers
+        .iter()
+        .map(|p| select_names(&labelled, &p.spec.node_selectors))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let ad_nodes: Vec<BTreeSet<String>> = input
+        .bgp_advertisements
+        .iter()
+        .map(|a| select_names(&labelled, &a.spec.node_selectors))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    // Nodes that parse the same objects reach the same verdict.
+    let mut groups: BTreeMap<(Vec<bool>, Vec<bool>), Vec<String>> = BTreeMap::new();
+    for (name, _) in &labelled {
+        let key = (
+            peer_nodes.iter().map(|s| s.contains(*name)).collect(),
+            ad_nodes.iter().map(|s| s.contains(*name)).collect(),
+        );
+        groups.entry(key).or_default().push(name.to_string());
+    }
+    let subset = |peers: &[bool], ads: &[bool]| ConfigInput {
+        bgp_peers: input.bgp_peers.iter().zip(peers).filter(|(_, on)| **on).map(|(p, _)| *p).collect(),
+        bgp_advertisements: input.bgp_advertisements.iter().zip(ads).filter(|(_, on)| **on).map(|(a, _)| *a).collect(),
+        pools: input.pools.clone(),
+        l2_advertisements: input.l2_advertisements.clone(),
+        communities: input.communities.clone(),
+        bfd_profiles: input.bfd_profiles.clone(),
+        ..*input
+    };
+    let mut accepted = (vec![false; peer_nodes.len()], vec![false; ad_nodes.len()]);
+    let mut rejected = Vec::new();
+    let mut any_accepts = false;
+    for ((peers, ads), mut nodes) in groups {
+        match parse(&subset(&peers, &ads), rules) {
+            Ok(_) => {
+                any_accepts = true;
+                accepted.0.iter_mut().zip(&peers).for_each(|(a, on)| *a |= *on);
+                accepted.1.iter_mut().zip(&ads).for_each(|(a, on)| *a |= *on);
+            }
+            Err(e) => {
+                nodes.sort();
+                rejected.push((nodes, e));
+            }
+        }
+    }
+    if !any_accepts || rejected.is_empty() {
+        return None;
+    }
+    let config = parse(&subset(&accepted.0, &accepted.1), rules).ok()?;
+    rejected.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(PerNode { config, rejected })
+}
+
 /// C-23 (v0.15.0 only): a pool CIDR containing a Node's InternalIP of its family. The text is
 /// not wrapped with the pool's name: v0.15.0 returns it from `poolsFor` itself.
 fn node_ip_inside(cidr: &IpNet, nodes: &[Node]) -> Result<(), (String, String)> {

@@ -163,6 +163,7 @@ impl Release {
                 FrrPeers::AllEqual
             },
             frr_k8s_validated: at_least(14, 0),
+            per_node_bgp_config: at_least(16, 0),
             native_ipv6_checks_bgp_pools_only: at_least(14, 9),
             head: self == Release::Main,
         }
@@ -370,6 +371,9 @@ pub struct Rules {
     pub frr_peers: FrrPeers,
     /// V-4: `METALLB_BGP_TYPE=frr-k8s` validates as FRR (v0.14.0); before, nothing is validated.
     pub frr_k8s_validated: bool,
+    /// B-5: each speaker parses only the BGPPeers and BGPAdvertisements that select its Node
+    /// (v0.16.0), so a configuration can be valid on some nodes and rejected on others.
+    pub per_node_bgp_config: bool,
     /// V-2: the native backend refuses IPv6 only in pools a BGPAdvertisement selects (v0.14.9);
     /// before, any BGPAdvertisement makes every IPv6 pool, layer-2 ones included, refuse the
     /// configuration.
@@ -474,6 +478,7 @@ mod tests {
         assert_eq!(on(|r| r.frr_peers == FrrPeers::PerVrf), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.frr_peers == FrrPeers::SharingANode), Some(Release::Tag(16, 0)));
         assert_eq!(on(|r| r.frr_k8s_validated), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.per_node_bgp_config), Some(Release::Tag(16, 0)));
         let overlap: Vec<Release> = Release::all().filter(|r| r.rules().node_ip_overlap_rejected).collect();
         assert_eq!(overlap, [Release::Tag(15, 0)]);
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();

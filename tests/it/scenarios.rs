@@ -1231,3 +1231,28 @@ fn a_pool_without_bgp_advertisements_is_not_owned_over_bgp() {
     ]));
     assert!(text.contains("BGP   no BGPAdvertisement selects pool pool-a: every node's BGP handler answers notOwner"));
 }
+
+/// B-5 through the binary: from v0.16.0 a BGPPeer that fails on the node it selects rejects the
+/// configuration there only; the other node runs it, and the Service elected on the rejecting
+/// node is flagged. Up to v0.15.3 every speaker rejects everything.
+#[test]
+fn from_v0_16_0_a_bad_bgp_peer_rejects_the_configuration_on_its_nodes_only() {
+    let peer = "\n---\napiVersion: metallb.io/v1beta2\nkind: BGPPeer\nmetadata:\n  name: p-bad\n  namespace: metallb-system\nspec:\n  myASN: 64512\n  peerASN: 64513\n  peerAddress: 192.0.2.254\n  holdTime: 1s\n  nodeSelectors: [{matchLabels: {kubernetes.io/hostname: node-a}}]\n";
+    let file = variant("release-v0-14-9-cordoned.yaml", &[], peer);
+    let r = check_json(file.path(), &["--metallb-version", "v0.16.1"]);
+    let f = finding(&r["findings"], "LBD201").expect("LBD201 on node-a");
+    assert_eq!(
+        f["message"],
+        r#"MetalLB rejects the configuration on node-a only (from v0.16.0 each speaker parses just the BGPPeers and BGPAdvertisements that select its node; the other nodes run it): parsing peer p-bad invalid BGPPeer timers: invalid hold time "1s": must be 0 or >=3s"#
+    );
+    assert!(f["objects"].to_string().contains("Node node-a"), "{f}");
+    let svc = web(&r);
+    assert_eq!(svc["metallb"]["unknownBecause"], Value::Null);
+    assert_eq!(svc["metallb"]["layer2"]["expectedAnnouncer"], "node-a");
+    let lbd225 = finding(&svc["findings"], "LBD225").expect("LBD225: the winner rejects the configuration");
+    assert!(lbd225["message"].as_str().unwrap().starts_with("node-a is elected to answer for 198.51.100.10"));
+    let r = check_json(file.path(), &["--metallb-version", "v0.15.3"]);
+    let f = finding(&r["findings"], "LBD201").expect("LBD201 everywhere");
+    assert!(f["message"].as_str().unwrap().starts_with("MetalLB rejects the whole configuration: parsing peer p-bad"));
+    assert!(web(&r)["metallb"]["unknownBecause"].is_string());
+}

@@ -329,7 +329,8 @@ fn frr_drift(c: &ClusterCtx, out: &mut Vec<Finding>) {
         return;
     }
     let mut expected: Vec<NodeFrr> = vec![NodeFrr::new(); world.table.len()];
-    for n in (0..world.table.len()).filter(|&n| world.speaker_acts(n)) {
+    // A node that rejects the configuration writes what its last good one said: not compared.
+    for n in world.bgp_acting.ones() {
         for p in index.node_peers[n].ones() {
             expected[n].entry(frrk8s::neighbor_key(&config.peers[p])).or_default();
         }

@@ -151,7 +151,7 @@ pub(crate) fn evaluate(
         ad_nodes: &ad_nodes,
         matches_service: &matches_service,
         compatible: |i: usize, j: usize| compat[i * k + j],
-        speakers: &world.acting,
+        speakers: &world.bgp_acting,
         network_unavailable: &world.table.network_unavailable,
         excluded: &world.table.excluded,
         healthy: &healthy,

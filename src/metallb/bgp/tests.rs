@@ -374,3 +374,40 @@ fn peer_errors_follow_the_release() {
     let new = bad_selector.parse_under(BgpType::Frr, release("v0.14.6")).unwrap_err().message;
     assert!(new.ends_with("\nfailed to parse node selector for ad"), "{new}");
 }
+
+/// B-5: the nodes a failing object selects reject; a failing object on every node (no
+/// nodeSelectors) leaves the rejection whole.
+#[test]
+fn from_v0_16_0_a_configuration_is_judged_per_node() {
+    let rack = |r: &str| json!([{"matchLabels": {"rack": r}}]);
+    let parse_per_node = |o: &Objects| {
+        let nodes = nodes();
+        let input = ConfigInput {
+            pools: o.pools.iter().collect(),
+            l2_advertisements: vec![],
+            bgp_advertisements: o.ads.iter().collect(),
+            communities: vec![],
+            bgp_peers: o.peers.iter().collect(),
+            bfd_profiles: vec![],
+            bgp_type: Some(BgpType::Frr),
+            nodes: &nodes,
+            namespaces: &[],
+        };
+        crate::metallb::config::parse_per_node(&input, release("v0.16.1"))
+    };
+    let split = Objects::new(&[("a", &["198.51.100.0/24"])])
+        .peer(
+            "bad",
+            json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "holdTime": "1s", "nodeSelectors": rack("a")}),
+        )
+        .peer("good", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.2", "nodeSelectors": rack("b")}));
+    assert!(split.parse(BgpType::Frr).is_err(), "the whole configuration fails");
+    let per_node = parse_per_node(&split).expect("node b accepts");
+    assert_eq!(per_node.rejected.len(), 1);
+    assert_eq!(per_node.rejected[0].0, ["a"]);
+    assert!(per_node.rejected[0].1.message.starts_with("parsing peer bad "), "{}", per_node.rejected[0].1.message);
+    assert_eq!(per_node.config.peers.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["good"]);
+    let everywhere = Objects::new(&[("a", &["198.51.100.0/24"])])
+        .peer("bad", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "holdTime": "1s"}));
+    assert!(parse_per_node(&everywhere).is_none());
+}
