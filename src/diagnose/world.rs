@@ -12,6 +12,7 @@ use crate::metallb::actual::{ActualIndex, BgpActualIndex};
 use crate::metallb::alloc::pools::Pools;
 use crate::metallb::alloc::replay::{refused_configuration, replay, Replay};
 use crate::metallb::alloc::svc::SvcView;
+use crate::metallb::bgp::speaker::per_address_health;
 use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
 use crate::metallb::install::{self, Overrides, Setup};
 use crate::metallb::l2::{EndpointInput, L2Context, Liveness, NodeFacts, NodeTable};
@@ -145,23 +146,44 @@ impl<'a> World<'a> {
         };
 
         let rules = setup.rules();
-        let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
+        #[allow(clippy::type_complexity)]
+        let mut endpoints: HashMap<(String, String), (Vec<EndpointInput>, Vec<&Vec<String>>)> = HashMap::new();
         for slice in &snap.endpoint_slices {
             let Some(svc) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
                 continue;
             };
             let key = (slice.metadata.namespace.clone().unwrap_or_default(), svc.clone());
-            let list = endpoints.entry(key).or_default();
+            let (list, addresses) = endpoints.entry(key).or_default();
             for ep in &slice.endpoints {
+                let can_serve = endpoint_can_serve_under(ep.conditions.as_ref(), rules.can_serve);
+                let healthy = can_serve && !ep.addresses.is_empty();
                 list.push(EndpointInput {
                     node: ep.node_name.as_deref().and_then(|n| table.id(n)),
-                    can_serve: endpoint_can_serve_under(ep.conditions.as_ref(), rules.can_serve),
+                    can_serve,
                     ready: ep.conditions.as_ref().and_then(|c| c.ready),
                     serving: ep.conditions.as_ref().and_then(|c| c.serving),
                     has_addresses: !ep.addresses.is_empty(),
+                    bgp_healthy_on_node: healthy,
+                    bgp_healthy_anywhere: healthy,
                 });
+                addresses.push(&ep.addresses);
             }
         }
+        let endpoints: HashMap<(String, String), Vec<EndpointInput>> = endpoints
+            .into_iter()
+            .map(|(key, (mut list, addresses))| {
+                // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it wins.
+                if !rules.bgp_health_per_endpoint {
+                    let input: Vec<(Option<usize>, bool, &[String])> =
+                        list.iter().zip(&addresses).map(|(e, a)| (e.node, e.can_serve, a.as_slice())).collect();
+                    for (e, (local, any)) in list.iter_mut().zip(per_address_health(&input)) {
+                        e.bgp_healthy_on_node = local;
+                        e.bgp_healthy_anywhere = any;
+                    }
+                }
+                (key, list)
+            })
+            .collect();
 
         let node_names: Vec<Arc<str>> = table.names.iter().map(|n| Arc::from(n.as_str())).collect();
         let mut node_roles: Vec<Arc<[String]>> = vec![Arc::from(Vec::new()); table.len()];

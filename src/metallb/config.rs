@@ -139,7 +139,7 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
     bgp_config::check_bfd_profiles(&input.bfd_profiles).map_err(bgp_err)?;
     let peers = bgp_config::parse_peers(&peer_crs, &input.bfd_profiles, rules).map_err(bgp_err)?;
 
-    validate_communities(&input.communities)?;
+    validate_communities(&input.communities, rules)?;
 
     let mut pools: Vec<Pool> = Vec::new();
     let mut all_cidrs: Vec<(IpNet, String)> = Vec::new();
@@ -205,7 +205,7 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
         l2_advertisements.push(ad);
     }
 
-    let aliases = bgp_config::community_aliases(&input.communities);
+    let aliases = bgp_config::community_aliases(&input.communities, rules);
     let mut bgp_advertisements: Vec<BgpAd> = Vec::new();
     for cr in &bgp_sorted {
         let object = ObjectRef::new("BGPAdvertisement", cr.namespace(), cr.name());
@@ -232,12 +232,17 @@ pub fn parse(input: &ConfigInput, rules: Rules) -> Result<Config, ConfigError> {
             // The advertisement itself may already sit on the pool (named and selected).
             let existing: Vec<&BgpAd> =
                 pool.bgp.iter().map(|&i| if i == index { &ad } else { &bgp_advertisements[i] }).collect();
-            bgp_config::validate_ad_for_pool(&ad, &pool.addresses, &existing, PoolFamilies::of(&pool.cidrs)).map_err(
-                |message| ConfigError {
-                    message,
-                    objects: vec![object.clone(), ObjectRef::new("IPAddressPool", cr.namespace(), target)],
-                },
-            )?;
+            bgp_config::validate_ad_for_pool(
+                &ad,
+                &pool.addresses,
+                &existing,
+                PoolFamilies::of(&pool.cidrs),
+                rules.local_pref_check,
+            )
+            .map_err(|message| ConfigError {
+                message,
+                objects: vec![object.clone(), ObjectRef::new("IPAddressPool", cr.namespace(), target)],
+            })?;
             pool.bgp.push(index);
             attached.push(target.clone());
         }
@@ -509,7 +514,7 @@ pub fn is_duplicate(existing: &L2Ad, candidate: &L2Ad, head: bool) -> bool {
 }
 
 /// Community CRs: a duplicate alias or an unparsable value rejects everything.
-fn validate_communities(crs: &[&Community]) -> Result<(), ConfigError> {
+fn validate_communities(crs: &[&Community], rules: Rules) -> Result<(), ConfigError> {
     let mut seen = BTreeSet::new();
     for cr in crs {
         let object = ObjectRef::new("Community", cr.namespace(), cr.name());
@@ -520,7 +525,15 @@ fn validate_communities(crs: &[&Community]) -> Result<(), ConfigError> {
                     objects: vec![object],
                 });
             }
-            if let Err(e) = parse_community(&alias.value) {
+            // B-4: before v0.13.10 only `A:B` parses.
+            let parsed = if rules.large_communities {
+                parse_community(&alias.value)
+            } else {
+                crate::metallb::bgp::community::Community::parse_legacy(&alias.value)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            };
+            if let Err(e) = parsed {
                 return Err(ConfigError {
                     message: format!("parsing community {:?}: {e}", alias.name),
                     objects: vec![object],

@@ -145,6 +145,10 @@ pub struct EndpointInput {
     pub serving: Option<bool>,
     /// BGP only counts endpoints with at least one address (spec T14).
     pub has_addresses: bool,
+    /// The endpoint makes BGP's `hasHealthyEndpoint` true for its own node, and for the
+    /// Service as a whole, under the replayed release (B-3: per address before v0.16.0).
+    pub bgp_healthy_on_node: bool,
+    pub bgp_healthy_anywhere: bool,
 }
 
 #[derive(Debug, Clone)]

@@ -164,6 +164,17 @@ impl Release {
             },
             frr_k8s_validated: at_least(14, 0),
             per_node_bgp_config: at_least(16, 0),
+            bgp_health_per_endpoint: at_least(16, 0),
+            local_pref_check: if at_least(15, 0) {
+                LocalPrefCheck::PoolFamilies
+            } else if at_least(13, 10) {
+                LocalPrefCheck::BothFamilies
+            } else {
+                LocalPrefCheck::None
+            },
+            large_communities: at_least(13, 10),
+            timers_optional: at_least(14, 9),
+            keepalive_error_names_hold_time: at_least(14, 6),
             native_ipv6_checks_bgp_pools_only: at_least(14, 9),
             head: self == Release::Main,
         }
@@ -225,6 +236,19 @@ pub enum PeerWrap {
     Joined,
     /// v0.15.0 and later: `parsing peer NAME ERR`.
     Spaced,
+}
+
+/// B-2: the parse-time LOCAL_PREF check between advertisements of one pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LocalPrefCheck {
+    /// Up to v0.13.9: none; both are sent.
+    None,
+    /// v0.13.10 … v0.14.9: different aggregation lengths excuse a difference only when both
+    /// the IPv4 and the IPv6 lengths differ, whatever the pool's families.
+    BothFamilies,
+    /// v0.15.0 and later: the lengths of the pool's own families.
+    PoolFamilies,
 }
 
 /// Which BGPPeers the FRR backends compare (V-4).
@@ -374,6 +398,19 @@ pub struct Rules {
     /// B-5: each speaker parses only the BGPPeers and BGPAdvertisements that select its Node
     /// (v0.16.0), so a configuration can be valid on some nodes and rejected on others.
     pub per_node_bgp_config: bool,
+    /// B-3: BGP's endpoint health is per endpoint (v0.16.0); before, per address, an unready
+    /// endpoint spoiling every address it shares.
+    pub bgp_health_per_endpoint: bool,
+    /// B-2: how the parse compares the localPref of two advertisements on one pool.
+    pub local_pref_check: LocalPrefCheck,
+    /// B-4: `large:G:L1:L2` communities exist (v0.13.10); before, such a string is an unknown
+    /// alias and the configuration waits for it.
+    pub large_communities: bool,
+    /// B-6: hold and keepalive times are optional, left to the backend (v0.14.9); before, the
+    /// hold time defaults to 90 s and the keepalive to a third of it.
+    pub timers_optional: bool,
+    /// B-6: the keepalive error names the hold time too (v0.14.6).
+    pub keepalive_error_names_hold_time: bool,
     /// V-2: the native backend refuses IPv6 only in pools a BGPAdvertisement selects (v0.14.9);
     /// before, any BGPAdvertisement makes every IPv6 pool, layer-2 ones included, refuse the
     /// configuration.
@@ -479,6 +516,12 @@ mod tests {
         assert_eq!(on(|r| r.frr_peers == FrrPeers::SharingANode), Some(Release::Tag(16, 0)));
         assert_eq!(on(|r| r.frr_k8s_validated), Some(Release::Tag(14, 0)));
         assert_eq!(on(|r| r.per_node_bgp_config), Some(Release::Tag(16, 0)));
+        assert_eq!(on(|r| r.bgp_health_per_endpoint), Some(Release::Tag(16, 0)));
+        assert_eq!(on(|r| r.local_pref_check != LocalPrefCheck::None), Some(Release::Tag(13, 10)));
+        assert_eq!(on(|r| r.local_pref_check == LocalPrefCheck::PoolFamilies), Some(Release::Tag(15, 0)));
+        assert_eq!(on(|r| r.large_communities), Some(Release::Tag(13, 10)));
+        assert_eq!(on(|r| r.timers_optional), Some(Release::Tag(14, 9)));
+        assert_eq!(on(|r| r.keepalive_error_names_hold_time), Some(Release::Tag(14, 6)));
         let overlap: Vec<Release> = Release::all().filter(|r| r.rules().node_ip_overlap_rejected).collect();
         assert_eq!(overlap, [Release::Tag(15, 0)]);
         let cordon: Vec<Release> = Release::all().filter(|r| r.rules().cordon_filter).collect();

@@ -281,6 +281,9 @@ pub enum BgpReason {
     NoMatchingAdvertisement,
     #[serde(rename = "conflictingAdvertisements")]
     ConflictingAdvertisements,
+    /// v0.14.9 only: the speaker's own Node is cordoned.
+    #[serde(rename = "nodeUnschedulable")]
+    NodeUnschedulable,
     #[serde(rename = "nodeNetworkUnavailable")]
     NodeNetworkUnavailable,
     #[serde(rename = "nodeLabeledExcludeBalancers")]
@@ -298,6 +301,7 @@ impl BgpReason {
             BgpReason::NotOwner => "notOwner",
             BgpReason::NoMatchingAdvertisement => "noMatchingAdvertisement",
             BgpReason::ConflictingAdvertisements => "conflictingAdvertisements",
+            BgpReason::NodeUnschedulable => "nodeUnschedulable",
             BgpReason::NodeNetworkUnavailable => "nodeNetworkUnavailable",
             BgpReason::NodeLabeledExcludeBalancers => "nodeLabeledExcludeBalancers",
             BgpReason::NoLocalEndpoints => "noLocalEndpoints",

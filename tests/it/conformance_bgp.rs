@@ -2,6 +2,7 @@
 //! decision, the routes each session receives, LOCAL_PREF conflicts, endpoint health, passwords,
 //! and the stateful speaker sequences replayed step by step on top of the pure functions.
 
+use lbdoctor::metallb::release::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
@@ -141,7 +142,7 @@ fn speaker_routes(
         healthy_anywhere: has_healthy_endpoint(health(eps), None),
     };
     let own = OwnNode { healthy_endpoint: has_healthy_endpoint(health(eps), Some(my_node)), ..own };
-    if should_announce(&view, own, facts, ignore_exclude_lb).reason != BgpReason::Announce {
+    if should_announce(&view, own, facts, ignore_exclude_lb, Rules::default()).reason != BgpReason::Announce {
         return None;
     }
     let chosen: Vec<&BgpAd> = ads_for_service(&view).into_iter().map(|i| &pool.ads[i]).collect();
@@ -320,6 +321,7 @@ fn should_announce_per_node() {
                 .map(|(l, unavailable)| (*unavailable, l.contains_key(EXCLUDE_LB_LABEL)))
                 .unwrap_or_default();
             let own = OwnNode {
+                unschedulable: false,
                 network_unavailable: unavailable,
                 excluded,
                 healthy_endpoint: has_healthy_endpoint(health(&eps), Some(node)),
@@ -333,7 +335,7 @@ fn should_announce_per_node() {
                 matches_service: &matches,
                 compatible: |i: usize, j: usize| compatible_local_pref(&pool.ads[i], &pool.ads[j], families),
             };
-            let d = should_announce(&view, own, facts, v["ignore_exclude_lb"] == true);
+            let d = should_announce(&view, own, facts, v["ignore_exclude_lb"] == true, Rules::default());
             assert_eq!(d.reason.as_str(), want.as_str().unwrap(), "{} on {node}", v["name"]);
         }
     }

@@ -70,6 +70,8 @@ fn endpoints(v: &Value, table: &NodeTable, rules: Rules) -> Vec<EndpointInput> {
                 ready: conditions.as_ref().and_then(|c: &EndpointConditions| c.ready),
                 serving: conditions.as_ref().and_then(|c: &EndpointConditions| c.serving),
                 has_addresses: ep["addresses"].as_array().is_some_and(|a| !a.is_empty()),
+                bgp_healthy_on_node: false,
+                bgp_healthy_anywhere: false,
             });
         }
     }

@@ -1256,3 +1256,33 @@ fn from_v0_16_0_a_bad_bgp_peer_rejects_the_configuration_on_its_nodes_only() {
     assert!(f["message"].as_str().unwrap().starts_with("MetalLB rejects the whole configuration: parsing peer p-bad"));
     assert!(web(&r)["metallb"]["unknownBecause"].is_string());
 }
+
+fn bgp_reason<'v>(svc: &'v Value, node: &str) -> &'v Value {
+    let nodes = svc["metallb"]["bgp"]["nodes"].as_array().expect("bgp nodes");
+    &nodes.iter().find(|n| n["node"] == node).unwrap_or_else(|| panic!("no {node}"))["reason"]
+}
+
+/// metallb-versions.md §5 through the binary: the exclude label stops BGP from v0.14.0 (B order),
+/// and before v0.16.0 an unready endpoint sharing the ready one's address spoils it (B-3).
+#[test]
+fn bgp_checks_follow_the_speakers_release() {
+    let path = std::path::Path::new("testdata/scenarios/bgp-two-routers.yaml");
+    let svc = |r: &Value| r["services"].as_array().unwrap().iter().find(|s| s["name"] == "web").unwrap().clone();
+    let r = check_json(path, &["--metallb-version", "v0.13.12"]);
+    assert_eq!(*bgp_reason(&svc(&r), "cp-1"), "", "no exclude-label check before v0.14.0");
+    let r = check_json(path, &["--metallb-version", "v0.14.0"]);
+    assert_eq!(*bgp_reason(&svc(&r), "cp-1"), "nodeLabeledExcludeBalancers");
+
+    let migrating = variant(
+        "bgp-two-routers.yaml",
+        &[(
+            r#""endpoints": [{"addresses": ["10.244.0.10"], "nodeName": "worker-a", "conditions": {"ready": true, "serving": true, "terminating": false}}]}"#,
+            r#""endpoints": [{"addresses": ["10.244.0.10"], "nodeName": "worker-a", "conditions": {"ready": true, "serving": true, "terminating": false}}, {"addresses": ["10.244.0.10"], "nodeName": "worker-a", "conditions": {"ready": false, "serving": false, "terminating": false}}]}"#,
+        )],
+        "",
+    );
+    let r = check_json(migrating.path(), &["--metallb-version", "v0.15.3"]);
+    assert_eq!(*bgp_reason(&svc(&r), "worker-a"), "noEndpoints");
+    let r = check_json(migrating.path(), &["--metallb-version", "v0.16.0"]);
+    assert_eq!(*bgp_reason(&svc(&r), "worker-a"), "");
+}

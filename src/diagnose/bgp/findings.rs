@@ -102,6 +102,7 @@ fn reason_hint(o: &BgpOutcome) -> String {
         Some(BgpReason::ConflictingAdvertisements) => format!("two matching advertisements set different localPref for the same prefixes and peers: align them ({})", Code::LBD212),
         Some(BgpReason::NodeLabeledExcludeBalancers) => format!("remove the {} label (its key alone excludes), or run the speaker with --ignore-exclude-lb", crate::k8s::EXCLUDE_LB_LABEL),
         Some(BgpReason::NodeNetworkUnavailable) => "the nodes report NetworkUnavailable=True; fix the CNI on them".to_string(),
+        Some(BgpReason::NodeUnschedulable) => "MetalLB v0.14.9 stops advertising from cordoned nodes: uncordon them (kubectl uncordon NODE), or upgrade MetalLB".to_string(),
         _ => "check the nodes' speakers".to_string(),
     }
 }

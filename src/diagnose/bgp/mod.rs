@@ -138,9 +138,9 @@ pub(crate) fn evaluate(
     let matches_service: Vec<bool> = ads.iter().map(|a| a.matches_service(svc_labels)).collect();
     let mut healthy = FixedBitSet::with_capacity(world.table.len());
     let mut healthy_anywhere = false;
-    for ep in endpoints.iter().filter(|ep| ep.has_addresses && ep.can_serve) {
-        healthy_anywhere = true;
-        if let Some(n) = ep.node {
+    for ep in endpoints {
+        healthy_anywhere |= ep.bgp_healthy_anywhere;
+        if let Some(n) = ep.node.filter(|_| ep.bgp_healthy_on_node) {
             healthy.insert(n);
         }
     }
@@ -152,11 +152,13 @@ pub(crate) fn evaluate(
         matches_service: &matches_service,
         compatible: |i: usize, j: usize| compat[i * k + j],
         speakers: &world.bgp_acting,
+        unschedulable: &world.table.unschedulable,
         network_unavailable: &world.table.network_unavailable,
         excluded: &world.table.excluded,
         healthy: &healthy,
         svc: ServiceFacts { etp_local, healthy_anywhere },
         ignore_exclude_lb: world.setup.ignore_exclude_lb,
+        rules: world.setup.rules(),
     }
     .decide(world.table.len());
     // Who hands a route to which peer: an announcing node, in a session with a peer, held by a

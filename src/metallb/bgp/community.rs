@@ -52,6 +52,32 @@ impl Community {
         }
     }
 
+    /// `ParseCommunity` up to v0.13.9 (B-4): only `A:B`; anything else, a large community
+    /// included, is a format error (an alias that may not exist yet).
+    pub fn parse_legacy(text: &str) -> Result<Community, CommunityError> {
+        let fields: Vec<&str> = text.split(':').collect();
+        let [a, b] = fields.as_slice() else {
+            return Err(CommunityError::Format(format!("invalid community format: {text}")));
+        };
+        let half = |s: &str, which: &str| {
+            parse_go_uint(s, 16).map(|v| v as u16).map_err(|why| {
+                CommunityError::Value(format!(
+                    "invalid community value: invalid {which} section of community {s:?}: strconv.ParseUint: parsing {s:?}: {why}"
+                ))
+            })
+        };
+        Ok(Community::Standard(half(a, "first")?, half(b, "second")?))
+    }
+
+    /// The parser of a release: large communities from v0.13.10.
+    pub fn parse_under(text: &str, large: bool) -> Result<Community, CommunityError> {
+        if large {
+            Community::parse(text)
+        } else {
+            Community::parse_legacy(text)
+        }
+    }
+
     pub fn is_standard(&self) -> bool {
         matches!(self, Community::Standard(..))
     }
@@ -113,6 +139,18 @@ mod tests {
         assert!(matches!(Community::parse("big:1:2:3"), Err(CommunityError::Value(_))));
         assert!(matches!(Community::parse("my-alias"), Err(CommunityError::Format(_))));
         assert!(matches!(Community::parse("1:2:3"), Err(CommunityError::Format(_))));
+        // B-4: before v0.13.10.
+        assert_eq!(
+            Community::parse_legacy("large:1:2:3"),
+            Err(CommunityError::Format("invalid community format: large:1:2:3".into()))
+        );
+        assert_eq!(
+            Community::parse_legacy("65536:1"),
+            Err(CommunityError::Value(
+                r#"invalid community value: invalid first section of community "65536": strconv.ParseUint: parsing "65536": value out of range"#.into()
+            ))
+        );
+        assert_eq!(Community::parse_legacy("65000:100"), Ok(Community::Standard(65000, 100)));
     }
 
     #[test]

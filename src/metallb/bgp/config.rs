@@ -2,7 +2,7 @@
 //! the rules that make the speaker reject a whole configuration: `config.For`'s peer and
 //! advertisement parsing, the per-pool checks and the backend-specific validation.
 
-use crate::metallb::release::{FrrPeers, PeerWrap, Rules};
+use crate::metallb::release::{FrrPeers, LocalPrefCheck, PeerWrap, Rules};
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
@@ -275,6 +275,10 @@ fn validate_native(
             }
         }
     }
+    // B-4: large communities, and this refusal, exist from v0.13.10.
+    if !rules.large_communities {
+        return Ok(());
+    }
     for a in ads {
         for text in &a.spec.communities {
             if let Ok(Community::Large(..)) = Community::parse(text) {
@@ -488,8 +492,13 @@ pub fn peer_from_cr(cr: &BgpPeer, rules: Rules) -> Result<Peer, String> {
     if s.interface.contains(['\n', '\r']) {
         return Err(format!("interface for peer {ns:?}/{name:?} contains invalid characters"));
     }
-    check_timers(s.hold_time.as_deref(), s.keepalive_time.as_deref())
-        .map_err(|e| format!("invalid BGPPeer timers: {e}"))?;
+    // B-6: defaults and words changed over the releases.
+    if rules.timers_optional {
+        check_timers(s.hold_time.as_deref(), s.keepalive_time.as_deref())
+            .map_err(|e| format!("invalid BGPPeer timers: {e}"))?;
+    } else {
+        check_timers_defaulted(s.hold_time.as_deref(), s.keepalive_time.as_deref(), rules)?;
+    }
     let address = if s.address.is_empty() {
         None
     } else {
@@ -564,6 +573,66 @@ fn check_timers(hold: Option<&str>, keepalive: Option<&str>) -> Result<(), Strin
     Ok(())
 }
 
+/// B-6 up to v0.14.8: the hold time defaults to 90 s and the keepalive to a third of it; the
+/// errors print Go durations and have no `invalid BGPPeer timers` prefix.
+fn check_timers_defaulted(hold: Option<&str>, keepalive: Option<&str>, rules: Rules) -> Result<(), String> {
+    let set = |t: Option<&str>| t.and_then(go_duration_seconds).filter(|d| *d != 0.0);
+    let h = set(hold).unwrap_or(90.0);
+    if h.trunc() != 0.0 && h.trunc() < 3.0 {
+        return Err(format!("invalid hold time {:?}: must be 0 or >=3s", go_duration_text(h)));
+    }
+    let k = set(keepalive).unwrap_or(h / 3.0);
+    if k > h {
+        return Err(if rules.keepalive_error_names_hold_time {
+            format!(
+                "invalid keepaliveTime {:?} must be smaller than holdtime {:?}",
+                go_duration_text(k),
+                go_duration_text(h)
+            )
+        } else {
+            format!(
+                "invalid keepaliveTime {:?}",
+                go_duration_text(keepalive.and_then(go_duration_seconds).unwrap_or(0.0))
+            )
+        });
+    }
+    Ok(())
+}
+
+/// Go's `time.Duration.String()` for a non-negative number of seconds: `1m30s`, `2.5s`, `500ms`.
+fn go_duration_text(seconds: f64) -> String {
+    let nanos = (seconds * 1e9).round() as u64;
+    if nanos == 0 {
+        return "0s".into();
+    }
+    let trim = |whole: u64, frac: u64, digits: usize| {
+        let frac = format!("{frac:0digits$}");
+        let frac = frac.trim_end_matches('0');
+        if frac.is_empty() {
+            whole.to_string()
+        } else {
+            format!("{whole}.{frac}")
+        }
+    };
+    if nanos < 1_000 {
+        return format!("{nanos}ns");
+    }
+    if nanos < 1_000_000 {
+        return format!("{}µs", trim(nanos / 1_000, nanos % 1_000, 3));
+    }
+    if nanos < 1_000_000_000 {
+        return format!("{}ms", trim(nanos / 1_000_000, nanos % 1_000_000, 6));
+    }
+    let (hours, rest) = (nanos / 3_600_000_000_000, nanos % 3_600_000_000_000);
+    let (minutes, rest) = (rest / 60_000_000_000, rest % 60_000_000_000);
+    let secs = trim(rest / 1_000_000_000, rest % 1_000_000_000, 9);
+    match (hours, minutes) {
+        (0, 0) => format!("{secs}s"),
+        (0, m) => format!("{m}m{secs}s"),
+        (h, m) => format!("{h}h{m}m{secs}s"),
+    }
+}
+
 /// `bgpAdvertisementFromCR`, in MetalLB's order of checks; `nodes` are every Node's name and labels.
 pub fn bgp_ad_from_cr(
     cr: &BgpAdvertisement,
@@ -603,9 +672,13 @@ pub fn bgp_ad_from_cr(
     for text in &s.communities {
         let value = match aliases.iter().find(|(alias, _)| alias == text) {
             Some((_, c)) => *c,
-            None => Community::parse(text).map_err(|e| match e {
-                CommunityError::Value(m) | CommunityError::Format(m) => {
+            None => Community::parse_under(text, rules.large_communities).map_err(|e| match e {
+                CommunityError::Value(m) | CommunityError::Format(m) if rules.selector_errors_joined => {
                     format!("{m}\ninvalid community {text:?} in BGP advertisement")
+                }
+                // pkg/errors wrapping up to v0.14.5.
+                CommunityError::Value(m) | CommunityError::Format(m) => {
+                    format!("invalid community {text:?} in BGP advertisement: {m}")
                 }
             })?,
         };
@@ -642,6 +715,7 @@ pub fn validate_ad_for_pool(
     addresses: &[(String, Vec<IpNet>)],
     existing: &[&BgpAd],
     families: PoolFamilies,
+    check: LocalPrefCheck,
 ) -> Result<(), String> {
     for (entry, cidrs) in addresses {
         let Some(first) = cidrs.first() else { continue };
@@ -655,6 +729,12 @@ pub fn validate_ad_for_pool(
             ));
         }
     }
+    // B-2: no check up to v0.13.9; both families' lengths until v0.14.9.
+    let families = match check {
+        LocalPrefCheck::None => return Ok(()),
+        LocalPrefCheck::BothFamilies => PoolFamilies { v4: true, v6: true },
+        LocalPrefCheck::PoolFamilies => families,
+    };
     if !ad.service_selectors.is_empty() {
         return Ok(());
     }
@@ -670,10 +750,10 @@ pub fn validate_ad_for_pool(
 }
 
 /// Community CR aliases, already validated by the pool parse.
-pub fn community_aliases(crs: &[&CommunityCr]) -> Vec<(String, Community)> {
+pub fn community_aliases(crs: &[&CommunityCr], rules: Rules) -> Vec<(String, Community)> {
     crs.iter()
         .flat_map(|cr| cr.spec.communities.iter())
-        .filter_map(|a| Community::parse(&a.value).ok().map(|c| (a.name.clone(), c)))
+        .filter_map(|a| Community::parse_under(&a.value, rules.large_communities).ok().map(|c| (a.name.clone(), c)))
         .collect()
 }
 
@@ -724,5 +804,25 @@ mod tests {
         // Keepalive alone: hold = 3 × keepalive.
         assert!(check_timers(None, Some("1s")).is_ok());
         assert!(check_timers(None, Some("500ms")).unwrap_err().contains("must be 0 or >=3s"));
+    }
+
+    /// B-6 up to v0.14.8: hold 90 s by default, keepalive a third of it, Go durations in the texts.
+    #[test]
+    fn timers_before_v0_14_9_have_defaults() {
+        let rules = |r: &str| r.parse::<crate::metallb::release::Release>().unwrap().rules();
+        let (old, mid) = (rules("v0.14.5"), rules("v0.14.8"));
+        assert!(check_timers_defaulted(None, Some("30s"), mid).is_ok(), "against the 90 s default");
+        assert_eq!(
+            check_timers_defaulted(None, Some("120s"), mid).unwrap_err(),
+            r#"invalid keepaliveTime "2m0s" must be smaller than holdtime "1m30s""#
+        );
+        assert_eq!(check_timers_defaulted(None, Some("120s"), old).unwrap_err(), r#"invalid keepaliveTime "2m0s""#);
+        assert_eq!(
+            check_timers_defaulted(Some("2000ms"), None, old).unwrap_err(),
+            r#"invalid hold time "2s": must be 0 or >=3s"#
+        );
+        assert_eq!(go_duration_text(1.5), "1.5s");
+        assert_eq!(go_duration_text(3725.0), "1h2m5s");
+        assert_eq!(go_duration_text(0.25), "250ms");
     }
 }

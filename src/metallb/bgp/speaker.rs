@@ -9,11 +9,13 @@ use ipnet::IpNet;
 
 use super::community::Community;
 use super::config::BgpAd;
+use crate::metallb::release::Rules;
 pub use crate::report::metallb::BgpReason;
 
 /// What the speaker knows about its own node, and whether the Service has a healthy endpoint there.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OwnNode {
+    pub unschedulable: bool,
     pub network_unavailable: bool,
     pub excluded: bool,
     pub healthy_endpoint: bool,
@@ -49,12 +51,13 @@ pub struct Decision {
     pub conflict: Option<(usize, usize)>,
 }
 
-/// `ShouldAnnounce` on one node, in MetalLB's order.
+/// `ShouldAnnounce` on one node, in the order of `rules`' release (metallb-versions.md §5).
 pub fn should_announce<H, C>(
     ads: &PoolAds<'_, H, C>,
     own: OwnNode,
     svc: ServiceFacts,
     ignore_exclude_lb: bool,
+    rules: Rules,
 ) -> Decision
 where
     H: Fn(usize) -> bool,
@@ -65,17 +68,22 @@ where
     if !(0..n).any(|i| (ads.holds_node)(i)) {
         return decided(BgpReason::NotOwner);
     }
-    // The chosen advertisements are walked again rather than collected: this runs per node × Service.
-    let chosen = || (0..n).filter(|&i| (ads.holds_node)(i) && ads.matches_service[i]);
-    if chosen().next().is_none() {
-        return decided(BgpReason::NoMatchingAdvertisement);
+    // B-1: the Service-level checks exist from v0.16.0.
+    if rules.service_selectors {
+        // The chosen advertisements are walked again rather than collected: this runs per node × Service.
+        let chosen = || (0..n).filter(|&i| (ads.holds_node)(i) && ads.matches_service[i]);
+        if chosen().next().is_none() {
+            return decided(BgpReason::NoMatchingAdvertisement);
+        }
+        if let Some(pair) = first_conflict(chosen(), &ads.compatible) {
+            return Decision { reason: BgpReason::ConflictingAdvertisements, conflict: Some(pair) };
+        }
     }
-    if let Some(pair) = first_conflict(chosen(), &ads.compatible) {
-        return Decision { reason: BgpReason::ConflictingAdvertisements, conflict: Some(pair) };
-    }
-    decided(if own.network_unavailable {
+    decided(if rules.cordon_filter && own.unschedulable {
+        BgpReason::NodeUnschedulable
+    } else if rules.network_unavailable_filter && own.network_unavailable {
         BgpReason::NodeNetworkUnavailable
-    } else if own.excluded && !ignore_exclude_lb {
+    } else if rules.exclude_label_filter && own.excluded && !ignore_exclude_lb {
         BgpReason::NodeLabeledExcludeBalancers
     } else if svc.etp_local && !own.healthy_endpoint {
         BgpReason::NoLocalEndpoints
@@ -122,6 +130,32 @@ pub struct EndpointHealth<'a> {
 /// nodeName never matches one.
 pub fn has_healthy_endpoint<'a>(endpoints: impl IntoIterator<Item = EndpointHealth<'a>>, node: Option<&str>) -> bool {
     endpoints.into_iter().any(|ep| ep.has_addresses && ep.can_serve && node.is_none_or(|n| ep.node == Some(n)))
+}
+
+/// B-3, up to v0.15.3: `hasHealthyEndpoint` weighs addresses, not endpoints. An address counts
+/// only when every endpoint in scope carrying it can serve (one that cannot wins), so an
+/// endpoint is healthy only through an address no unready endpoint shares. For each endpoint
+/// `(node, can serve, addresses)`: is it healthy within its node, and within the Service? An
+/// endpoint without a node is healthy within no node.
+pub fn per_address_health(endpoints: &[(Option<usize>, bool, &[String])]) -> Vec<(bool, bool)> {
+    use std::collections::HashMap;
+    let mut anywhere: HashMap<&str, bool> = HashMap::new();
+    let mut on_node: HashMap<(usize, &str), bool> = HashMap::new();
+    for (node, can_serve, addresses) in endpoints {
+        for a in addresses.iter() {
+            *anywhere.entry(a.as_str()).or_insert(true) &= *can_serve;
+            if let Some(n) = node {
+                *on_node.entry((*n, a.as_str())).or_insert(true) &= *can_serve;
+            }
+        }
+    }
+    endpoints
+        .iter()
+        .map(|(node, _, addresses)| {
+            let local = node.is_some_and(|n| addresses.iter().any(|a| on_node[&(n, a.as_str())]));
+            (local, addresses.iter().any(|a| anywhere[a.as_str()]))
+        })
+        .collect()
 }
 
 /// One advertisement handed to the sessions: a prefix with its attributes.
@@ -172,12 +206,15 @@ pub struct Bulk<'a, C: Fn(usize, usize) -> bool> {
     pub compatible: C,
     /// Nodes with a speaker: the only ones that decide anything.
     pub speakers: &'a FixedBitSet,
+    pub unschedulable: &'a FixedBitSet,
     pub network_unavailable: &'a FixedBitSet,
     pub excluded: &'a FixedBitSet,
     /// Nodes with a healthy endpoint of the Service.
     pub healthy: &'a FixedBitSet,
     pub svc: ServiceFacts,
     pub ignore_exclude_lb: bool,
+    /// The speakers' release: which checks run (metallb-versions.md §5).
+    pub rules: Rules,
 }
 
 /// The outcome for every node: its reason (`None` without a speaker) and, for
@@ -209,16 +246,22 @@ impl<C: Fn(usize, usize) -> bool> Bulk<'_, C> {
         out.difference_with(&owned);
         assign(&out, BgpReason::NotOwner);
         rest.intersect_with(&owned);
-        // 2. noMatchingAdvertisement: none of those selects the Service.
-        let chosen: Vec<usize> = (0..self.ad_nodes.len()).filter(|&i| self.matches_service[i]).collect();
-        let mut matching = empty();
-        for &i in &chosen {
-            matching.union_with(self.ad_nodes[i]);
+        // 2. noMatchingAdvertisement: none of those selects the Service (v0.16.0).
+        let chosen: Vec<usize> = if self.rules.service_selectors {
+            (0..self.ad_nodes.len()).filter(|&i| self.matches_service[i]).collect()
+        } else {
+            Vec::new()
+        };
+        if self.rules.service_selectors {
+            let mut matching = empty();
+            for &i in &chosen {
+                matching.union_with(self.ad_nodes[i]);
+            }
+            out = rest.clone();
+            out.difference_with(&matching);
+            assign(&out, BgpReason::NoMatchingAdvertisement);
+            rest.intersect_with(&matching);
         }
-        out = rest.clone();
-        out.difference_with(&matching);
-        assign(&out, BgpReason::NoMatchingAdvertisement);
-        rest.intersect_with(&matching);
         // 3. conflictingAdvertisements: the first incompatible pair both holding the node, in the
         //    order the per-node walk tries pairs.
         let mut conflicts = std::collections::BTreeMap::new();
@@ -252,8 +295,13 @@ impl<C: Fn(usize, usize) -> bool> Bulk<'_, C> {
             assign(&hit, reason);
             rest.difference_with(&hit);
         };
-        step(Some(self.network_unavailable), false, BgpReason::NodeNetworkUnavailable, &mut rest);
-        if !self.ignore_exclude_lb {
+        if self.rules.cordon_filter {
+            step(Some(self.unschedulable), false, BgpReason::NodeUnschedulable, &mut rest);
+        }
+        if self.rules.network_unavailable_filter {
+            step(Some(self.network_unavailable), false, BgpReason::NodeNetworkUnavailable, &mut rest);
+        }
+        if self.rules.exclude_label_filter && !self.ignore_exclude_lb {
             step(Some(self.excluded), false, BgpReason::NodeLabeledExcludeBalancers, &mut rest);
         }
         if self.svc.etp_local {
@@ -280,12 +328,14 @@ mod tests {
         matches: Vec<bool>,
         local_prefs: Vec<u8>,
         speakers: Vec<bool>,
+        unschedulable: Vec<bool>,
         unavailable: Vec<bool>,
         excluded: Vec<bool>,
         healthy: Vec<bool>,
         etp_local: bool,
         healthy_anywhere: bool,
         ignore_exclude_lb: bool,
+        release: crate::metallb::release::Release,
     }
 
     fn case() -> impl Strategy<Value = Case> {
@@ -297,6 +347,7 @@ mod tests {
                 prop::collection::vec(0u8..3, ads),
                 (flags(0.85), flags(0.15), flags(0.2), flags(0.4)),
                 (any::<bool>(), prop::bool::weighted(0.8), prop::bool::weighted(0.2)),
+                (flags(0.2), prop::sample::select(crate::metallb::release::Release::all().collect::<Vec<_>>())),
             )
                 .prop_map(
                     move |(
@@ -305,6 +356,7 @@ mod tests {
                         local_prefs,
                         (speakers, unavailable, excluded, healthy),
                         (etp_local, healthy_anywhere, ignore_exclude_lb),
+                        (unschedulable, release),
                     )| Case {
                         nodes,
                         ad_nodes,
@@ -318,6 +370,8 @@ mod tests {
                         // A local healthy endpoint is a healthy endpoint.
                         healthy_anywhere: healthy_anywhere || healthy.contains(&true),
                         ignore_exclude_lb,
+                        unschedulable,
+                        release,
                     },
                 )
         })
@@ -341,22 +395,31 @@ mod tests {
             let svc = ServiceFacts { etp_local: c.etp_local, healthy_anywhere: c.healthy_anywhere };
             let (speakers, unavailable, excluded, healthy) =
                 (set(&c.speakers), set(&c.unavailable), set(&c.excluded), set(&c.healthy));
+            let unschedulable = set(&c.unschedulable);
+            let rules = c.release.rules();
             let bulk = Bulk {
                 ad_nodes: &ad_refs,
                 matches_service: &c.matches,
                 compatible,
                 speakers: &speakers,
+                unschedulable: &unschedulable,
                 network_unavailable: &unavailable,
                 excluded: &excluded,
                 healthy: &healthy,
                 svc,
                 ignore_exclude_lb: c.ignore_exclude_lb,
+                rules,
             }
             .decide(c.nodes);
             for n in 0..c.nodes {
                 let view = PoolAds { holds_node: |i: usize| c.ad_nodes[i][n], matches_service: &c.matches, compatible };
-                let own = OwnNode { network_unavailable: c.unavailable[n], excluded: c.excluded[n], healthy_endpoint: c.healthy[n] };
-                let one = should_announce(&view, own, svc, c.ignore_exclude_lb);
+                let own = OwnNode {
+                    unschedulable: c.unschedulable[n],
+                    network_unavailable: c.unavailable[n],
+                    excluded: c.excluded[n],
+                    healthy_endpoint: c.healthy[n],
+                };
+                let one = should_announce(&view, own, svc, c.ignore_exclude_lb, rules);
                 let want = c.speakers[n].then_some(one.reason);
                 prop_assert_eq!(bulk.reasons[n], want, "node {}", n);
                 if c.speakers[n] {
@@ -365,5 +428,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// B-3's vector: two endpoints with one address on node-a, one ready and one not (a
+    /// migrating VM): before v0.16.0 the unready one wins and nothing is healthy.
+    #[test]
+    fn before_v0_16_0_an_unready_endpoint_spoils_its_address() {
+        let shared = ["10.1.1.1".to_string()];
+        let other = ["10.1.1.2".to_string()];
+        let health = per_address_health(&[(Some(0), true, &shared), (Some(0), false, &shared)]);
+        assert_eq!(health, [(false, false), (false, false)]);
+        let health = per_address_health(&[(Some(0), true, &shared), (Some(1), false, &shared), (None, true, &other)]);
+        assert_eq!(health, [(true, false), (false, false), (false, true)], "per node, then over the Service");
+    }
+
+    /// metallb-versions.md §5: the order of ShouldAnnounce per release, one row per change.
+    #[test]
+    fn each_release_checks_its_own_node_in_its_order() {
+        use crate::metallb::release::Release;
+        let svc = ServiceFacts { etp_local: false, healthy_anywhere: true };
+        let decide = |release: &str, own: OwnNode, matches: bool| {
+            let matches = [matches];
+            let view = PoolAds {
+                holds_node: |_: usize| true,
+                matches_service: &matches,
+                compatible: |_: usize, _: usize| true,
+            };
+            should_announce(&view, own, svc, false, release.parse::<Release>().unwrap().rules()).reason
+        };
+        let all = OwnNode { unschedulable: true, network_unavailable: true, excluded: true, healthy_endpoint: true };
+        let rows = [
+            ("v0.13.9", all, BgpReason::Announce),
+            ("v0.13.10", all, BgpReason::NodeNetworkUnavailable),
+            ("v0.14.0", OwnNode { network_unavailable: false, ..all }, BgpReason::NodeLabeledExcludeBalancers),
+            ("v0.13.12", OwnNode { network_unavailable: false, ..all }, BgpReason::Announce),
+            ("v0.14.9", all, BgpReason::NodeUnschedulable),
+            ("v0.14.8", all, BgpReason::NodeNetworkUnavailable),
+            ("v0.15.0", all, BgpReason::NodeNetworkUnavailable),
+        ];
+        for (release, own, want) in rows {
+            assert_eq!(decide(release, own, true), want, "{release}");
+        }
+        // B-1: a Service no advertisement selects is noMatchingAdvertisement from v0.16.0 only.
+        let fine = OwnNode { healthy_endpoint: true, ..OwnNode::default() };
+        assert_eq!(decide("v0.16.0", fine, false), BgpReason::NoMatchingAdvertisement);
+        assert_eq!(decide("v0.15.3", fine, false), BgpReason::Announce);
     }
 }

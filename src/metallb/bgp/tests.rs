@@ -411,3 +411,37 @@ fn from_v0_16_0_a_configuration_is_judged_per_node() {
         .peer("bad", json!({"myASN": 1, "peerASN": 2, "peerAddress": "192.0.2.1", "holdTime": "1s"}));
     assert!(parse_per_node(&everywhere).is_none());
 }
+
+/// B-2's vector: a v4-only pool, two advertisements with other IPv4 lengths and localPrefs on
+/// the same peers and nodes.
+#[test]
+fn local_pref_parse_check_follows_the_release() {
+    let objects = Objects::new(&[("v4", &["198.51.100.0/24"])])
+        .ad("ad1", json!({"aggregationLength": 32, "localPref": 100}))
+        .ad("ad2", json!({"aggregationLength": 24, "localPref": 200}));
+    assert!(objects.parse_under(BgpType::Frr, release("v0.13.9")).is_ok(), "no check before v0.13.10");
+    let err = objects.parse_under(BgpType::Frr, release("v0.14.9")).unwrap_err();
+    assert!(
+        err.message.starts_with("invalid local preference 200: local preferernce 100 was already set"),
+        "{}",
+        err.message
+    );
+    assert!(objects.parse_under(BgpType::Frr, release("v0.15.0")).is_ok(), "the pool has no IPv6 to compare");
+}
+
+/// B-4: before v0.13.10 a large community is an unknown alias, and the native refusal of large
+/// communities does not exist.
+#[test]
+fn large_communities_exist_from_v0_13_10() {
+    let objects = Objects::new(&[("a", &["198.51.100.0/24"])]).ad("big", json!({"communities": ["large:1:2:3"]}));
+    assert_eq!(
+        objects.parse_under(BgpType::Frr, release("v0.13.9")).unwrap_err().message,
+        r#"invalid community "large:1:2:3" in BGP advertisement: invalid community format: large:1:2:3"#
+    );
+    assert!(objects.parse_under(BgpType::Frr, release("v0.13.10")).is_ok());
+    assert!(objects
+        .parse_under(BgpType::Native, release("v0.13.10"))
+        .unwrap_err()
+        .message
+        .contains("non legacy community"));
+}
