@@ -162,7 +162,7 @@ impl Release {
             } else {
                 FrrPeers::AllEqual
             },
-            frr_k8s_validated: at_least(14, 0),
+            frr_k8s_mode: at_least(14, 0),
             per_node_bgp_config: at_least(16, 0),
             bgp_health_per_endpoint: at_least(16, 0),
             local_pref_check: if at_least(15, 0) {
@@ -393,8 +393,9 @@ pub struct Rules {
     pub peer_error_wrap: PeerWrap,
     /// V-4: which BGPPeers the FRR backends compare.
     pub frr_peers: FrrPeers,
-    /// V-4: `METALLB_BGP_TYPE=frr-k8s` validates as FRR (v0.14.0); before, nothing is validated.
-    pub frr_k8s_validated: bool,
+    /// V-4, B-8: `METALLB_BGP_TYPE=frr-k8s` exists (v0.14.0): validated as FRR, FRRConfiguration
+    /// objects written. Before, the speaker's validation skips it and the speaker cannot start.
+    pub frr_k8s_mode: bool,
     /// B-5: each speaker parses only the BGPPeers and BGPAdvertisements that select its Node
     /// (v0.16.0), so a configuration can be valid on some nodes and rejected on others.
     pub per_node_bgp_config: bool,
@@ -514,7 +515,7 @@ mod tests {
         assert_eq!(on(|r| r.peer_error_wrap == PeerWrap::Spaced), Some(Release::Tag(15, 0)));
         assert_eq!(on(|r| r.frr_peers == FrrPeers::PerVrf), Some(Release::Tag(13, 8)));
         assert_eq!(on(|r| r.frr_peers == FrrPeers::SharingANode), Some(Release::Tag(16, 0)));
-        assert_eq!(on(|r| r.frr_k8s_validated), Some(Release::Tag(14, 0)));
+        assert_eq!(on(|r| r.frr_k8s_mode), Some(Release::Tag(14, 0)));
         assert_eq!(on(|r| r.per_node_bgp_config), Some(Release::Tag(16, 0)));
         assert_eq!(on(|r| r.bgp_health_per_endpoint), Some(Release::Tag(16, 0)));
         assert_eq!(on(|r| r.local_pref_check != LocalPrefCheck::None), Some(Release::Tag(13, 10)));

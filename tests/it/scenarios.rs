@@ -1286,3 +1286,13 @@ fn bgp_checks_follow_the_speakers_release() {
     let r = check_json(migrating.path(), &["--metallb-version", "v0.16.0"]);
     assert_eq!(*bgp_reason(&svc(&r), "worker-a"), "");
 }
+
+/// B-8: FRRConfigurations are written by frr-k8s mode, which exists from v0.14.0 only.
+#[test]
+fn frr_k8s_drift_is_judged_from_v0_14_0() {
+    let path = std::path::Path::new("testdata/scenarios/bgp-frr-k8s-drift.yaml");
+    let r = check_json(path, &["--metallb-version", "v0.14.0"]);
+    assert!(finding(&r["findings"], "LBD215").is_some(), "{}", r["findings"]);
+    let r = check_json(path, &["--metallb-version", "v0.13.12"]);
+    assert!(finding(&r["findings"], "LBD215").is_none(), "{}", r["findings"]);
+}

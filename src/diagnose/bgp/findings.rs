@@ -326,7 +326,9 @@ fn frr_drift(c: &ClusterCtx, out: &mut Vec<Finding>) {
     use crate::metallb::bgp::frrk8s::{self, FrrDiff, NodeFrr};
     let (world, index, config, evals) = (c.world, c.index, c.config, c.evals);
     let objects = &world.snap.metallb.frr_configurations;
-    if world.setup.bgp_type != crate::snapshot::BgpType::FrrK8s || objects.is_empty() {
+    // B-8: before v0.14.0 no speaker writes FRRConfigurations.
+    let frr_k8s = world.setup.bgp_type == crate::snapshot::BgpType::FrrK8s && world.setup.rules().frr_k8s_mode;
+    if !frr_k8s || objects.is_empty() {
         return;
     }
     let mut expected: Vec<NodeFrr> = vec![NodeFrr::new(); world.table.len()];

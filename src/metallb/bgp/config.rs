@@ -163,7 +163,7 @@ pub fn validate_backend(
     match bgp_type {
         BgpType::Native => validate_native(peers, bfd_profiles, ads, communities, pools, rules),
         // V-4: v0.13.x maps only `frr` to the FRR validation; `frr-k8s` gets none.
-        BgpType::FrrK8s if !rules.frr_k8s_validated => Ok(()),
+        BgpType::FrrK8s if !rules.frr_k8s_mode => Ok(()),
         BgpType::Frr | BgpType::FrrK8s => validate_frr(peers, nodes, rules.frr_peers),
     }
 }
