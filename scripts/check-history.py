@@ -2,7 +2,7 @@
 """Held-out check of `kubectl lbdoctor history` against histories it has never seen.
 
     python3 scripts/check-history.py [--bin target/release/kubectl-lbdoctor] [--seeds 1-10]
-                                     [--variants story,two-nodes]
+                                     [--variants story,two-nodes,fast-returns]
 
 For every seed and variant, `scripts/gen-history-story.py` writes a 23-day history whose
 truth.json comes from its own model of the speakers (not from reading the logs back); `history
@@ -66,7 +66,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(repo, "target", "release", "kubectl-lbdoctor"))
     ap.add_argument("--seeds", default="1-10")
-    ap.add_argument("--variants", default="story,two-nodes")
+    ap.add_argument("--variants", default="story,two-nodes,fast-returns")
     args = ap.parse_args()
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:

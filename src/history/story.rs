@@ -231,7 +231,16 @@ fn owner_changes<'a>(events: &[(i64, &'a str, Event)], members: &'a BTreeMap<Str
                         first = Some((at, node));
                         None
                     }
-                    (Some(_), _) => None,
+                    // The same node announces again within PAIR of its notOwner withdrawal: the
+                    // node it yielded to (one that had just come back, its announce in a log that
+                    // is gone) left again at once. Two changes; a blip when nobody came back.
+                    (Some((since, from)), _) => match successor(members, since, from, &former) {
+                        Some(to) => {
+                            yielded(&mut changes, since, from, Some(to), members);
+                            Some(Some(to))
+                        }
+                        None => None,
+                    },
                     (None, Owner::Node(m) | Owner::Stopped(m)) if *m == node => None,
                     // Whoever got it unseen may have been this node; only its former owner
                     // coming back is sure to be a change.

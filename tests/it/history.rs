@@ -414,3 +414,34 @@ fn namespace_narrows_the_history_and_an_unknown_one_is_refused() {
     assert!(stdout.is_empty(), "{stdout}");
     assert!(stderr.contains("namespace \"nosuchns\" does not exist"), "{stderr}");
 }
+
+/// `scripts/gen-history-story.py --variant fast-returns`, generated here (3 s, deterministic):
+/// gpu-1's new container is killed seconds after it joined, so the runner-up's notOwner
+/// withdrawal (the takeback; gpu-1's own announce is in a container log that is gone) and its
+/// next takeover lie seconds apart, and half the failure marks are in no surviving log.
+#[test]
+fn fast_returns_count_every_takeback_and_every_departure_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let gen = std::process::Command::new("python3")
+        .args(["scripts/gen-history-story.py", "--variant", "fast-returns", "--out-dir", out])
+        .output()
+        .expect("python3 runs the generator (.ci/run installs it)");
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(format!("{out}/truth.json")).unwrap()).unwrap();
+    let (h, _) =
+        json(&["history", "--from", &format!("{out}/cluster.yaml"), "--logs", &format!("{out}/logs"), "-o", "json"]);
+    for (addr, t) in truth["ips"].as_object().unwrap() {
+        assert_eq!(ip(&h, addr)["ownerChangesByDay"], t["ownerChangesByDay"], "{addr}: every day exact");
+    }
+    assert_eq!(h["worstDay"], truth["worstDay"]);
+    let gpu = &h["flapping"][0];
+    assert_eq!(gpu["node"], "gpu-1");
+    let nodes = &truth["nodes"]["gpu-1"];
+    assert_eq!((&gpu["departures"], &gpu["rejoins"]), (&nodes["departures"], &nodes["rejoins"]));
+    let node = h["nodes"].as_array().unwrap().iter().find(|n| n["node"] == "gpu-1").unwrap();
+    assert!(
+        node["failed"].as_u64().unwrap() < node["departures"].as_u64().unwrap(),
+        "some departures are NodeLeave only"
+    );
+}

@@ -281,3 +281,30 @@ fn with_since_the_owner_when_the_window_opens_is_held_and_its_yield_is_a_change(
     let s = tell(&tellers);
     assert_eq!(changes(&s), [(200, Some("worker-a"), Some("gpu-1"), Kind::Takeback, Some("gpu-1"))]);
 }
+
+/// Issue 48's fast return: gpu-1 is back 5 s after it left and gone again 7 s later; its own
+/// lines are in container logs that are gone. worker-a's withdrawal at 112 (a takeback) and its
+/// next announce at 119 (a takeover) lie within PAIR, and both are owner changes.
+#[test]
+fn a_return_of_seconds_is_a_takeback_and_the_next_departure_a_takeover() {
+    let gpu = Log::default().start(0).join(0, "gpu-1").join(0, "worker-a").announce(2);
+    let worker_a = Log::default()
+        .suspect(105, "gpu-1")
+        .leave(107, "gpu-1")
+        .announce(107)
+        .join(112, "gpu-1")
+        .withdraw(112, "notOwner")
+        .leave(119, "gpu-1")
+        .announce(119)
+        .announce(119);
+    let s = story(&[("gpu-1", gpu), ("worker-a", worker_a)]);
+    assert_eq!(
+        changes(&s),
+        [
+            (107, Some("gpu-1"), Some("worker-a"), Kind::Takeover, Some("gpu-1")),
+            (112, Some("worker-a"), Some("gpu-1"), Kind::Takeback, Some("gpu-1")),
+            (119, Some("gpu-1"), Some("worker-a"), Kind::Takeover, Some("gpu-1")),
+        ]
+    );
+    assert_eq!(s.members["gpu-1"].departures.len(), 2, "NodeLeave alone records a departure");
+}
