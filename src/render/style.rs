@@ -447,8 +447,17 @@ pub(crate) fn wrapped(out: &mut dyn Write, text: &str, paint: Paint, indent: usi
 /// `text` in lines of at most `width` columns, broken only between words: the first line as it
 /// starts, the others after `indent` spaces (a hanging indent). A word longer than a line is
 /// never cut (an IP, a node, a command must stay whole): it stands on a line of its own. No
-/// width: one line.
+/// width: one line per line of the text.
 pub(crate) fn hang_words(text: &str, width: Option<usize>, indent: usize) -> Vec<String> {
+    // A text with lines of its own (MetalLB joins its errors with a newline): each later line
+    // hangs under the first one's text, never at the margin.
+    if let Some((first, rest)) = text.split_once('\n') {
+        let mut lines = hang_words(first, width, indent);
+        for part in rest.split('\n') {
+            lines.extend(hang_words(&format!("{}{part}", " ".repeat(indent)), width, indent));
+        }
+        return lines;
+    }
     let Some(width) = width.filter(|w| display_width(text) > *w) else { return vec![text.to_string()] };
     // The text's own leading spaces stay on its first line.
     let lead = text.len() - text.trim_start_matches(' ').len();
@@ -540,6 +549,18 @@ mod tests {
             5,
         );
         assert!(long.contains(&"     node.kubernetes.io/exclude-from-external-load-balancers".to_string()), "{long:?}");
+    }
+
+    #[test]
+    fn lines_of_a_joined_message_hang_under_its_text() {
+        let text = "error    LBD201   BGPPeer p: invalid hold time\nparsing peer p";
+        for width in [None, Some(80)] {
+            assert_eq!(
+                hang_words(text, width, 9),
+                ["error    LBD201   BGPPeer p: invalid hold time", "         parsing peer p"],
+                "{width:?}"
+            );
+        }
     }
 
     #[test]
