@@ -7,8 +7,17 @@ use crate::metallb::fields::Reader;
 use crate::metallb::release::{Release, ReleaseRetry, Rules};
 use crate::report::{Code, Finding, ObjectRef};
 
-/// Pods named in a message before "… (+N)".
+/// Names shown in a message before "… (+N)".
 const SHOWN: usize = 3;
+
+/// The first [`SHOWN`] names, then how many more: `a, b, c, … (+4)`.
+fn first_names(names: &[String]) -> String {
+    let mut text = names.iter().take(SHOWN).map(String::as_str).collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(", … (+{})", names.len() - SHOWN));
+    }
+    text
+}
 
 pub(super) fn findings(world: &World) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -34,16 +43,7 @@ fn mixed_speakers(world: &World) -> Option<Finding> {
         return None;
     }
     let ns = &world.setup.namespace;
-    let listed: Vec<String> = versions
-        .iter()
-        .map(|(v, pods)| {
-            let mut names = pods.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
-            if pods.len() > SHOWN {
-                names.push_str(&format!(", … (+{})", pods.len() - SHOWN));
-            }
-            format!("{v} ({names})")
-        })
-        .collect();
+    let listed: Vec<String> = versions.iter().map(|(v, pods)| format!("{v} ({})", first_names(pods))).collect();
     let releases: Vec<Option<Release>> = versions.keys().map(|v| Release::resolve(v).map(|r| r.release())).collect();
     let aes = |r: &Option<Release>| r.map(|r| r.rules().aes256_memberlist);
     let split = releases.iter().any(|r| aes(r) == Some(true)) && releases.iter().any(|r| aes(r) == Some(false));
@@ -210,9 +210,7 @@ fn unread_fields(world: &World) -> Vec<Finding> {
                 Reader::Speaker => (setup.release, "speakers do"),
                 Reader::Controller => (setup.controller_release, "controller does"),
             };
-            let shown: Vec<&str> = u.objects.iter().take(SHOWN).map(String::as_str).collect();
-            let more = u.objects.len().saturating_sub(SHOWN);
-            let named = if more > 0 { format!("{}, … (+{more})", shown.join(", ")) } else { shown.join(", ") };
+            let named = first_names(&u.objects);
             let since = if u.since == Release::Main { "newer than v0.16.1".to_string() } else { format!("from {}", u.since) };
             Finding::new(
                 Code::LBD224,

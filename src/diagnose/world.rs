@@ -146,14 +146,23 @@ impl<'a> World<'a> {
         };
 
         let rules = setup.rules();
-        #[allow(clippy::type_complexity)]
-        let mut endpoints: HashMap<(String, String), (Vec<EndpointInput>, Vec<&Vec<String>>)> = HashMap::new();
+        let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
+        // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it winning;
+        // only then are the addresses kept, beside their endpoints.
+        let per_address = !rules.bgp_health_per_endpoint;
+        let mut addresses: HashMap<(String, String), Vec<&[String]>> = HashMap::new();
         for slice in &snap.endpoint_slices {
             let Some(svc) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
                 continue;
             };
             let key = (slice.metadata.namespace.clone().unwrap_or_default(), svc.clone());
-            let (list, addresses) = endpoints.entry(key).or_default();
+            if per_address {
+                addresses
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(slice.endpoints.iter().map(|e| e.addresses.as_slice()));
+            }
+            let list = endpoints.entry(key).or_default();
             for ep in &slice.endpoints {
                 let can_serve = endpoint_can_serve_under(ep.conditions.as_ref(), rules.can_serve);
                 let healthy = can_serve && !ep.addresses.is_empty();
@@ -166,24 +175,17 @@ impl<'a> World<'a> {
                     bgp_healthy_on_node: healthy,
                     bgp_healthy_anywhere: healthy,
                 });
-                addresses.push(&ep.addresses);
             }
         }
-        let endpoints: HashMap<(String, String), Vec<EndpointInput>> = endpoints
-            .into_iter()
-            .map(|(key, (mut list, addresses))| {
-                // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it wins.
-                if !rules.bgp_health_per_endpoint {
-                    let input: Vec<(Option<usize>, bool, &[String])> =
-                        list.iter().zip(&addresses).map(|(e, a)| (e.node, e.can_serve, a.as_slice())).collect();
-                    for (e, (local, any)) in list.iter_mut().zip(per_address_health(&input)) {
-                        e.bgp_healthy_on_node = local;
-                        e.bgp_healthy_anywhere = any;
-                    }
-                }
-                (key, list)
-            })
-            .collect();
+        for (key, addresses) in &addresses {
+            let list = endpoints.get_mut(key).expect("filled beside it");
+            let input: Vec<(Option<usize>, bool, &[String])> =
+                list.iter().zip(addresses).map(|(e, a)| (e.node, e.can_serve, *a)).collect();
+            for (e, (local, any)) in list.iter_mut().zip(per_address_health(&input)) {
+                e.bgp_healthy_on_node = local;
+                e.bgp_healthy_anywhere = any;
+            }
+        }
 
         let node_names: Vec<Arc<str>> = table.names.iter().map(|n| Arc::from(n.as_str())).collect();
         let mut node_roles: Vec<Arc<[String]>> = vec![Arc::from(Vec::new()); table.len()];

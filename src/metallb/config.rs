@@ -10,7 +10,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::alloc::pools::{resolve_service_allocation, AllocPool};
 use super::bgp::config::{self as bgp_config, BgpAd, BgpConfigError, Peer, PoolFamilies};
-use super::parse::{compile_service_selectors, select_names, validate_duplicates, validate_selector_duplicates};
+use super::parse::{
+    compile_service_selectors, select_names, validate_duplicates, validate_selector_duplicates, with_context,
+};
 use crate::k8s::cidr::{overlaps, parse_pool_address};
 use crate::k8s::selector::{go_selector_v, Labels, Selector};
 use crate::report::ObjectRef;
@@ -376,11 +378,7 @@ fn pool_from_cr(cr: &IpAddressPool, namespaces: &[(String, Labels)], rules: Rule
         // pkg/errors wrapping up to v0.14.5, errors.Join after (C-4).
         let wrap = |e: String, what: &str, sel| {
             let outer = format!("invalid {what} label selector {} in ip pool {}", go_selector_v(sel), cr.name());
-            if rules.selector_errors_joined {
-                format!("{e}\n{outer}")
-            } else {
-                format!("{outer}: {e}")
-            }
+            with_context(rules, &e, &outer, &outer)
         };
         for sel in &alloc.namespace_selectors {
             Selector::compile(sel).map_err(|e| wrap(e, "namespace", sel))?;
@@ -423,24 +421,25 @@ pub fn l2_ad_from_cr(cr: &L2Advertisement, nodes: &[Node], rules: Rules) -> Resu
     validate_selector_duplicates(service_selectors_cr, "serviceSelectors")?;
     let node_labels: Vec<(&str, &Labels)> =
         nodes.iter().map(|n| (n.metadata.name.as_deref().unwrap_or(""), node_labels(n))).collect();
+    let name = cr.name();
     let selected = select_names(&node_labels, &spec.node_selectors).map_err(|e| {
-        // V-1: pkg/errors wrapping up to v0.14.5.
-        if rules.selector_errors_joined {
-            format!("{e}\nfailed to parse node selector for {}", cr.name())
-        } else {
-            format!("Failed to parse node selector for {}: {e}", cr.name())
-        }
+        with_context(
+            rules,
+            &e,
+            &format!("failed to parse node selector for {name}"),
+            &format!("Failed to parse node selector for {name}"),
+        )
     })?;
     let service_selectors = compile_service_selectors(service_selectors_cr)
-        .map_err(|e| format!("{e}\nfailed to parse service selector for {}", cr.name()))?;
+        .map_err(|e| format!("{e}\nfailed to parse service selector for {name}"))?;
     let preferred = if rules.head {
         preferred_node_scores(&node_labels, &selected, &spec.preferred_node_selectors)
-            .map_err(|e| format!("{e}\nfailed to parse preferred node selectors for {}", cr.name()))?
+            .map_err(|e| format!("{e}\nfailed to parse preferred node selectors for {name}"))?
     } else {
         None
     };
     Ok(L2Ad {
-        name: cr.name().to_string(),
+        name: name.to_string(),
         nodes: selected,
         has_node_selectors: !spec.node_selectors.is_empty(),
         all_interfaces: interfaces.is_empty(),

@@ -6,6 +6,18 @@ use std::collections::BTreeSet;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::k8s::selector::{go_requirement_q, go_selector_q, go_selector_v, Labels, Selector};
+use crate::metallb::release::Rules;
+
+/// A parse error with its context, as the release words it: `errors.Join` from v0.14.6 (the
+/// error, then the context on a line of its own), pkg/errors `Wrapf` before (the context, a
+/// colon, the error). Some contexts were reworded with the switch, hence two texts.
+pub(crate) fn with_context(rules: Rules, error: &str, joined: &str, wrapped: &str) -> String {
+    if rules.selector_errors_joined {
+        format!("{error}\n{joined}")
+    } else {
+        format!("{wrapped}: {error}")
+    }
+}
 
 /// `parseSelectors`: compiled, then sorted by their string form.
 pub(crate) fn compile_service_selectors(selectors: &[LabelSelector]) -> Result<Vec<Selector>, String> {

@@ -13,7 +13,7 @@ use crate::k8s::go_duration_seconds;
 use crate::k8s::ip::parse_go_ip;
 use crate::k8s::selector::{Labels, Selector};
 use crate::metallb::parse::{
-    compile_service_selectors, select_names, validate_duplicates, validate_selector_duplicates,
+    compile_service_selectors, select_names, validate_duplicates, validate_selector_duplicates, with_context,
 };
 use crate::report::ObjectRef;
 use crate::snapshot::crd::{
@@ -672,25 +672,22 @@ pub fn bgp_ad_from_cr(
     for text in &s.communities {
         let value = match aliases.iter().find(|(alias, _)| alias == text) {
             Some((_, c)) => *c,
-            None => Community::parse_under(text, rules.large_communities).map_err(|e| match e {
-                CommunityError::Value(m) | CommunityError::Format(m) if rules.selector_errors_joined => {
-                    format!("{m}\ninvalid community {text:?} in BGP advertisement")
-                }
-                // pkg/errors wrapping up to v0.14.5.
-                CommunityError::Value(m) | CommunityError::Format(m) => {
-                    format!("invalid community {text:?} in BGP advertisement: {m}")
-                }
+            None => Community::parse_under(text, rules.large_communities).map_err(|e| {
+                let (CommunityError::Value(m) | CommunityError::Format(m)) = e;
+                let outer = format!("invalid community {text:?} in BGP advertisement");
+                with_context(rules, &m, &outer, &outer)
             })?,
         };
         communities.insert(value);
     }
+    // V-1: pkg/errors wrapping, with its "ls", up to v0.14.5.
     let selected = select_names(nodes, &s.node_selectors).map_err(|e| {
-        // V-1: pkg/errors wrapping, with its "ls", up to v0.14.5.
-        if rules.selector_errors_joined {
-            format!("{e}\nfailed to parse node selector for {name}")
-        } else {
-            format!("Failed to parse node selector for ls {name}: {e}")
-        }
+        with_context(
+            rules,
+            &e,
+            &format!("failed to parse node selector for {name}"),
+            &format!("Failed to parse node selector for ls {name}"),
+        )
     })?;
     let service_selectors = compile_service_selectors(&s.service_selectors)
         .map_err(|e| format!("{e}\nfailed to parse service selector for {name}"))?;

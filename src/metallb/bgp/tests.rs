@@ -53,8 +53,11 @@ impl Objects {
     }
 
     fn parse_under(&self, bgp_type: BgpType, rules: crate::metallb::release::Rules) -> Result<Config, ConfigError> {
-        let nodes = nodes();
-        let input = ConfigInput {
+        parse(&self.input(bgp_type, &nodes()), rules)
+    }
+
+    fn input<'a>(&'a self, bgp_type: BgpType, nodes: &'a [Node]) -> ConfigInput<'a> {
+        ConfigInput {
             pools: self.pools.iter().collect(),
             l2_advertisements: vec![],
             bgp_advertisements: self.ads.iter().collect(),
@@ -62,10 +65,9 @@ impl Objects {
             bgp_peers: self.peers.iter().collect(),
             bfd_profiles: vec![],
             bgp_type: Some(bgp_type),
-            nodes: &nodes,
+            nodes,
             namespaces: &[],
-        };
-        parse(&input, rules)
+        }
     }
 }
 
@@ -138,7 +140,6 @@ fn native_mode_rejects_ipv6_pools_and_large_communities() {
     let objects = Objects::new(&[("v4", &["192.0.2.0/28"]), ("v6", &["2001:db8::/120"])])
         .ad("v4-only", json!({"ipAddressPools": ["v4"]}));
     assert!(objects.parse(BgpType::Native).is_ok());
-    let release = |r: &str| r.parse::<crate::metallb::release::Release>().unwrap().rules();
     assert!(objects.parse_under(BgpType::Native, release("v0.14.9")).is_ok());
     let err = objects.parse_under(BgpType::Native, release("v0.14.8")).unwrap_err();
     assert_eq!(err.message, r#"pool "v6" has ipv6 CIDR 2001:db8::/120, native bgp mode does not support ipv6"#);
@@ -380,21 +381,8 @@ fn peer_errors_follow_the_release() {
 #[test]
 fn from_v0_16_0_a_configuration_is_judged_per_node() {
     let rack = |r: &str| json!([{"matchLabels": {"rack": r}}]);
-    let parse_per_node = |o: &Objects| {
-        let nodes = nodes();
-        let input = ConfigInput {
-            pools: o.pools.iter().collect(),
-            l2_advertisements: vec![],
-            bgp_advertisements: o.ads.iter().collect(),
-            communities: vec![],
-            bgp_peers: o.peers.iter().collect(),
-            bfd_profiles: vec![],
-            bgp_type: Some(BgpType::Frr),
-            nodes: &nodes,
-            namespaces: &[],
-        };
-        crate::metallb::config::parse_per_node(&input, release("v0.16.1"))
-    };
+    let parse_per_node =
+        |o: &Objects| crate::metallb::config::parse_per_node(&o.input(BgpType::Frr, &nodes()), release("v0.16.1"));
     let split = Objects::new(&[("a", &["198.51.100.0/24"])])
         .peer(
             "bad",
