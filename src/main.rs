@@ -2,6 +2,8 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 // Loading a cluster dump allocates millions of small strings; mimalloc halves that cost.
+// `--features system-alloc` gives heaptrack (which sees only malloc) the system allocator.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use lbdoctor::app::{self, Env};

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::snapshot::EndpointSlice;
 use k8s_openapi::api::core::v1::{Node, Pod, Service};
-use k8s_openapi::api::discovery::v1::EndpointSlice;
 use serde::Serialize;
 
 use crate::cilium::nodeipam::{family_of, Family};
@@ -90,13 +90,9 @@ pub fn evaluate(setup: &Setup, svc: &Service, nodes: &[Node], pods: &[&Pod], sli
     // Stricter than Cilium: `ready` must be true, and the endpoint must point at a Pod.
     let local: BTreeSet<&str> = slices
         .iter()
-        .filter(|s| s.metadata.namespace.as_deref() == Some(namespace))
-        .filter(|s| {
-            s.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")).map(String::as_str)
-                == Some(name)
-        })
+        .filter(|s| s.serves(namespace, name))
         .flat_map(|s| s.endpoints.iter())
-        .filter(|e| e.target_ref.as_ref().and_then(|t| t.kind.as_deref()) == Some("Pod"))
+        .filter(|e| e.targets_pod)
         .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) == Some(true))
         .filter_map(|e| e.node_name.as_deref())
         .collect();

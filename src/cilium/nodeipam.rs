@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr};
 
+use crate::snapshot::EndpointSlice;
 use k8s_openapi::api::core::v1::{Node, Service};
-use k8s_openapi::api::discovery::v1::EndpointSlice;
 use serde::Serialize;
 
 use crate::k8s::selector::Selector;
@@ -104,11 +104,7 @@ pub fn ready_endpoint_nodes<'a>(
 ) -> BTreeSet<String> {
     slices
         .into_iter()
-        .filter(|s| s.metadata.namespace.as_deref().unwrap_or("") == namespace)
-        .filter(|s| {
-            s.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")).map(String::as_str)
-                == Some(name)
-        })
+        .filter(|s| s.serves(namespace, name))
         .flat_map(|s| s.endpoints.iter())
         .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) != Some(false))
         .filter_map(|e| e.node_name.clone())

@@ -2,9 +2,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::snapshot::EndpointSlice;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::api::discovery::v1::EndpointSlice;
 
 use crate::cilium::{install as cilium_install, l2, lbipam};
 use crate::k8s::selector::Labels;
@@ -83,9 +83,8 @@ impl<'a> Implementations<'a> {
         // Only Cilium and ServiceLB read these; big MetalLB-only snapshots skip the work.
         if cilium.installed || servicelb.installed {
             for slice in &snap.endpoint_slices {
-                if let Some(name) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) {
-                    let ns = slice.metadata.namespace.as_deref().unwrap_or("");
-                    slices_by_service.entry((ns, name.as_str())).or_default().push(slice);
+                if let Some(name) = &slice.service {
+                    slices_by_service.entry((slice.namespace.as_str(), name.as_str())).or_default().push(slice);
                 }
             }
         }

@@ -124,9 +124,15 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
     let ((), mut evals) = rayon::join(
         || world.run_replay(),
         || {
-            snap.services
-                .par_iter()
+            // Filtered first so that the parallel map knows its length and writes each Evaluation
+            // in place, instead of collecting per-thread vectors and copying them together.
+            let candidates: Vec<&Service> = snap
+                .services
+                .iter()
                 .filter(|s| service_type(s) == "LoadBalancer" || !ingress_ips(s).is_empty())
+                .collect();
+            candidates
+                .par_iter()
                 .map(|svc| {
                     let (ns, name) = crate::snapshot::key_of(&svc.metadata);
                     evaluate(world, &ad_sets, &alternate_sets, svc, opts.detail && in_scope(&ns, &name))
@@ -175,9 +181,9 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
     }
 
     // Cilium's per-Service work (Lease, eligible set, LB-IPAM) happens here: spread it too.
-    let services = evals
+    let in_scope_evals: Vec<&Evaluation> = evals.iter().filter(|e| in_scope(&e.namespace, &e.name)).collect();
+    let services = in_scope_evals
         .par_iter()
-        .filter(|e| in_scope(&e.namespace, &e.name))
         .map(|e| service_report(world, &imps, e, &answered, opts.detail, matches!(opts.scope, Scope::Service { .. })))
         .collect();
 
@@ -424,7 +430,7 @@ fn service_report(
         ips: e.ips.clone(),
         allocation,
         metallb,
-        cilium: others.cilium,
+        cilium: others.cilium.map(Box::new),
         servicelb: others.servicelb,
         findings: {
             let mut f = Vec::new();

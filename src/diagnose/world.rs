@@ -152,10 +152,10 @@ impl<'a> World<'a> {
         let per_address = !rules.bgp_health_per_endpoint;
         let mut addresses: HashMap<(String, String), Vec<&[String]>> = HashMap::new();
         for slice in &snap.endpoint_slices {
-            let Some(svc) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
+            let Some(svc) = &slice.service else {
                 continue;
             };
-            let key = (slice.metadata.namespace.clone().unwrap_or_default(), svc.clone());
+            let key = (slice.namespace.clone(), svc.clone());
             if per_address {
                 addresses
                     .entry(key.clone())

@@ -29,7 +29,8 @@ pub struct ServiceReport {
     /// MetalLB's controller replayed; `null` when MetalLB is absent or its configuration unknown.
     pub allocation: Option<Allocation>,
     pub metallb: Option<MetallbService>,
-    pub cilium: Option<CiliumService>,
+    /// Boxed: a MetalLB cluster's 10,000 reports would otherwise each carry its 1 KB of `None`.
+    pub cilium: Option<Box<CiliumService>>,
     /// k3s ServiceLB's view; `null` unless ServiceLB runs and handles the Service.
     pub servicelb: Option<super::servicelb::Verdict>,
     pub findings: Vec<Finding>,

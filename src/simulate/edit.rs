@@ -235,7 +235,15 @@ fn apply_objects(into: &mut Snapshot, file: &str, from: &Snapshot) -> Result<Vec
     }
     upsert!("Node", nodes);
     upsert!("Service", services);
-    upsert!("EndpointSlice", endpoint_slices);
+    for o in &from.endpoint_slices {
+        let key = (o.namespace.clone(), o.name.clone());
+        let at = into.endpoint_slices.iter().position(|x| x.namespace == o.namespace && x.name == o.name);
+        match at {
+            Some(i) => into.endpoint_slices[i] = o.clone(),
+            None => into.endpoint_slices.push(o.clone()),
+        }
+        put("EndpointSlice", key, at.is_some());
+    }
     upsert!("Namespace", namespaces);
     upsert!("Pod", pods);
     upsert!("Event", events);

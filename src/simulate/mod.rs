@@ -77,10 +77,10 @@ type Key<'s> = (&'s str, &'s str);
 fn affected_by_node<'s>(snap: &'s Snapshot, report: &'s Report) -> BTreeMap<&'s str, BTreeSet<Key<'s>>> {
     let mut direct: BTreeMap<&str, BTreeSet<Key>> = BTreeMap::new();
     for slice in &snap.endpoint_slices {
-        let Some(name) = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name")) else {
+        let Some(name) = &slice.service else {
             continue;
         };
-        let key = (slice.metadata.namespace.as_deref().unwrap_or(""), name.as_str());
+        let key = (slice.namespace.as_str(), name.as_str());
         for node in slice.endpoints.iter().filter_map(|e| e.node_name.as_deref()) {
             direct.entry(node).or_default().insert(key);
         }
@@ -167,10 +167,8 @@ fn is_loss(c: &Change) -> bool {
 
 /// The snapshot with only the named Services and their EndpointSlices.
 pub(crate) fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapshot {
-    let service_of = |slice: &k8s_openapi::api::discovery::v1::EndpointSlice| {
-        let ns = slice.metadata.namespace.as_deref().unwrap_or("");
-        let name = slice.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name"));
-        name.is_some_and(|n| keys.contains(&(ns, n.as_str())))
+    let service_of = |slice: &crate::snapshot::EndpointSlice| {
+        slice.service.as_deref().is_some_and(|n| keys.contains(&(slice.namespace.as_str(), n)))
     };
     Snapshot {
         services: snap

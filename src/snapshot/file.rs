@@ -409,7 +409,7 @@ enum Object {
     Pod(Box<Pod>),
     Event(Box<Event>),
     ConfigMap(Box<ConfigMap>),
-    EndpointSlice(Box<EndpointSlice>),
+    EndpointSlice(Box<crate::snapshot::EndpointSlice>),
     DaemonSet(Box<DaemonSet>),
     Deployment(Box<Deployment>),
     IpAddressPool(Box<crd::IpAddressPool>),
@@ -506,7 +506,8 @@ impl Pending<'_> {
             ("", "Event") if core => typed!(Event),
             ("", "ConfigMap") if core => typed!(ConfigMap),
             ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => {
-                typed!(EndpointSlice)
+                let full: EndpointSlice = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
+                Object::EndpointSlice(Box::new(full.into()))
             }
             ("apps", "DaemonSet") if api_version == "apps/v1" => typed!(DaemonSet),
             ("apps", "Deployment") if api_version == "apps/v1" => typed!(Deployment),
@@ -526,8 +527,7 @@ impl Pending<'_> {
             _ => Object::Ignored(format!("{kind} ({api_version})")),
         };
         let mut object = object;
-        let (namespace, name) =
-            meta.unwrap_or_else(|| object.meta_mut().map(|m| crate::snapshot::key_of(m)).unwrap_or_default());
+        let (namespace, name) = meta.unwrap_or_else(|| object.key().unwrap_or_default());
         if name.is_empty() && !matches!(object, Object::Info(_) | Object::Ignored(_) | Object::Refused { .. }) {
             let what = if namespace.is_empty() { kind } else { format!("{kind} in namespace {namespace}") };
             return Err(LoadError::Malformed {
@@ -567,7 +567,6 @@ impl Object {
             Object::Pod(o) => &mut o.metadata,
             Object::Event(o) => &mut o.metadata,
             Object::ConfigMap(o) => &mut o.metadata,
-            Object::EndpointSlice(o) => &mut o.metadata,
             Object::DaemonSet(o) => &mut o.metadata,
             Object::Deployment(o) => &mut o.metadata,
             Object::IpAddressPool(o) => &mut o.metadata,
@@ -583,8 +582,16 @@ impl Object {
             Object::CiliumIpPool(o) => &mut o.metadata,
             Object::CiliumL2Policy(o) => &mut o.metadata,
             Object::CiliumNode(o) => &mut o.metadata,
-            Object::Info(_) | Object::Ignored(_) | Object::Refused { .. } => return None,
+            Object::EndpointSlice(_) | Object::Info(_) | Object::Ignored(_) | Object::Refused { .. } => return None,
         })
+    }
+
+    /// `namespace/name`, from metadata or where the object keeps them.
+    fn key(&mut self) -> Option<(String, String)> {
+        match self {
+            Object::EndpointSlice(o) => Some((o.namespace.clone(), o.name.clone())),
+            _ => self.meta_mut().map(|m| crate::snapshot::key_of(m)),
+        }
     }
 }
 

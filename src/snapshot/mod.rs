@@ -3,16 +3,17 @@
 
 pub(crate) mod cilium;
 pub mod crd;
+pub mod endpoints;
 pub(crate) mod file;
 pub(crate) mod served;
 pub mod strict;
 
 use std::collections::BTreeMap;
 
+pub use endpoints::EndpointSlice;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
-use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use serde::{Deserialize, Serialize};
 

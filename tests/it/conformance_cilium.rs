@@ -45,8 +45,8 @@ fn service(v: &Value) -> Service {
     .unwrap()
 }
 
-fn slice(v: &Value) -> EndpointSlice {
-    serde_json::from_value(json!({
+fn slice(v: &Value) -> lbdoctor::snapshot::EndpointSlice {
+    serde_json::from_value::<EndpointSlice>(json!({
         "metadata": {"namespace": v["namespace"], "name": v["name"], "labels": v["labels"]},
         "addressType": "IPv4",
         "endpoints": v["endpoints"].as_array().unwrap().iter().map(|e| json!({
@@ -54,6 +54,7 @@ fn slice(v: &Value) -> EndpointSlice {
         })).collect::<Vec<_>>(),
     }))
     .unwrap()
+    .into()
 }
 
 #[test]
@@ -68,7 +69,8 @@ fn every_node_ipam_vector_agrees() {
         let name = v["name"].as_str().unwrap();
         let nodes: Vec<Node> = v["nodes"].as_array().unwrap().iter().map(node).collect();
         let svc = service(&v["service"]);
-        let slices: Vec<EndpointSlice> = v["endpointslices"].as_array().into_iter().flatten().map(slice).collect();
+        let slices: Vec<lbdoctor::snapshot::EndpointSlice> =
+            v["endpointslices"].as_array().into_iter().flatten().map(slice).collect();
         let ready = nodeipam::ready_endpoint_nodes(
             &slices,
             v["service"]["namespace"].as_str().unwrap(),
