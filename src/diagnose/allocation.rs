@@ -22,7 +22,7 @@ fn view<'w>(world: &'w World, o: &Outcome) -> Option<&'w crate::metallb::alloc::
 }
 
 pub(super) fn outcome<'w>(world: &'w World, namespace: &str, name: &str) -> Option<&'w Outcome> {
-    world.replay()?.outcomes.get(&format!("{namespace}/{name}"))
+    world.replay()?.outcomes.get(&format!("{namespace}/{name}")).map(|o| &**o)
 }
 
 /// A Service's `allocation` and its findings; `None` and none when MetalLB's controller does not

@@ -269,6 +269,14 @@ mod x86 {
     }
 }
 
+/// Byte order of two digests (Go's `bytes.Compare`). Their first eight bytes almost always differ:
+/// comparing them as one big-endian integer spares the ten million `memcmp` calls of a
+/// 1,000-node, 10,000-Service check.
+pub fn digest_order(a: &Digest32, b: &Digest32) -> std::cmp::Ordering {
+    let head = |d: &Digest32| u64::from_be_bytes(d[..8].try_into().expect("eight bytes"));
+    head(a).cmp(&head(b)).then_with(|| a[8..].cmp(&b[8..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +303,12 @@ mod tests {
             let got = election_digests(names.iter().map(String::as_str), &ip);
             let want: Vec<Digest32> = names.iter().map(|n| reference(n, &ip)).collect();
             prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn digest_order_is_byte_order(a in prop::array::uniform32(0u8..4), b in prop::array::uniform32(0u8..4)) {
+            // Few byte values: equal heads, where the tail decides, are common.
+            prop_assert_eq!(digest_order(&a, &b), a.cmp(&b));
         }
     }
 }

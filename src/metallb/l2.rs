@@ -231,7 +231,7 @@ fn ranked(
 
 /// The election order: score descending, then digest ascending (spec §4.2 step 9).
 fn election_order(a: &Ranked, b: &Ranked) -> std::cmp::Ordering {
-    b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest))
+    b.score.cmp(&a.score).then_with(|| crate::metallb::digest::digest_order(&a.digest, &b.digest))
 }
 
 /// Sorts the candidates into the election order.

@@ -41,16 +41,18 @@ impl From<k8s::EndpointSlice> for EndpointSlice {
             namespace: meta.namespace.take().unwrap_or_default(),
             name: meta.name.take().unwrap_or_default(),
             service: meta.labels.as_mut().and_then(|l| l.remove(SERVICE_NAME_LABEL)),
-            endpoints: full
-                .endpoints
-                .into_iter()
-                .map(|e| Endpoint {
+            endpoints: {
+                // Into a new vector: `collect` would reuse the full endpoints' buffer, five
+                // times the size, in place.
+                let mut endpoints = Vec::with_capacity(full.endpoints.len());
+                endpoints.extend(full.endpoints.into_iter().map(|e| Endpoint {
                     targets_pod: e.target_ref.as_ref().and_then(|t| t.kind.as_deref()) == Some("Pod"),
                     addresses: e.addresses,
                     conditions: e.conditions,
                     node_name: e.node_name,
-                })
-                .collect(),
+                }));
+                endpoints
+            },
         }
     }
 }

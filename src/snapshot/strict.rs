@@ -45,15 +45,6 @@ pub fn snapshot_unknown(api_version: &str, kind: &str, object: &str) -> Vec<Unkn
             Err(_) => Vec::new(),
         };
     }
-    // Keys only: the values are skipped, not built.
-    type Keys<'a> = std::collections::BTreeMap<std::borrow::Cow<'a, str>, serde::de::IgnoredAny>;
-    #[derive(serde::Deserialize)]
-    struct Top<'a> {
-        #[serde(borrow, default)]
-        metadata: Option<Keys<'a>>,
-        #[serde(flatten, borrow)]
-        rest: Keys<'a>,
-    }
     let Ok(top) = serde_json::from_str::<Top>(object) else { return Vec::new() };
     shallow(
         api_version,
@@ -61,6 +52,40 @@ pub fn snapshot_unknown(api_version: &str, kind: &str, object: &str) -> Vec<Unkn
         &mut top.rest.keys().map(|k| k.as_ref()),
         top.metadata.as_ref().map(|m| Box::new(m.keys().map(|k| k.as_ref())) as Box<dyn Iterator<Item = &str>>),
     )
+}
+
+/// Keys only: the values are skipped, not built.
+type Keys<'a> = std::collections::BTreeMap<std::borrow::Cow<'a, str>, serde::de::IgnoredAny>;
+
+/// An object's top-level keys (sorted, without `metadata`) and its metadata's keys. Written by
+/// hand: `#[serde(flatten)]` would first copy every value of the object into serde's buffer.
+struct Top<'a> {
+    metadata: Option<Keys<'a>>,
+    rest: Keys<'a>,
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Top<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Top<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Top<'a>, A::Error> {
+                let mut top = Top { metadata: None, rest: Keys::new() };
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "metadata" {
+                        top.metadata = map.next_value()?;
+                    } else {
+                        top.rest.insert(key, map.next_value()?);
+                    }
+                }
+                Ok(top)
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
 }
 
 /// `snapshot_unknown` for an object already read as a value (YAML).
@@ -233,6 +258,13 @@ mod tests {
         let unknown = snapshot_unknown("v1", "Node", node);
         assert_eq!(unknown.iter().map(|u| u.path.as_str()).collect::<Vec<_>>(), ["metadata.label"]);
         assert_eq!(unknown[0].nearest.as_deref(), Some("metadata.labels"));
+        let svc = r#"{"stauts":{"a":[1,{"b":null}]},"apiVersion":"v1","spec":{"x":[true,"s",{"y":{}}]},"metadata":{"name":"a","annotation":{}},"kind":"Service","Status":2}"#;
+        let unknown = snapshot_unknown("v1", "Service", svc);
+        // Sorted by key, then metadata's; every kind of value is read past.
+        assert_eq!(
+            unknown.iter().map(|u| u.path.as_str()).collect::<Vec<_>>(),
+            ["Status", "stauts", "metadata.annotation"]
+        );
         let ad = r#"{"apiVersion":"metallb.io/v1beta1","kind":"L2Advertisement","metadata":{"name":"a"},"spec":{"nodeSelector":[]}}"#;
         assert_eq!(snapshot_unknown("metallb.io/v1beta1", "L2Advertisement", ad)[0].path, "spec.nodeSelector");
     }

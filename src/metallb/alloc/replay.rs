@@ -56,7 +56,8 @@ pub struct Outcome {
 pub struct Replay<'a> {
     /// The allocator after every Service that holds IPs was re-registered.
     pub controller: Controller,
-    pub outcomes: HashMap<String, Outcome>,
+    /// Boxed: an Outcome is ~700 bytes and the table keeps a third of its slots empty.
+    pub outcomes: HashMap<String, Box<Outcome>>,
     /// The Services as the controller read them.
     pub views: Vec<SvcView<'a>>,
 }
@@ -102,7 +103,7 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
             controller.alloc.end_trial(&key, now);
         }
         outcome.order_peers = peers(&outcome, *count, &counts, rules.holders_first);
-        outcomes.insert(key, outcome);
+        outcomes.insert(key, Box::new(outcome));
     }
     order_effects_of_reallocation(&owned, &mut outcomes, rules.holders_first);
     link_order_peers(&mut outcomes);
@@ -123,13 +124,13 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
                 outcome.fits = controller.alloc.pool_fits(&key, svc, f, &svc.ports, &sk);
             }
         }
-        outcomes.insert(key, outcome);
+        outcomes.insert(key, Box::new(outcome));
     }
     if let Some(first) = &mut unregistered {
         takers_at_restart(first, &owned, &mut outcomes);
     }
     for (i, svc) in services.iter().enumerate().filter(|(_, s)| !handled(s)) {
-        outcomes.insert(svc.key(), not_ours(svc, i));
+        outcomes.insert(svc.key(), Box::new(not_ours(svc, i)));
     }
     drop(owned);
     Replay { controller, outcomes, views: services }
@@ -260,7 +261,7 @@ fn peers(outcome: &Outcome, count: usize, counts: &HashMap<String, usize>, holde
 fn takers_at_restart(
     first: &mut Controller,
     owned: &[(usize, usize, &SvcView)],
-    outcomes: &mut HashMap<String, Outcome>,
+    outcomes: &mut HashMap<String, Box<Outcome>>,
 ) {
     let mut keepers: HashMap<IpAddr, Vec<String>> = HashMap::new();
     for (_, _, svc) in owned {
@@ -309,7 +310,7 @@ fn takers_at_restart(
 /// depend on MetalLB's unspecified order.
 fn order_effects_of_reallocation(
     owned: &[(usize, usize, &SvcView)],
-    outcomes: &mut HashMap<String, Outcome>,
+    outcomes: &mut HashMap<String, Box<Outcome>>,
     holders_first: bool,
 ) {
     if !outcomes.values().any(|o| o.status == Status::Mismatch) {
@@ -342,7 +343,7 @@ fn order_effects_of_reallocation(
     }
 }
 
-fn add_peer(outcomes: &mut HashMap<String, Outcome>, to: &str, peer: String) {
+fn add_peer(outcomes: &mut HashMap<String, Box<Outcome>>, to: &str, peer: String) {
     if let Some(o) = outcomes.get_mut(to) {
         if !o.order_peers.contains(&peer) {
             o.order_peers.push(peer);
@@ -353,7 +354,7 @@ fn add_peer(outcomes: &mut HashMap<String, Outcome>, to: &str, peer: String) {
 
 /// Order dependence goes both ways: the Service that kept the address would have lost it had
 /// its peer been processed first.
-fn link_order_peers(outcomes: &mut HashMap<String, Outcome>) {
+fn link_order_peers(outcomes: &mut HashMap<String, Box<Outcome>>) {
     let links: Vec<(String, String)> =
         outcomes.iter().flat_map(|(k, o)| o.order_peers.iter().map(move |p| (p.clone(), k.clone()))).collect();
     for (a, b) in links {
