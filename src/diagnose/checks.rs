@@ -220,7 +220,7 @@ fn exclude_label_trap(c: &ServiceCtx) -> Option<Finding> {
     if v.answering.is_some() || world.setup.ignore_exclude_lb || !el.active_endpoint || el.ads_for_service.is_empty() {
         return None;
     }
-    let mut reachable = el.after_network.clone();
+    let mut reachable = (*el.after_network).clone();
     reachable.intersect_with(&el.advertised);
     let mut kept = reachable.clone();
     kept.difference_with(&world.table.excluded);

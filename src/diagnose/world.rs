@@ -15,7 +15,7 @@ use crate::metallb::alloc::svc::SvcView;
 use crate::metallb::bgp::speaker::per_address_health;
 use crate::metallb::config::{self, Config, ConfigError, ConfigInput};
 use crate::metallb::install::{self, Overrides, Setup};
-use crate::metallb::l2::{EndpointInput, L2Context, Liveness, NodeFacts, NodeTable};
+use crate::metallb::l2::{EndpointInput, L2Context, Liveness, NodeFacts, NodeFilters, NodeTable};
 use crate::metallb::release::{Release, Rules};
 use crate::metallb::service::class_handled;
 use crate::snapshot::{Memberlist, Snapshot};
@@ -28,6 +28,8 @@ pub struct World<'a> {
     /// controller configuration.
     replay: OnceLock<Option<Replay<'a>>>,
     refused_pools: OnceLock<Option<String>>,
+    /// The Service-independent node filters, per release rules they were computed under.
+    l2_filters: std::sync::Mutex<Vec<(Rules, NodeFilters)>>,
     /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
     pub controller_config: Result<Config, ConfigError>,
     /// The same CRs read under the release LBD107 compares with, when it could change an answer:
@@ -215,6 +217,7 @@ impl<'a> World<'a> {
             setup,
             config,
             replay: OnceLock::new(),
+            l2_filters: Default::default(),
             refused_pools: OnceLock::new(),
             controller_config,
             alternate,
@@ -283,12 +286,24 @@ impl<'a> World<'a> {
     }
 
     pub fn l2_context(&self, rules: Rules, full_order: bool) -> L2Context<'_> {
+        let filters = {
+            let mut cache = self.l2_filters.lock().unwrap_or_else(|e| e.into_inner());
+            match cache.iter().find(|(r, _)| *r == rules) {
+                Some((_, f)) => f.clone(),
+                None => {
+                    let f = NodeFilters::new(&self.table, &self.liveness, self.setup.ignore_exclude_lb, rules);
+                    cache.push((rules, f.clone()));
+                    f
+                }
+            }
+        };
         L2Context {
             nodes: &self.table,
             liveness: &self.liveness,
             ignore_exclude_lb: self.setup.ignore_exclude_lb,
             rules,
             full_order,
+            filters,
         }
     }
 

@@ -10,7 +10,9 @@ use lbdoctor::k8s::ip::parse_go_ip;
 use lbdoctor::k8s::selector::Selector;
 use lbdoctor::k8s::{endpoint_can_serve_under, EXCLUDE_LB_LABEL};
 use lbdoctor::metallb::config::{self, ConfigInput, L2Ad};
-use lbdoctor::metallb::l2::{self, AdNodes, EndpointInput, L2Context, Liveness, NodeFacts, NodeTable, ServiceInput};
+use lbdoctor::metallb::l2::{
+    self, AdNodes, EndpointInput, L2Context, Liveness, NodeFacts, NodeFilters, NodeTable, ServiceInput,
+};
 use lbdoctor::metallb::release::{Release, Rules};
 use lbdoctor::snapshot::crd::{IpAddressPool, L2Advertisement};
 use serde_json::{json, Value};
@@ -132,6 +134,7 @@ fn should_announce(
         ignore_exclude_lb: sc.ignore_exclude_lb,
         rules,
         full_order: true,
+        filters: NodeFilters::new(&sc.table, &sc.liveness, sc.ignore_exclude_lb, rules),
     };
     let ads: Vec<AdNodes> = sc.ads.iter().map(|a| AdNodes::new(a, &sc.table)).collect();
     let eps = endpoints(eps, &sc.table, rules);
