@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use crate::snapshot::EndpointSlice;
-use k8s_openapi::api::core::v1::{Node, Pod, Service};
+use crate::snapshot::Service;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use serde::Serialize;
 
 use crate::cilium::nodeipam::{family_of, Family};

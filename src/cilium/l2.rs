@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use fixedbitset::FixedBitSet;
 
+use crate::snapshot::Service;
 use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::Service;
 use regex::Regex;
 
 use super::install::Setup;

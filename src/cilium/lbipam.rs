@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 
+use crate::snapshot::Service;
 use ipnet::IpNet;
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::Service;
 
 use super::install::Setup;
 use super::nodeipam::Family;
@@ -251,7 +251,7 @@ pub struct Request {
 /// The first alias present wins, even when empty.
 fn annotation<'a>(svc: &'a Service, keys: &[&str]) -> Option<&'a str> {
     let a = svc.metadata.annotations.as_ref()?;
-    keys.iter().find_map(|k| a.get(*k)).map(String::as_str)
+    keys.iter().find_map(|k| a.get(k)).map(String::as_str)
 }
 
 pub fn request(setup: &Setup, svc: &Service) -> Request {
@@ -320,7 +320,7 @@ pub fn request(setup: &Setup, svc: &Service) -> Request {
             .unwrap_or_default(),
         ports: spec.ports.iter().flatten().map(|p| p.port).collect(),
         etp_local: spec.external_traffic_policy.as_deref() == Some("Local"),
-        selector: spec.selector.unwrap_or_default(),
+        selector: spec.selector.map(|s| s.to_btree()).unwrap_or_default(),
         ingress,
         actual_condition,
     }

@@ -7,14 +7,14 @@ pub(crate) mod lbipam;
 pub mod nodeipam;
 pub(crate) mod restart;
 
-use k8s_openapi::api::core::v1::Service;
+use crate::snapshot::Service;
 
 use crate::k8s::selector::Labels;
 
 /// What LB-IPAM pools and L2 policies match a serviceSelector against: the Service's labels
 /// plus the pseudo-labels `io.kubernetes.service.namespace` and `io.kubernetes.service.name`.
 pub fn selector_labels(svc: &Service) -> Labels {
-    let mut labels = svc.metadata.labels.clone().unwrap_or_default();
+    let mut labels = svc.metadata.labels.as_ref().map(|l| l.to_btree()).unwrap_or_default();
     labels.insert("io.kubernetes.service.namespace".into(), svc.metadata.namespace.clone().unwrap_or_default());
     labels.insert("io.kubernetes.service.name".into(), svc.metadata.name.clone().unwrap_or_default());
     labels

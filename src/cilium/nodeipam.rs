@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr};
 
 use crate::snapshot::EndpointSlice;
-use k8s_openapi::api::core::v1::{Node, Service};
+use crate::snapshot::Service;
+use k8s_openapi::api::core::v1::Node;
 use serde::Serialize;
 
 use crate::k8s::selector::Selector;

@@ -7,7 +7,7 @@ use super::lbipam::{self, Ledger, Reason, Verdict};
 use super::restart::Rules;
 use super::tests::{pool, setup, svc, with_ingress, T0, T1};
 use crate::snapshot::cilium::IpPool;
-use k8s_openapi::api::core::v1::Service;
+use crate::snapshot::Service;
 
 fn verdict_with(rules: Rules, pools: &[IpPool], services: &[Service], target: &str) -> Verdict {
     let s = setup();

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
+use crate::snapshot::Service;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::Service;
 use serde_json::{json, Value};
 
 use super::install::{LeaseTiming, Setup};

@@ -22,8 +22,8 @@ pub use pools::diagnose_pools;
 
 use std::collections::HashMap;
 
+use crate::snapshot::Service;
 use fixedbitset::FixedBitSet;
-use k8s_openapi::api::core::v1::Service;
 use rayon::prelude::*;
 
 use crate::k8s::ip::go_ip_string;
@@ -328,8 +328,7 @@ fn evaluate<'w>(
 
     let key = (eval.namespace.clone(), eval.name.clone());
     let endpoints = world.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default();
-    static NO_LABELS: crate::k8s::selector::Labels = crate::k8s::selector::Labels::new();
-    let labels = svc.metadata.labels.as_ref().unwrap_or(&NO_LABELS);
+    let labels = svc.metadata.labels.as_ref().unwrap_or(crate::k8s::labels::LabelMap::empty());
     let input = ServiceInput {
         labels,
         shared_ip_annotation: has_shared_ip_annotation(svc),

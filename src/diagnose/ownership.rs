@@ -1,6 +1,6 @@
 //! Who should write a Service's `status.loadBalancer`, and who did (spec cilium.md §4).
 
-use k8s_openapi::api::core::v1::Service;
+use crate::snapshot::Service;
 
 use super::implementations::Implementations;
 use super::world::World;
@@ -60,11 +60,8 @@ const MARKS: &[(&str, &str)] = &[
 
 pub(crate) fn ownership(svc: &Service, claimants: Vec<Implementation>) -> Ownership {
     let mut status_writers: Vec<StatusWriter> = svc
-        .metadata
-        .managed_fields
+        .status_writers
         .iter()
-        .flatten()
-        .filter(|m| crate::snapshot::writes_status(m))
         .map(|m| {
             let manager = m.manager.clone().unwrap_or_default();
             StatusWriter {

@@ -2,6 +2,7 @@
 
 pub mod cidr;
 pub mod ip;
+pub mod labels;
 pub mod selector;
 
 use k8s_openapi::api::core::v1::Node;

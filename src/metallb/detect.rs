@@ -357,7 +357,7 @@ pub fn controller(
 mod tests {
     use super::*;
 
-    fn service(annotation: &str) -> k8s_openapi::api::core::v1::Service {
+    fn service(annotation: &str) -> crate::snapshot::Service {
         serde_json::from_value(serde_json::json!({"metadata": {"name": "web", "namespace": "default",
             "annotations": {annotation: "pool-a"}}}))
         .unwrap()

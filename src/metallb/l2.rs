@@ -13,7 +13,6 @@ use super::config::L2Ad;
 use super::digest::{each_election_digest, election_digests, Digest32};
 use super::release::Rules;
 use crate::k8s::ip::go_ip_string;
-use crate::k8s::selector::Labels;
 pub use crate::report::metallb::{Exclusion, L2Reason};
 
 pub type NodeId = usize;
@@ -172,7 +171,7 @@ impl<'a> AdNodes<'a> {
 }
 
 pub struct ServiceInput<'a> {
-    pub labels: &'a Labels,
+    pub labels: &'a crate::k8s::labels::LabelMap,
     /// `metallb.io/allow-shared-ip` or `metallb.universe.tf/allow-shared-ip` is present.
     pub shared_ip_annotation: bool,
     /// `externalTrafficPolicy` is exactly `Local`.
@@ -236,7 +235,7 @@ pub struct Election {
 }
 
 /// `l2AdsForService`: ads with no service selectors, or with one that matches.
-pub fn ads_for_service(ads: &[&L2Ad], labels: &Labels) -> Vec<usize> {
+pub fn ads_for_service(ads: &[&L2Ad], labels: &(impl crate::k8s::labels::LabelLookup + ?Sized)) -> Vec<usize> {
     ads.iter()
         .enumerate()
         .filter(|(_, ad)| ad.service_selectors.is_empty() || ad.service_selectors.iter().any(|s| s.matches(labels)))

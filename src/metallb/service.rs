@@ -2,7 +2,7 @@
 
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::Service;
+use crate::snapshot::Service;
 
 use super::config::Config;
 use crate::k8s::ip::parse_go_ip;

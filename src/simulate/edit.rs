@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, NodeCondition, Pod, PodCondition};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::metallb::install::is_speaker_labelled;
 pub use crate::report::simulate::Applied;
@@ -270,7 +269,12 @@ fn apply_objects(into: &mut Snapshot, file: &str, from: &Snapshot) -> Result<Vec
 }
 
 /// Replaces the object with the same namespace and name, else appends; true when it replaced.
-fn upsert<T>(list: &mut Vec<T>, object: T, key: &(String, String), meta: impl Fn(&T) -> &ObjectMeta) -> bool {
+fn upsert<T, M: crate::snapshot::ObjectKey>(
+    list: &mut Vec<T>,
+    object: T,
+    key: &(String, String),
+    meta: impl Fn(&T) -> &M,
+) -> bool {
     match list.iter_mut().find(|x| crate::snapshot::key_of(meta(x)) == *key) {
         Some(slot) => {
             *slot = object;

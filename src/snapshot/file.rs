@@ -404,7 +404,7 @@ impl<'a> Split<'a> {
 enum Object {
     Info(Box<SnapshotInfo>),
     Node(Box<Node>),
-    Service(Box<Service>),
+    Service(Box<crate::snapshot::Service>),
     Namespace(Box<Namespace>),
     Pod(Box<Pod>),
     Event(Box<Event>),
@@ -500,7 +500,10 @@ impl Pending<'_> {
             // Never keep a Secret, not even in memory.
             ("", "Secret") => Object::Ignored("Secret (v1, never stored)".into()),
             ("", "Node") if core => typed!(Node),
-            ("", "Service") if core => typed!(Service),
+            ("", "Service") if core => {
+                let full: Service = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
+                Object::Service(Box::new(full.into()))
+            }
             ("", "Namespace") if core => typed!(Namespace),
             ("", "Pod") if core => typed!(Pod),
             ("", "Event") if core => typed!(Event),
@@ -562,7 +565,6 @@ impl Object {
     fn meta_mut(&mut self) -> Option<&mut ObjectMeta> {
         Some(match self {
             Object::Node(o) => &mut o.metadata,
-            Object::Service(o) => &mut o.metadata,
             Object::Namespace(o) => &mut o.metadata,
             Object::Pod(o) => &mut o.metadata,
             Object::Event(o) => &mut o.metadata,
@@ -582,7 +584,11 @@ impl Object {
             Object::CiliumIpPool(o) => &mut o.metadata,
             Object::CiliumL2Policy(o) => &mut o.metadata,
             Object::CiliumNode(o) => &mut o.metadata,
-            Object::EndpointSlice(_) | Object::Info(_) | Object::Ignored(_) | Object::Refused { .. } => return None,
+            Object::Service(_)
+            | Object::EndpointSlice(_)
+            | Object::Info(_)
+            | Object::Ignored(_)
+            | Object::Refused { .. } => return None,
         })
     }
 
@@ -590,6 +596,7 @@ impl Object {
     fn key(&mut self) -> Option<(String, String)> {
         match self {
             Object::EndpointSlice(o) => Some((o.namespace.clone(), o.name.clone())),
+            Object::Service(o) => Some(crate::snapshot::key_of(&o.metadata)),
             _ => self.meta_mut().map(|m| crate::snapshot::key_of(m)),
         }
     }

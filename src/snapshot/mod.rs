@@ -6,6 +6,7 @@ pub mod crd;
 pub mod endpoints;
 pub(crate) mod file;
 pub(crate) mod served;
+pub mod service;
 pub mod strict;
 
 use std::collections::BTreeMap;
@@ -13,9 +14,10 @@ use std::collections::BTreeMap;
 pub use endpoints::EndpointSlice;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use serde::{Deserialize, Serialize};
+pub use service::Service;
 
 pub use crate::report::metallb::{BgpType, Memberlist};
 pub use crate::report::ObjectOrigin;
@@ -313,6 +315,24 @@ pub fn trim_managed_fields(kind: &str, meta: &mut ObjectMeta) {
 }
 
 /// `namespace/name` of any object with metadata.
-pub fn key_of(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> (String, String) {
-    (meta.namespace.clone().unwrap_or_default(), meta.name.clone().unwrap_or_default())
+pub fn key_of(meta: &impl ObjectKey) -> (String, String) {
+    let (namespace, name) = meta.namespace_name();
+    (namespace.unwrap_or_default().to_string(), name.unwrap_or_default().to_string())
+}
+
+/// Metadata that names an object: Kubernetes' own, or the compact kind the loader keeps.
+pub trait ObjectKey {
+    fn namespace_name(&self) -> (Option<&str>, Option<&str>);
+}
+
+impl ObjectKey for ObjectMeta {
+    fn namespace_name(&self) -> (Option<&str>, Option<&str>) {
+        (self.namespace.as_deref(), self.name.as_deref())
+    }
+}
+
+impl ObjectKey for service::Meta {
+    fn namespace_name(&self) -> (Option<&str>, Option<&str>) {
+        (self.namespace.as_deref(), self.name.as_deref())
+    }
 }

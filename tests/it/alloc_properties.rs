@@ -7,7 +7,7 @@ use lbdoctor::metallb::alloc::svc::{Port, SvcView};
 use proptest::prelude::*;
 
 fn view() -> SvcView<'static> {
-    let svc: k8s_openapi::api::core::v1::Service =
+    let svc: lbdoctor::snapshot::Service =
         serde_json::from_value(serde_json::json!({"metadata": {"namespace": "ns", "name": "x"}})).unwrap();
     // Leaked: a view borrows its Service, and each test case needs only a few.
     SvcView::from_service(Box::leak(Box::new(svc)))

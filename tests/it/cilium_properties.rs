@@ -2,8 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{Node, Service};
+use k8s_openapi::api::core::v1::Node;
 use lbdoctor::cilium::nodeipam::{self, family_of, Family, Input, Outcome};
+use lbdoctor::snapshot::Service;
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use lbdoctor::k8s::cidr::parse_pool_address;
 use lbdoctor::k8s::ip::{go_ip_string, parse_go_ip};
@@ -17,6 +16,7 @@ use lbdoctor::metallb::alloc::svc::{Port, SvcView};
 use lbdoctor::metallb::config::{self, ConfigInput};
 use lbdoctor::metallb::release::{Release, Rules};
 use lbdoctor::snapshot::crd::IpAddressPool;
+use lbdoctor::snapshot::Service;
 use serde_json::{json, Value};
 
 use crate::util::{self, strs};

@@ -1,9 +1,10 @@
 //! Conformance with Cilium's Node IPAM unit tests (and the vectors derived from its code),
 //! recorded as JSON in `../shared/vectors/cilium-nodeipam.json` (or `$LBDOCTOR_VECTORS`).
 
-use k8s_openapi::api::core::v1::{Node, Service};
+use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use lbdoctor::cilium::nodeipam::{self, Input, Outcome};
+use lbdoctor::snapshot::Service;
 use serde_json::{json, Value};
 
 use crate::util;

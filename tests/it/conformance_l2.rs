@@ -142,7 +142,7 @@ fn should_announce(
     let ann = labels(&svc["annotations"]);
     let ip: IpAddr = parse_go_ip(svc["ingressIPs"][0].as_str().unwrap()).unwrap();
     let input = ServiceInput {
-        labels: &svc_labels,
+        labels: &svc_labels.clone().into(),
         shared_ip_annotation: ann.contains_key("metallb.io/allow-shared-ip")
             || ann.contains_key("metallb.universe.tf/allow-shared-ip"),
         etp_local: svc["externalTrafficPolicy"] == "Local",

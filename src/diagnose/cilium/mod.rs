@@ -9,7 +9,7 @@ mod servicelb;
 
 pub(crate) use cluster::cluster_findings;
 
-use k8s_openapi::api::core::v1::Service;
+use crate::snapshot::Service;
 
 use super::implementations::Implementations;
 use crate::cilium::lbipam::CLASS_L2;

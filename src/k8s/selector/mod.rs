@@ -6,6 +6,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelecto
 
 mod text;
 
+pub use super::labels::{LabelLookup, LabelMap};
+
 pub type Labels = BTreeMap<String, String>;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,12 +80,12 @@ impl Selector {
         Ok(Selector { requirements })
     }
 
-    pub fn matches(&self, labels: &Labels) -> bool {
+    pub fn matches(&self, labels: &(impl LabelLookup + ?Sized)) -> bool {
         self.requirements.iter().all(|r| {
-            let value = labels.get(&r.key);
+            let value = labels.label(&r.key);
             match r.op {
-                Op::In => value.is_some_and(|v| r.values.contains(v)),
-                Op::NotIn => value.is_none_or(|v| !r.values.contains(v)),
+                Op::In => value.is_some_and(|v| r.values.iter().any(|x| x == v)),
+                Op::NotIn => value.is_none_or(|v| !r.values.iter().any(|x| x == v)),
                 Op::Exists => value.is_some(),
                 Op::DoesNotExist => value.is_none(),
                 Op::Gt | Op::Lt => {

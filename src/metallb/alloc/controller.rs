@@ -106,7 +106,7 @@ impl Written {
 
     /// The annotations as MetalLB writes them.
     pub fn annotations(&self, input: &SvcView) -> Option<BTreeMap<String, String>> {
-        let mut a = input.annotations.cloned();
+        let mut a = input.annotations.map(|m| m.to_btree());
         let key = self.key.unwrap_or(ANN_ALLOCATED_FROM);
         match &self.allocated_from {
             None => {}

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ipnet::IpNet;
 
-use crate::k8s::selector::{Labels, Selector};
+use crate::k8s::selector::{LabelLookup, Labels, Selector};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AllocPool {
@@ -30,7 +30,7 @@ impl AllocPool {
     }
 
     /// `isPoolCompatibleWithService`: namespace list, then Service labels against the selectors.
-    pub fn compatible_with(&self, namespace: &str, labels: &Labels) -> bool {
+    pub fn compatible_with(&self, namespace: &str, labels: &(impl LabelLookup + ?Sized)) -> bool {
         let Some(sa) = &self.service_allocation else { return true };
         if !sa.namespaces.is_empty() && !sa.namespaces.contains(namespace) {
             return false;
@@ -42,7 +42,7 @@ impl AllocPool {
     }
 
     /// Why `compatible_with` refuses, in words; `None` when it accepts.
-    pub fn incompatibility(&self, namespace: &str, labels: &Labels) -> Option<String> {
+    pub fn incompatibility(&self, namespace: &str, labels: &(impl LabelLookup + ?Sized)) -> Option<String> {
         let sa = self.service_allocation.as_ref()?;
         if !sa.namespaces.is_empty() && !sa.namespaces.contains(namespace) {
             let list: Vec<&str> = sa.namespaces.iter().map(String::as_str).collect();

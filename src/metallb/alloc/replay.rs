@@ -368,7 +368,7 @@ mod tests {
     use crate::metallb::alloc::pools::AllocPool;
 
     fn view(name: &str, ip: &str) -> SvcView<'static> {
-        let svc: k8s_openapi::api::core::v1::Service = serde_json::from_value(serde_json::json!({
+        let svc: crate::snapshot::Service = serde_json::from_value(serde_json::json!({
             "metadata": {"namespace": "default", "name": name},
             "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.1", "ports": [{"port": 80, "protocol": "TCP"}]},
             "status": {"loadBalancer": {"ingress": [{"ip": ip}]}}
@@ -404,7 +404,7 @@ mod tests {
     /// depends on the order; before, either may be synced first.
     #[test]
     fn before_v0_14_0_any_two_holders_of_one_ip_depend_on_the_order() {
-        let svc: k8s_openapi::api::core::v1::Service = serde_json::from_value(serde_json::json!({
+        let svc: crate::snapshot::Service = serde_json::from_value(serde_json::json!({
             "metadata": {"namespace": "default", "name": "dual"},
             "spec": {"type": "LoadBalancer", "clusterIP": "10.96.0.2", "clusterIPs": ["10.96.0.2", "fd00::2"],
                      "ports": [{"port": 443, "protocol": "TCP"}]},

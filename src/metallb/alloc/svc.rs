@@ -1,12 +1,11 @@
 //! The parts of a Service MetalLB's controller reads and writes, taken out of the API object once.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt;
 
-use k8s_openapi::api::core::v1::Service;
+use crate::snapshot::Service;
 
-use crate::k8s::selector::Labels;
+use crate::k8s::labels::LabelMap;
 
 pub const ANN_ALLOCATED_FROM: &str = "metallb.io/ip-allocated-from-pool";
 
@@ -74,12 +73,12 @@ impl Ingress {
 pub struct SvcView<'a> {
     pub namespace: &'a str,
     pub name: &'a str,
-    pub labels: &'a Labels,
+    pub labels: &'a LabelMap,
     /// `None` is Go's nil map, which differs from an empty one for the "did it change" test.
-    pub annotations: Option<&'a BTreeMap<String, String>>,
+    pub annotations: Option<&'a LabelMap>,
     pub type_: &'a str,
     pub ports: Vec<Port>,
-    pub selector: &'a Labels,
+    pub selector: &'a LabelMap,
     pub external_traffic_policy: &'a str,
     pub ip_families: &'a [String],
     pub ip_family_policy: Option<&'a str>,
@@ -93,17 +92,15 @@ pub struct SvcView<'a> {
     pub metallb_io: bool,
 }
 
-static NO_LABELS: Labels = Labels::new();
-
 impl<'a> SvcView<'a> {
     pub fn from_service(svc: &'a Service) -> SvcView<'a> {
-        static NO_SPEC: std::sync::OnceLock<k8s_openapi::api::core::v1::ServiceSpec> = std::sync::OnceLock::new();
+        static NO_SPEC: std::sync::OnceLock<crate::snapshot::service::ServiceSpec> = std::sync::OnceLock::new();
         let spec = svc.spec.as_ref().unwrap_or_else(|| NO_SPEC.get_or_init(Default::default));
         let ingress = svc.status.as_ref().and_then(|s| s.load_balancer.as_ref()).and_then(|lb| lb.ingress.as_ref());
         SvcView {
             namespace: svc.metadata.namespace.as_deref().unwrap_or_default(),
             name: svc.metadata.name.as_deref().unwrap_or_default(),
-            labels: svc.metadata.labels.as_ref().unwrap_or(&NO_LABELS),
+            labels: svc.metadata.labels.as_ref().unwrap_or(LabelMap::empty()),
             annotations: svc.metadata.annotations.as_ref(),
             type_: spec.type_.as_deref().unwrap_or("ClusterIP"),
             ports: spec
@@ -113,7 +110,7 @@ impl<'a> SvcView<'a> {
                 // The API server defaults the protocol; hand-written manifests may leave it out.
                 .map(|p| Port::new(p.protocol.as_deref().unwrap_or("TCP"), p.port))
                 .collect(),
-            selector: spec.selector.as_ref().unwrap_or(&NO_LABELS),
+            selector: spec.selector.as_ref().unwrap_or(LabelMap::empty()),
             external_traffic_policy: spec.external_traffic_policy.as_deref().unwrap_or_default(),
             ip_families: spec.ip_families.as_deref().unwrap_or_default(),
             ip_family_policy: spec.ip_family_policy.as_deref(),

@@ -89,7 +89,7 @@ pub struct BgpAd {
 }
 
 impl BgpAd {
-    pub fn matches_service(&self, labels: &Labels) -> bool {
+    pub fn matches_service(&self, labels: &(impl crate::k8s::labels::LabelLookup + ?Sized)) -> bool {
         self.service_selectors.is_empty() || self.service_selectors.iter().any(|s| s.matches(labels))
     }
 

@@ -1,0 +1,126 @@
+//! A compact string map for labels, annotations and selectors of the objects a cluster has by
+//! the ten thousand. Kubernetes' own type is a `BTreeMap`, whose first node alone takes about
+//! 540 bytes however few entries it holds; objects carry two or three such maps. This one is a
+//! sorted slice: one allocation of the pairs, looked up by binary search.
+
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelMap(Box<[(String, String)]>);
+
+impl LabelMap {
+    /// The empty map, for objects without any.
+    pub fn empty() -> &'static LabelMap {
+        static EMPTY: std::sync::LazyLock<LabelMap> = std::sync::LazyLock::new(LabelMap::default);
+        &EMPTY
+    }
+
+    pub fn get(&self, key: &str) -> Option<&String> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// In key order, as a `BTreeMap` iterates.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&String, &String)> + Clone {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sets `key`; rebuilds the slice, for the rare edit (a simulated annotation).
+    pub fn insert(&mut self, key: String, value: String) -> Option<String> {
+        let mut map = self.to_btree();
+        let old = map.insert(key, value);
+        *self = map.into();
+        old
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<String> {
+        let mut map = self.to_btree();
+        let old = map.remove(key);
+        *self = map.into();
+        old
+    }
+
+    pub fn to_btree(&self) -> BTreeMap<String, String> {
+        self.0.iter().cloned().collect()
+    }
+}
+
+impl From<BTreeMap<String, String>> for LabelMap {
+    fn from(map: BTreeMap<String, String>) -> Self {
+        // A BTreeMap yields its keys sorted and unique: the order binary search needs.
+        LabelMap(map.into_iter().collect())
+    }
+}
+
+impl FromIterator<(String, String)> for LabelMap {
+    fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Self {
+        BTreeMap::from_iter(iter).into()
+    }
+}
+
+impl<'a> IntoIterator for &'a LabelMap {
+    type Item = (&'a String, &'a String);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (String, String)>, fn(&'a (String, String)) -> Self::Item>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+/// What a label selector reads from a set of labels, whichever map holds them.
+pub trait LabelLookup {
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl<T: LabelLookup + ?Sized> LabelLookup for &T {
+    fn label(&self, key: &str) -> Option<&str> {
+        (**self).label(key)
+    }
+}
+
+impl LabelLookup for LabelMap {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+impl LabelLookup for BTreeMap<String, String> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn behaves_as_the_btree_map(pairs in prop::collection::vec(("[a-d]{0,3}", "[x-z]{0,2}"), 0..12), probe in "[a-d]{0,3}") {
+            let btree: BTreeMap<String, String> = pairs.iter().cloned().collect();
+            let map: LabelMap = btree.clone().into();
+            prop_assert_eq!(map.get(&probe), btree.get(&probe));
+            prop_assert_eq!(map.contains_key(&probe), btree.contains_key(&probe));
+            prop_assert_eq!(map.iter().collect::<Vec<_>>(), btree.iter().collect::<Vec<_>>());
+            prop_assert_eq!(map.len(), btree.len());
+            prop_assert_eq!(map.to_btree(), btree);
+            let collected: LabelMap = pairs.into_iter().collect();
+            prop_assert_eq!(collected, map);
+        }
+    }
+}
