@@ -60,6 +60,18 @@ impl LabelMap {
     }
 }
 
+impl LabelMap {
+    /// Sorted by key; of pairs with the same key, the last one stays (as `BTreeMap::insert`).
+    fn from_pairs(mut pairs: Vec<(String, String)>) -> LabelMap {
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        // Stable: within a key, input order. Reversed, the last comes first and dedup keeps it.
+        pairs.reverse();
+        pairs.dedup_by(|a, b| a.0 == b.0);
+        pairs.reverse();
+        LabelMap(pairs.into_boxed_slice())
+    }
+}
+
 impl From<BTreeMap<String, String>> for LabelMap {
     fn from(map: BTreeMap<String, String>) -> Self {
         // A BTreeMap yields its keys sorted and unique: the order binary search needs.
@@ -69,7 +81,28 @@ impl From<BTreeMap<String, String>> for LabelMap {
 
 impl FromIterator<(String, String)> for LabelMap {
     fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Self {
-        BTreeMap::from_iter(iter).into()
+        LabelMap::from_pairs(iter.into_iter().collect())
+    }
+}
+
+/// As a JSON object into a `BTreeMap`: string values only, the last of duplicate keys wins.
+impl<'de> serde::Deserialize<'de> for LabelMap {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = LabelMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LabelMap, A::Error> {
+                let mut pairs: Vec<(String, String)> = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(pair) = map.next_entry()? {
+                    pairs.push(pair);
+                }
+                Ok(LabelMap::from_pairs(pairs))
+            }
+        }
+        deserializer.deserialize_map(Visit)
     }
 }
 
@@ -119,8 +152,13 @@ mod tests {
             prop_assert_eq!(map.iter().collect::<Vec<_>>(), btree.iter().collect::<Vec<_>>());
             prop_assert_eq!(map.len(), btree.len());
             prop_assert_eq!(map.to_btree(), btree);
-            let collected: LabelMap = pairs.into_iter().collect();
-            prop_assert_eq!(collected, map);
+            let collected: LabelMap = pairs.iter().cloned().collect();
+            prop_assert_eq!(&collected, &map);
+            // Duplicate keys in JSON: the last wins, as in a BTreeMap.
+            let json = format!("{{{}}}", pairs.iter().map(|(k, v)| format!("{k:?}:{v:?}")).collect::<Vec<_>>().join(","));
+            let decoded: LabelMap = serde_json::from_str(&json).unwrap();
+            let reference: BTreeMap<String, String> = serde_json::from_str(&json).unwrap();
+            prop_assert_eq!(decoded, LabelMap::from(reference));
         }
     }
 }

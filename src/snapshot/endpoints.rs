@@ -1,10 +1,13 @@
 //! EndpointSlices as the engines read them. A cluster has one or more per Service, each endpoint
-//! of k8s-openapi's type is 352 bytes before its strings, and none of the engines reads more than
-//! which node an endpoint sits on, its addresses and its conditions: the loader decodes the full
-//! type (so a malformed slice is refused with the same error as before) and keeps this.
+//! of k8s-openapi's type is 352 bytes before its strings, and no engine reads more than which
+//! node an endpoint sits on, its addresses and its conditions: only those are decoded (a value
+//! of the wrong type there is refused as before), every other field is skipped unread.
 
 pub use k8s::EndpointConditions;
 use k8s_openapi::api::discovery::v1 as k8s;
+use serde::Deserialize;
+
+use crate::k8s::labels::LabelMap;
 
 /// The label that ties a slice to its Service.
 pub const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
@@ -34,25 +37,59 @@ impl EndpointSlice {
     }
 }
 
-impl From<k8s::EndpointSlice> for EndpointSlice {
-    fn from(full: k8s::EndpointSlice) -> Self {
-        let mut meta = full.metadata;
-        EndpointSlice {
-            namespace: meta.namespace.take().unwrap_or_default(),
-            name: meta.name.take().unwrap_or_default(),
-            service: meta.labels.as_mut().and_then(|l| l.remove(SERVICE_NAME_LABEL)),
-            endpoints: {
-                // Into a new vector: `collect` would reuse the full endpoints' buffer, five
-                // times the size, in place.
-                let mut endpoints = Vec::with_capacity(full.endpoints.len());
-                endpoints.extend(full.endpoints.into_iter().map(|e| Endpoint {
-                    targets_pod: e.target_ref.as_ref().and_then(|t| t.kind.as_deref()) == Some("Pod"),
-                    addresses: e.addresses,
+impl<'de> Deserialize<'de> for EndpointSlice {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            #[serde(default)]
+            metadata: Option<Meta>,
+            // Kubernetes' decoder takes null or a missing list for an empty one.
+            #[serde(default)]
+            endpoints: Option<Vec<RawEndpoint>>,
+        }
+        #[derive(Default, Deserialize)]
+        struct Meta {
+            #[serde(default)]
+            name: Option<String>,
+            #[serde(default)]
+            namespace: Option<String>,
+            #[serde(default)]
+            labels: Option<LabelMap>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct RawEndpoint {
+            #[serde(default)]
+            addresses: Option<Vec<String>>,
+            #[serde(default)]
+            conditions: Option<EndpointConditions>,
+            #[serde(default)]
+            node_name: Option<String>,
+            #[serde(default)]
+            target_ref: Option<Ref>,
+        }
+        #[derive(Deserialize)]
+        struct Ref {
+            #[serde(default)]
+            kind: Option<String>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let meta = raw.metadata.unwrap_or_default();
+        Ok(EndpointSlice {
+            namespace: meta.namespace.unwrap_or_default(),
+            name: meta.name.unwrap_or_default(),
+            service: meta.labels.and_then(|l| l.get(SERVICE_NAME_LABEL).cloned()),
+            endpoints: raw
+                .endpoints
+                .unwrap_or_default()
+                .into_iter()
+                .map(|e| Endpoint {
+                    targets_pod: e.target_ref.and_then(|t| t.kind).as_deref() == Some("Pod"),
+                    addresses: e.addresses.unwrap_or_default(),
                     conditions: e.conditions,
                     node_name: e.node_name,
-                }));
-                endpoints
-            },
-        }
+                })
+                .collect(),
+        })
     }
 }

@@ -11,10 +11,10 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::{EndpointSlice, Service};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Service};
-use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod};
 use rayon::prelude::*;
 
 use super::{cilium, crd, Snapshot, SnapshotInfo};
@@ -404,12 +404,12 @@ impl<'a> Split<'a> {
 enum Object {
     Info(Box<SnapshotInfo>),
     Node(Box<Node>),
-    Service(Box<crate::snapshot::Service>),
+    Service(Box<Service>),
     Namespace(Box<Namespace>),
     Pod(Box<Pod>),
     Event(Box<Event>),
     ConfigMap(Box<ConfigMap>),
-    EndpointSlice(Box<crate::snapshot::EndpointSlice>),
+    EndpointSlice(Box<EndpointSlice>),
     DaemonSet(Box<DaemonSet>),
     Deployment(Box<Deployment>),
     IpAddressPool(Box<crd::IpAddressPool>),
@@ -501,16 +501,14 @@ impl Pending<'_> {
             ("", "Secret") => Object::Ignored("Secret (v1, never stored)".into()),
             ("", "Node") if core => typed!(Node),
             ("", "Service") if core => {
-                let full: Service = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
-                Object::Service(Box::new(full.into()))
+                typed!(Service)
             }
             ("", "Namespace") if core => typed!(Namespace),
             ("", "Pod") if core => typed!(Pod),
             ("", "Event") if core => typed!(Event),
             ("", "ConfigMap") if core => typed!(ConfigMap),
             ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => {
-                let full: EndpointSlice = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
-                Object::EndpointSlice(Box::new(full.into()))
+                typed!(EndpointSlice)
             }
             ("apps", "DaemonSet") if api_version == "apps/v1" => typed!(DaemonSet),
             ("apps", "Deployment") if api_version == "apps/v1" => typed!(Deployment),

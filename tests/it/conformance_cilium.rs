@@ -2,7 +2,6 @@
 //! recorded as JSON in `../shared/vectors/cilium-nodeipam.json` (or `$LBDOCTOR_VECTORS`).
 
 use k8s_openapi::api::core::v1::Node;
-use k8s_openapi::api::discovery::v1::EndpointSlice;
 use lbdoctor::cilium::nodeipam::{self, Input, Outcome};
 use lbdoctor::snapshot::Service;
 use serde_json::{json, Value};
@@ -47,7 +46,7 @@ fn service(v: &Value) -> Service {
 }
 
 fn slice(v: &Value) -> lbdoctor::snapshot::EndpointSlice {
-    serde_json::from_value::<EndpointSlice>(json!({
+    serde_json::from_value(json!({
         "metadata": {"namespace": v["namespace"], "name": v["name"], "labels": v["labels"]},
         "addressType": "IPv4",
         "endpoints": v["endpoints"].as_array().unwrap().iter().map(|e| json!({
@@ -55,7 +54,6 @@ fn slice(v: &Value) -> lbdoctor::snapshot::EndpointSlice {
         })).collect::<Vec<_>>(),
     }))
     .unwrap()
-    .into()
 }
 
 #[test]

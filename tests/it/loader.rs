@@ -93,6 +93,46 @@ fn type_errors_name_the_object_and_the_position_in_json() {
     assert!(err.contains("bad.json:4:"), "{err}");
 }
 
+/// Services and EndpointSlices decode only the fields an engine reads: a wrong type there is
+/// refused with the object and the position, a wrong type anywhere else is read past.
+#[test]
+fn services_and_slices_refuse_bad_fields_the_engines_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.json");
+    let svc = |spec: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Service","metadata":{{"name":"web","namespace":"d","labels":{{"app":"web"}}}},"spec":{spec}}}"#
+        )
+    };
+    fs::write(&file, svc(r#"{"type":"LoadBalancer","sessionAffinity":5,"healthCheckNodePort":"x"}"#)).unwrap();
+    let snap = load(&[file.to_str().unwrap()]).unwrap();
+    assert_eq!(snap.services[0].spec.as_ref().unwrap().type_.as_deref(), Some("LoadBalancer"));
+    assert_eq!(snap.services[0].metadata.labels.as_ref().unwrap().get("app").map(String::as_str), Some("web"));
+    fs::write(&file, svc(r#"{"type":"LoadBalancer","externalTrafficPolicy":5}"#)).unwrap();
+    let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
+    assert!(err.contains("Service d/web") && err.contains("wrong type"), "{err}");
+
+    let slice = |endpoint: &str| {
+        format!(
+            r#"{{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","addressType":"IPv4","metadata":{{"name":"web-1","namespace":"d","labels":{{"kubernetes.io/service-name":"web"}}}},"endpoints":[{endpoint}]}}"#
+        )
+    };
+    fs::write(
+        &file,
+        slice(r#"{"addresses":["192.0.2.1"],"nodeName":"a","zone":7,"targetRef":{"kind":"Pod","uid":1}}"#),
+    )
+    .unwrap();
+    let snap = load(&[file.to_str().unwrap()]).unwrap();
+    let e = &snap.endpoint_slices[0];
+    assert_eq!(
+        (e.service.as_deref(), e.endpoints[0].node_name.as_deref(), e.endpoints[0].targets_pod),
+        (Some("web"), Some("a"), true)
+    );
+    fs::write(&file, slice(r#"{"addresses":["192.0.2.1"],"conditions":{"ready":"yes"}}"#)).unwrap();
+    let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
+    assert!(err.contains("EndpointSlice d/web-1") && err.contains("wrong type"), "{err}");
+}
+
 #[test]
 fn objects_without_kind_and_scalars_are_errors() {
     let dir = tempfile::tempdir().unwrap();
