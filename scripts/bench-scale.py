@@ -2,8 +2,8 @@
 """The scale benchmark of docs/performance.md: `check` on a large synthetic cluster, healthy and
 on a bad day, against Python's json.load of the same file.
 
-Generates (scripts/gen-synthetic.py) a 1,000-node / 10,000-Service snapshot, and a "bad day" copy
-of it where every Service carries a finding:
+Generates (scripts/gen-synthetic.py) a 1,000-node / 10,000-Service snapshot (compact JSON, and the
+same objects indented by two spaces), and a "bad day" copy of it where every Service carries a finding:
   - every ingress IP ends in .0 (each pool gains a /14 of 100.64.0.0/10, its Services take its .0
     addresses; no pool sets avoidBuggyIPs: LBD113 everywhere),
   - a quarter of the Services are externalTrafficPolicy: Local with no ready endpoint (dark),
@@ -98,12 +98,16 @@ def main():
     work = a.keep or tempfile.mkdtemp(prefix="lbdoctor-scale.")
     os.makedirs(work, exist_ok=True)
     healthy, bad = os.path.join(work, "healthy.json"), os.path.join(work, "bad-day.json")
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts/gen-synthetic.py"), "--nodes", str(a.nodes),
-                    "--services", str(a.services), "--out", healthy], check=True, stdout=subprocess.DEVNULL)
+    indented = os.path.join(work, "healthy-indented.json")
+    gen = [sys.executable, os.path.join(ROOT, "scripts/gen-synthetic.py"), "--nodes", str(a.nodes),
+           "--services", str(a.services)]
+    subprocess.run(gen + ["--out", healthy], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(gen + ["--indent", "2", "--out", indented], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     bad_day(healthy, bad)
     out = os.path.join(work, "out")
     print(f"{a.nodes} nodes, {a.services} Services; median of {a.runs} interleaved runs; {a.bin}")
-    for form, path in (("healthy", healthy), ("bad day", bad)):
+    for form, path in (("healthy", healthy), ("healthy, indented", indented), ("bad day", bad)):
         cmds = {
             "python json.load": [sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1]))", path],
             "check": [a.bin, "check", "--from", path],
@@ -123,7 +127,7 @@ def main():
             print(f"  {name:18} {t:6.3f} s  ratio {t / base:4.2f}  peak RSS {rss:6.0f} MB "
                   f"({rss / mb:4.1f}x the file){size}")
     if not a.keep:
-        for f in (healthy, bad, out):
+        for f in (healthy, indented, bad, out):
             os.remove(f)
         os.rmdir(work)
 

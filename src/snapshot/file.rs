@@ -266,7 +266,7 @@ enum Doc<'a> {
     /// a List item): a decode error is then placed by decoding its text again.
     Value(serde_json::Value, Option<YamlPlace<'a>>),
     /// A JSON object, with the byte offset of its text in the file and the file's line index.
-    Raw(&'a RawValue, usize, &'a LineIndex),
+    Raw(&'a RawValue, usize, &'a LineIndex<'a>),
     /// A JSON object from an API response: no file position to report.
     Text(&'a str),
 }
@@ -275,7 +275,7 @@ enum Doc<'a> {
 #[derive(Clone, Copy)]
 struct YamlPlace<'a> {
     text: &'a str,
-    lines: &'a LineIndex,
+    lines: &'a LineIndex<'a>,
     /// The document's first line, and the next document's.
     line: u64,
     next: Option<u64>,
@@ -294,27 +294,49 @@ impl<'a> YamlPlace<'a> {
     }
 }
 
-struct LineIndex {
-    newlines: Vec<usize>,
+/// Where lines start, kept sparse: every [`LineIndex::STEP`]th newline's offset, the lines between
+/// counted again when asked. An indented 50 MB snapshot has 2.5 million lines; a full index
+/// would take 20 MB to answer a few thousand questions.
+struct LineIndex<'t> {
+    text: &'t str,
+    /// The offsets of newlines number STEP-1, 2*STEP-1, … (0-based).
+    every: Vec<usize>,
 }
 
-impl LineIndex {
-    fn new(text: &str) -> LineIndex {
-        LineIndex { newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect() }
+impl<'t> LineIndex<'t> {
+    const STEP: usize = 64;
+
+    fn new(text: &'t str) -> LineIndex<'t> {
+        let every = memchr::memchr_iter(b'\n', text.as_bytes()).skip(Self::STEP - 1).step_by(Self::STEP).collect();
+        LineIndex { text, every }
     }
+
+    /// The offset of newline number `i` (0-based), if the text has that many.
+    fn newline(&self, i: usize) -> Option<usize> {
+        let block = i / Self::STEP;
+        let (from, skip) = match block.checked_sub(1) {
+            None => (0, i),
+            Some(b) => (self.every.get(b)? + 1, i - block * Self::STEP),
+        };
+        memchr::memchr_iter(b'\n', &self.text.as_bytes()[from..]).nth(skip).map(|n| from + n)
+    }
+
     /// The byte offset where a 1-based line starts (the text's end past its last line).
     fn line_start(&self, line: u64, text_len: usize) -> usize {
         match line.checked_sub(2) {
             None => 0,
-            Some(i) => self.newlines.get(i as usize).map_or(text_len, |&n| n + 1),
+            Some(i) => self.newline(i as usize).map_or(text_len, |n| n + 1),
         }
     }
 
     /// 1-based line and column of a byte offset.
     fn position(&self, offset: usize) -> (u64, u64) {
-        let line = self.newlines.partition_point(|&n| n < offset);
-        let start = if line == 0 { 0 } else { self.newlines[line - 1] + 1 };
-        (line as u64 + 1, (offset - start) as u64 + 1)
+        let blocks = self.every.partition_point(|&n| n < offset);
+        let from = if blocks == 0 { 0 } else { self.every[blocks - 1] + 1 };
+        let bytes = &self.text.as_bytes()[from..offset];
+        let before = memchr::memchr_iter(b'\n', bytes).count();
+        let start = memchr::memrchr(b'\n', bytes).map_or(from, |n| from + n + 1);
+        ((blocks * Self::STEP + before) as u64 + 1, (offset - start) as u64 + 1)
     }
 }
 
@@ -375,7 +397,7 @@ struct RawItem<'a> {
     origin: Origin,
     raw: &'a RawValue,
     offset: usize,
-    lines: &'a LineIndex,
+    lines: &'a LineIndex<'a>,
 }
 
 enum Split<'a> {
@@ -639,7 +661,7 @@ pub(crate) fn sniff(text: &str) -> Result<(Option<String>, Option<String>), serd
 fn split_text<'a>(
     file: &Arc<str>,
     text: &'a str,
-    lines: &'a LineIndex,
+    lines: &'a LineIndex<'a>,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     let trimmed = text.trim_start();
@@ -656,7 +678,7 @@ fn split_text<'a>(
 fn split_json<'a>(
     file: &Arc<str>,
     text: &'a str,
-    lines: &'a LineIndex,
+    lines: &'a LineIndex<'a>,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     let whole = Origin { file: file.clone(), line: None, column: None, item: None };
@@ -707,7 +729,7 @@ fn split_raw<'a>(
     item: Option<usize>,
     raw: &'a RawValue,
     offset: usize,
-    lines: &'a LineIndex,
+    lines: &'a LineIndex<'a>,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     let (line, column) = lines.position(offset);
@@ -742,7 +764,7 @@ fn split_raw<'a>(
 fn split_yaml<'a>(
     file: &Arc<str>,
     text: &'a str,
-    lines: &'a LineIndex,
+    lines: &'a LineIndex<'a>,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
     let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
@@ -975,5 +997,29 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     match first.find("limits breached: Depth") {
         Some(_) => "nested more than 128 levels deep: not a Kubernetes object".to_string(),
         None => first.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineIndex;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The sparse index answers as a list of every newline would.
+        #[test]
+        fn line_index_equals_the_full_one(text in "[a\n]{0,600}", probe in 0usize..700, line in 1u64..700) {
+            let index = LineIndex::new(&text);
+            let newlines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+            let offset = probe.min(text.len());
+            let l = newlines.partition_point(|&n| n < offset);
+            let start = if l == 0 { 0 } else { newlines[l - 1] + 1 };
+            prop_assert_eq!(index.position(offset), (l as u64 + 1, (offset - start) as u64 + 1));
+            let want = match line.checked_sub(2) {
+                None => 0,
+                Some(i) => newlines.get(i as usize).map_or(text.len(), |&n| n + 1),
+            };
+            prop_assert_eq!(index.line_start(line, text.len()), want);
+        }
     }
 }
