@@ -1,5 +1,6 @@
 //! Loading snapshots from files, directories and stdin: multi-document YAML, JSON, `kind: List`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
@@ -294,31 +295,41 @@ impl<'a> YamlPlace<'a> {
     }
 }
 
-/// Where lines start, kept sparse: every [`LineIndex::STEP`]th newline's offset, the lines between
-/// counted again when asked. An indented 50 MB snapshot has 2.5 million lines; a full index
-/// would take 20 MB to answer a few thousand questions.
+/// Where lines start, kept sparse: per 4 KiB block of text, the newlines before it and where
+/// the last of them is; a position is found by reading one block again. An indented 50 MB
+/// snapshot has 2.5 million lines, a compact one a single line of 27 MB: a list of every
+/// newline would take 20 MB in the first, and counting from the start would take seconds in
+/// the second.
 struct LineIndex<'t> {
     text: &'t str,
-    /// The offsets of newlines number STEP-1, 2*STEP-1, … (0-based).
-    every: Vec<usize>,
+    /// Per block: newlines before its start, and the offset of the last of them.
+    blocks: Vec<(usize, Option<usize>)>,
 }
 
 impl<'t> LineIndex<'t> {
-    const STEP: usize = 64;
+    const BLOCK: usize = 4096;
 
     fn new(text: &'t str) -> LineIndex<'t> {
-        let every = memchr::memchr_iter(b'\n', text.as_bytes()).skip(Self::STEP - 1).step_by(Self::STEP).collect();
-        LineIndex { text, every }
+        let bytes = text.as_bytes();
+        let mut blocks = Vec::with_capacity(bytes.len() / Self::BLOCK + 1);
+        let (mut count, mut last) = (0, None);
+        for start in (0..=bytes.len()).step_by(Self::BLOCK) {
+            blocks.push((count, last));
+            let chunk = &bytes[start..(start + Self::BLOCK).min(bytes.len())];
+            count += memchr::memchr_iter(b'\n', chunk).count();
+            if let Some(n) = memchr::memrchr(b'\n', chunk) {
+                last = Some(start + n);
+            }
+        }
+        LineIndex { text, blocks }
     }
 
     /// The offset of newline number `i` (0-based), if the text has that many.
     fn newline(&self, i: usize) -> Option<usize> {
-        let block = i / Self::STEP;
-        let (from, skip) = match block.checked_sub(1) {
-            None => (0, i),
-            Some(b) => (self.every.get(b)? + 1, i - block * Self::STEP),
-        };
-        memchr::memchr_iter(b'\n', &self.text.as_bytes()[from..]).nth(skip).map(|n| from + n)
+        let block = self.blocks.partition_point(|&(before, _)| before <= i).checked_sub(1)?;
+        let start = block * Self::BLOCK;
+        let skip = i - self.blocks[block].0;
+        memchr::memchr_iter(b'\n', &self.text.as_bytes()[start..]).nth(skip).map(|n| start + n)
     }
 
     /// The byte offset where a 1-based line starts (the text's end past its last line).
@@ -331,12 +342,16 @@ impl<'t> LineIndex<'t> {
 
     /// 1-based line and column of a byte offset.
     fn position(&self, offset: usize) -> (u64, u64) {
-        let blocks = self.every.partition_point(|&n| n < offset);
-        let from = if blocks == 0 { 0 } else { self.every[blocks - 1] + 1 };
+        let block = offset / Self::BLOCK;
+        let (before, last) = self.blocks[block];
+        let from = block * Self::BLOCK;
         let bytes = &self.text.as_bytes()[from..offset];
-        let before = memchr::memchr_iter(b'\n', bytes).count();
-        let start = memchr::memrchr(b'\n', bytes).map_or(from, |n| from + n + 1);
-        ((blocks * Self::STEP + before) as u64 + 1, (offset - start) as u64 + 1)
+        let lines = before + memchr::memchr_iter(b'\n', bytes).count();
+        let start = match memchr::memrchr(b'\n', bytes) {
+            Some(n) => from + n + 1,
+            None => last.map_or(0, |n| n + 1),
+        };
+        (lines as u64 + 1, (offset - start) as u64 + 1)
     }
 }
 
@@ -459,8 +474,8 @@ enum Object {
 
 struct Parsed {
     origin: Origin,
-    key: (String, String, String, String),
-    display: String,
+    /// API group, kind, namespace, name.
+    key: (Cow<'static, str>, String, String, String),
     object: Object,
     /// Fields no server returns for this kind (`strict::snapshot_unknown`): read past, reported.
     unknown: Vec<super::strict::UnknownField>,
@@ -486,12 +501,11 @@ impl Pending<'_> {
             });
             object_label(kind, &namespace, &name)
         };
-        let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
+        let group = group_of(&api_version);
         if let Some(reason) = super::served::refusal(&api_version, &kind) {
-            let display = display(&super::served::short(&kind));
-            let object = Object::Refused { object: display.clone(), reason };
+            let object = Object::Refused { object: display(&super::served::short(&kind)), reason };
             let key = (group, kind, String::new(), String::new());
-            return Ok(Parsed { origin, key, display, object, unknown: Vec::new() });
+            return Ok(Parsed { origin, key, object, unknown: Vec::new() });
         }
         let unknown = match (&doc, depth) {
             // An API server's own answer.
@@ -509,7 +523,7 @@ impl Pending<'_> {
                 Object::$variant(Box::new(doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?))
             };
         }
-        let object = match (group.as_str(), kind.as_str()) {
+        let object = match (group.as_ref(), kind.as_str()) {
             ("lbdoctor", "SnapshotInfo") => {
                 #[derive(Deserialize)]
                 struct InfoDoc {
@@ -561,12 +575,30 @@ impl Pending<'_> {
         if let (Some(reason), false) =
             (super::served::bad_name(&kind, &name), matches!(object, Object::Info(_) | Object::Ignored(_)))
         {
-            let display = object_label(&kind, &namespace, &super::served::short(&name));
-            let object = Object::Refused { object: display.clone(), reason };
-            return Ok(Parsed { origin, key: (group, kind, namespace, name), display, object, unknown });
+            let object =
+                Object::Refused { object: object_label(&kind, &namespace, &super::served::short(&name)), reason };
+            return Ok(Parsed { origin, key: (group, kind, namespace, name), object, unknown });
         }
-        let display = object_label(&kind, &namespace, &name);
-        Ok(Parsed { origin, key: (group, kind, namespace, name), display, object, unknown })
+        Ok(Parsed { origin, key: (group, kind, namespace, name), object, unknown })
+    }
+}
+
+/// The API group of an apiVersion; the groups of the kinds the engines read need no allocation.
+fn group_of(api_version: &str) -> Cow<'static, str> {
+    const KNOWN: &[&str] = &[
+        "",
+        "discovery.k8s.io",
+        "apps",
+        "coordination.k8s.io",
+        "metallb.io",
+        "frrk8s.metallb.io",
+        "cilium.io",
+        "lbdoctor",
+    ];
+    let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+    match KNOWN.iter().find(|k| **k == group) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(group.to_string()),
     }
 }
 
@@ -883,7 +915,7 @@ pub(crate) fn yaml_options() -> serde_saphyr::Options {
 #[derive(Default)]
 struct Collector {
     snap: Snapshot,
-    seen: HashMap<(String, String, String, String), Origin>,
+    seen: HashMap<(Cow<'static, str>, String, String, String), Origin>,
     info_origin: Option<String>,
 }
 
@@ -912,10 +944,16 @@ impl Collector {
     }
 
     fn add(&mut self, parsed: Parsed) -> Result<(), LoadError> {
-        let Parsed { origin, key, display, object, unknown } = parsed;
+        let Parsed { origin, key, object, unknown } = parsed;
+        // Named only for messages: built when one is written.
+        let display = || match &object {
+            Object::Refused { object, .. } => object.clone(),
+            _ => object_label(&key.1, &key.2, &key.3),
+        };
+        let shown = if unknown.is_empty() { String::new() } else { display() };
         for field in unknown {
             self.snap.ignored_fields.push(crate::snapshot::IgnoredField {
-                object: display.clone(),
+                object: shown.clone(),
                 at: origin.to_string(),
                 file: origin.file.clone(),
                 line: origin.line,
@@ -970,8 +1008,18 @@ impl Collector {
             Object::CiliumL2Policy(o) => s.cilium.l2_policies.push(*o),
             Object::CiliumNode(o) => s.cilium.nodes.push(*o),
         }
-        if let Some(first) = self.seen.insert(key, origin.clone()) {
-            return Err(LoadError::Duplicate { object: display, first: first.to_string(), second: origin.to_string() });
+        match self.seen.entry(key) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                let (_, kind, namespace, name) = first.key();
+                return Err(LoadError::Duplicate {
+                    object: object_label(kind, namespace, name),
+                    first: first.get().to_string(),
+                    second: origin.to_string(),
+                });
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(origin);
+            }
         }
         Ok(())
     }
@@ -1008,7 +1056,7 @@ mod tests {
     proptest! {
         /// The sparse index answers as a list of every newline would.
         #[test]
-        fn line_index_equals_the_full_one(text in "[a\n]{0,600}", probe in 0usize..700, line in 1u64..700) {
+        fn line_index_equals_the_full_one(text in "([a\n]{0,300}|a{4000,9000}\n[a\n]{0,20}){1,3}", probe in 0usize..30000, line in 1u64..700) {
             let index = LineIndex::new(&text);
             let newlines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
             let offset = probe.min(text.len());
