@@ -28,31 +28,12 @@ impl LabelMap {
         self.0.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(k, _)| k)
-    }
-
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-
-    /// Sets `key`; rebuilds the slice, for the rare edit (a simulated annotation).
-    pub fn insert(&mut self, key: String, value: String) -> Option<String> {
-        let mut map = self.to_btree();
-        let old = map.insert(key, value);
-        *self = map.into();
-        old
-    }
-
-    pub fn remove(&mut self, key: &str) -> Option<String> {
-        let mut map = self.to_btree();
-        let old = map.remove(key);
-        *self = map.into();
-        old
     }
 
     pub fn to_btree(&self) -> BTreeMap<String, String> {

@@ -245,7 +245,7 @@ fn pod_key(object: &ObjectText) -> Result<(String, String), LiveError> {
 }
 
 /// An object as `snapshot` writes it: managedFields dropped but for a Service's status writers,
-/// exactly what `trim_managed_fields` keeps of the decoded objects.
+/// exactly what the loader keeps of the decoded objects (`Service::status_writers`).
 fn as_saved(object: &ObjectText) -> Result<Value, LiveError> {
     let mut value: Value = serde_json::from_str(&object.text)
         .map_err(|e| LiveError::Decode(format!("{}: not valid JSON: {e}", object.origin)))?;

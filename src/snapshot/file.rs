@@ -163,7 +163,7 @@ fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot,
             let mut items = split.decode(depth)?;
             for item in items.iter_mut().filter(|_| trim) {
                 if let Some(meta) = item.object.meta_mut() {
-                    crate::snapshot::trim_managed_fields(&item.key.1, meta);
+                    crate::snapshot::trim_managed_fields(meta);
                 }
             }
             Ok(items)

@@ -301,17 +301,10 @@ pub fn writes_status(m: &ManagedFieldsEntry) -> bool {
     m.subresource.as_deref() == Some("status") || m.fields_v1.as_ref().is_some_and(|f| f.0.get("f:status").is_some())
 }
 
-/// Drops the managedFields no engine reads: all but a Service's status writers.
-pub fn trim_managed_fields(kind: &str, meta: &mut ObjectMeta) {
-    match (kind, &mut meta.managed_fields) {
-        ("Service", Some(entries)) => {
-            entries.retain(writes_status);
-            if entries.is_empty() {
-                meta.managed_fields = None;
-            }
-        }
-        _ => meta.managed_fields = None,
-    }
+/// Drops the managedFields no engine reads. Services, the one kind whose entries are read
+/// (their status writers), keep only those by construction (`service.rs`).
+pub fn trim_managed_fields(meta: &mut ObjectMeta) {
+    meta.managed_fields = None;
 }
 
 /// `namespace/name` of any object with metadata.
