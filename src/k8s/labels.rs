@@ -28,20 +28,10 @@ impl LabelMap {
         self.0.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     pub fn to_btree(&self) -> BTreeMap<String, String> {
         self.0.iter().cloned().collect()
     }
-}
 
-impl LabelMap {
     /// Sorted by key; of pairs with the same key, the last one stays (as `BTreeMap::insert`).
     fn from_pairs(mut pairs: Vec<(String, String)>) -> LabelMap {
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
@@ -131,7 +121,6 @@ mod tests {
             prop_assert_eq!(map.get(&probe), btree.get(&probe));
             prop_assert_eq!(map.contains_key(&probe), btree.contains_key(&probe));
             prop_assert_eq!(map.iter().collect::<Vec<_>>(), btree.iter().collect::<Vec<_>>());
-            prop_assert_eq!(map.len(), btree.len());
             prop_assert_eq!(map.to_btree(), btree);
             let collected: LabelMap = pairs.iter().cloned().collect();
             prop_assert_eq!(&collected, &map);

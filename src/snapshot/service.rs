@@ -98,12 +98,6 @@ impl RawMeta {
     }
 }
 
-impl<'de> Deserialize<'de> for Meta {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        RawMeta::deserialize(deserializer).map(|m| m.split().0)
-    }
-}
-
 impl<'de> Deserialize<'de> for Service {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
