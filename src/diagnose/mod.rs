@@ -535,7 +535,7 @@ fn layer2_report(
             .map(|(i, r)| L2Rank {
                 rank: i + 1,
                 node: world.node_names[r.node].clone(),
-                hash: Hex32(r.digest),
+                hash: Hex32(r.digest.to_bytes()),
                 score: ctx.rules.head.then_some(r.score),
             })
             .collect(),
@@ -576,7 +576,7 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
                 speaker: world.speaker_live(n),
                 reason: world.speaker_acts(n).then(|| el.reason(n)),
                 rank,
-                hash: rank.map(|r| Hex32(el.order[r - 1].digest)),
+                hash: rank.map(|r| Hex32(el.order[r - 1].digest.to_bytes())),
                 score: ctx
                     .rules
                     .head

@@ -151,7 +151,7 @@ fn describe(world: &World, group: &FixedBitSet, order: Option<&[usize]>, named: 
         return world.table.name(first).to_string();
     }
     let roles = &world.node_roles[first];
-    let role = roles.first().filter(|r| group.ones().all(|n| world.node_roles[n].contains(r)));
+    let role = roles.first().filter(|r| world.role_nodes.get(r.as_str()).is_some_and(|nodes| group.is_subset(nodes)));
     let names: Vec<&str> = match order {
         Some(o) => o.iter().take(4).map(|&n| world.table.name(n)).collect(),
         None => group.ones().take(4).map(|n| world.table.name(n)).collect(),

@@ -57,6 +57,9 @@ pub struct World<'a> {
     /// Shared by every Service's node rows, which would otherwise copy them per Service.
     pub node_names: Vec<Arc<str>>,
     pub node_roles: Vec<Arc<[String]>>,
+    /// The nodes of each role: whether a whole group shares one is a subset test, not a string
+    /// comparison per node and Service.
+    pub role_nodes: HashMap<String, FixedBitSet>,
     pub exclude_values: Vec<Option<String>>,
     /// Node-name lists handed out by `node_list`, by node set.
     node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
@@ -200,6 +203,12 @@ impl<'a> World<'a> {
             node_roles[id] = roles(&labels).into();
             exclude_values[id] = labels.get(EXCLUDE_LB_LABEL).cloned();
         }
+        let mut role_nodes: HashMap<String, FixedBitSet> = HashMap::new();
+        for (id, roles) in node_roles.iter().enumerate() {
+            for role in roles.iter() {
+                role_nodes.entry(role.clone()).or_insert_with(|| FixedBitSet::with_capacity(table.len())).insert(id);
+            }
+        }
 
         let actual = ActualIndex::new(snap, ns);
         let bgp_actual = BgpActualIndex::new(snap, ns);
@@ -234,6 +243,7 @@ impl<'a> World<'a> {
             bgp,
             node_names,
             node_roles,
+            role_nodes,
             exclude_values,
             node_lists: Mutex::default(),
         }

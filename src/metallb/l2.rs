@@ -10,7 +10,7 @@ use std::sync::Arc;
 use fixedbitset::FixedBitSet;
 
 use super::config::L2Ad;
-use super::digest::{each_election_digest, election_digests, Digest32};
+use super::digest::{each_election_digest, election_digests, DigestWords, NameBlock};
 use super::release::Rules;
 use crate::k8s::ip::go_ip_string;
 pub use crate::report::metallb::{Exclusion, L2Reason};
@@ -21,6 +21,8 @@ pub type NodeId = usize;
 #[derive(Debug, Clone, Default)]
 pub struct NodeTable {
     pub names: Vec<String>,
+    /// Each name laid out for the election digest, once for every Service.
+    blocks: Vec<NameBlock>,
     index: HashMap<String, NodeId>,
     /// Names that have a Node object (the speaker's `nodes` map).
     pub has_object: FixedBitSet,
@@ -52,6 +54,7 @@ impl NodeTable {
         let n = by_name.len();
         let mut t = NodeTable {
             names: Vec::with_capacity(n),
+            blocks: Vec::with_capacity(n),
             index: HashMap::with_capacity(n),
             has_object: FixedBitSet::with_capacity(n),
             network_unavailable: FixedBitSet::with_capacity(n),
@@ -60,6 +63,7 @@ impl NodeTable {
         };
         for (i, (name, (obj, unavailable, excluded, cordoned))) in by_name.into_iter().enumerate() {
             t.names.push(name.to_string());
+            t.blocks.push(NameBlock::new(name));
             t.index.insert(name.to_string(), i);
             t.has_object.set(i, obj);
             t.network_unavailable.set(i, unavailable);
@@ -83,6 +87,11 @@ impl NodeTable {
 
     pub fn name(&self, id: NodeId) -> &str {
         &self.names[id]
+    }
+
+    /// The name and its digest block, as the election hashes them.
+    fn hashed(&self, id: NodeId) -> (&str, &NameBlock) {
+        (&self.names[id], &self.blocks[id])
     }
 
     pub fn set_of<'a>(&self, names: impl IntoIterator<Item = &'a String>) -> FixedBitSet {
@@ -201,7 +210,7 @@ pub struct EndpointInput {
 pub struct Ranked {
     pub node: NodeId,
     pub score: i64,
-    pub digest: Digest32,
+    pub digest: DigestWords,
 }
 
 /// Every step of the election for one Service, as sets.
@@ -271,13 +280,13 @@ fn ranked(
     score: impl Fn(NodeId) -> i64,
 ) -> Vec<Ranked> {
     let nodes: Vec<NodeId> = candidates.collect();
-    let digests = election_digests(nodes.iter().map(|&n| table.name(n)), ip);
+    let digests = election_digests(nodes.iter().map(|&n| table.hashed(n)), ip);
     nodes.into_iter().zip(digests).map(|(node, digest)| Ranked { node, score: score(node), digest }).collect()
 }
 
 /// The election order: score descending, then digest ascending (spec §4.2 step 9).
 fn election_order(a: &Ranked, b: &Ranked) -> std::cmp::Ordering {
-    b.score.cmp(&a.score).then_with(|| crate::metallb::digest::digest_order(&a.digest, &b.digest))
+    b.score.cmp(&a.score).then_with(|| a.digest.cmp(&b.digest))
 }
 
 /// Sorts the candidates into the election order.
@@ -305,11 +314,19 @@ pub fn top_candidates(
     if k == 0 {
         return best;
     }
-    each_election_digest(candidates.map(|n| (n, table.name(n))), ip, |node, digest| {
-        let r = Ranked { node, score: score(node), digest };
-        if best.len() == k && election_order(&r, &best[k - 1]).is_ge() {
-            return;
+    let items = candidates.map(|n| {
+        let (name, block) = table.hashed(n);
+        (n, name, block)
+    });
+    each_election_digest(items, ip, |node, digest| {
+        let score = score(node);
+        // Nearly every candidate loses to the k-th best: decide that before building anything.
+        if let Some(last) = best.get(k - 1) {
+            if last.score.cmp(&score).then_with(|| digest.cmp(&last.digest)).is_ge() {
+                return;
+            }
         }
+        let r = Ranked { node, score, digest: *digest };
         let at = best.partition_point(|b| election_order(b, &r).is_lt());
         best.insert(at, r);
         best.truncate(k);
