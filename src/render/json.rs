@@ -94,6 +94,14 @@ impl<W: Write> InlineArrays<W> {
         }
     }
 
+    /// A writer for one value `depth` brackets down in a document already laid out over several
+    /// lines: what it writes is that value's text there, from its first byte to its last.
+    fn nested(out: W, depth: usize) -> Self {
+        let mut w = InlineArrays::new(out);
+        w.open = (0..depth).map(|level| Open { level, fresh: false }).collect();
+        w
+    }
+
     fn sink(&mut self) -> &mut Vec<u8> {
         match self.frames.last_mut() {
             Some(frame) => &mut frame.text,
@@ -323,6 +331,16 @@ impl<W: Write> Write for InlineArrays<W> {
         self.ready.clear();
         self.out.flush()
     }
+}
+
+/// `value`'s text `depth` brackets down in a multi-line document (see [`InlineArrays::nested`]).
+pub fn laid_out<T: serde::Serialize>(value: &T, depth: usize) -> io::Result<Vec<u8>> {
+    let mut text = Vec::new();
+    let mut w = io::BufWriter::with_capacity(1 << 14, InlineArrays::nested(&mut text, depth));
+    serde_json::to_writer(&mut w, value)?;
+    w.flush()?;
+    drop(w);
+    Ok(text)
 }
 
 #[cfg(test)]
