@@ -46,12 +46,17 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     // As explain's build_report: the process exit frees a large snapshot faster.
     std::mem::forget(snap);
     let report = concluded(report, &rules);
-    let named: std::collections::HashSet<String> = report
-        .all_findings()
-        .chain(report.all_suppressed().map(|s| &s.finding))
-        .flat_map(|f| f.objects.iter().map(ToString::to_string))
-        .collect();
-    origins.retain(|object, _| named.contains(object));
+    // Only SARIF points at where an object was read.
+    if r.format == render::Format::Sarif {
+        let named: std::collections::HashSet<String> = report
+            .all_findings()
+            .chain(report.all_suppressed().map(|s| &s.finding))
+            .flat_map(|f| f.objects.iter().map(ToString::to_string))
+            .collect();
+        origins.retain(|object, _| named.contains(object));
+    } else {
+        origins.clear();
+    }
     let ci = render::CiOptions { threshold: r.fail_on, origins, list_all: args.all };
     render::render_check(out, &report, r.format, r.paint(), &ci)?;
     // Every finding counts, the configuration's too (DESIGN §3).
@@ -63,8 +68,11 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
 
 /// The suppressions applied, then the causes and counts of what they left.
 pub(super) fn concluded(mut report: crate::report::Report, rules: &[crate::suppress::Rule]) -> crate::report::Report {
-    crate::suppress::apply(&mut report, rules);
-    diagnose::conclude(&mut report);
+    // diagnose concluded the report already: only suppressions change what it concludes.
+    if !rules.is_empty() {
+        crate::suppress::apply(&mut report, rules);
+        diagnose::conclude(&mut report);
+    }
     report
 }
 

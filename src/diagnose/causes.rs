@@ -144,13 +144,9 @@ fn cause(g: Group) -> Cause {
 /// The findings' message when it is the same for every Service once each one's own IPs are
 /// written as "its IP".
 fn common_message(findings: &[(&Finding, Option<&ServiceReport>)]) -> Option<String> {
-    let normalised = |(f, s): &(&Finding, Option<&ServiceReport>)| {
-        let ips: std::collections::HashSet<&str> = s.iter().flat_map(|s| &s.ips).map(String::as_str).collect();
-        if findings.len() > 1 && !ips.is_empty() {
-            its_ip(&f.message, &ips)
-        } else {
-            f.message.clone()
-        }
+    let normalised = |(f, s): &(&Finding, Option<&ServiceReport>)| match s.map(|s| s.ips.as_slice()) {
+        Some(ips) if findings.len() > 1 && !ips.is_empty() => its_ip(&f.message, ips),
+        _ => f.message.clone(),
     };
     let first = normalised(findings.first()?);
     findings.iter().skip(1).all(|f| normalised(f) == first).then_some(first)
@@ -158,7 +154,14 @@ fn common_message(findings: &[(&Finding, Option<&ServiceReport>)]) -> Option<Str
 
 /// `text` with every whole address of `ips` written as "its IP", in one pass: a message may list
 /// a Service's thousand addresses, and 192.0.2.1 must not match the start of 192.0.2.10.
-fn its_ip(text: &str, ips: &std::collections::HashSet<&str>) -> String {
+fn its_ip(text: &str, ips: &[String]) -> String {
+    // Most Services have one or two addresses: a set pays off only for many.
+    let many: Option<std::collections::HashSet<&str>> =
+        (ips.len() > 8).then(|| ips.iter().map(String::as_str).collect());
+    let is_own = |ip: &str| match &many {
+        Some(set) => set.contains(ip),
+        None => ips.iter().any(|own| own == ip),
+    };
     let address_char = |c: char| c.is_ascii_hexdigit() || c == '.' || c == ':';
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -168,7 +171,7 @@ fn its_ip(text: &str, ips: &std::collections::HashSet<&str>) -> String {
         let token = &rest[start..start + token_len];
         // A sentence may end right after an address: "… 192.0.2.1."
         let bare = token.trim_end_matches(['.', ':']);
-        if ips.contains(bare) {
+        if is_own(bare) {
             out.push_str("its IP");
             out.push_str(&token[bare.len()..]);
         } else {
@@ -226,11 +229,13 @@ fn explain(key: &str) -> String {
 mod its_ip_tests {
     #[test]
     fn whole_addresses_only_in_one_pass() {
-        let ips: std::collections::HashSet<&str> = ["192.0.2.1", "2001:db8::1"].into_iter().collect();
-        assert_eq!(
-            super::its_ip("192.0.2.1 and 192.0.2.10, 2001:db8::1 not 2001:db8::10; ends 192.0.2.1.", &ips),
-            "its IP and 192.0.2.10, its IP not 2001:db8::10; ends its IP."
-        );
-        assert_eq!(super::its_ip("no address", &ips), "no address");
+        let text = "192.0.2.1 and 192.0.2.10, 2001:db8::1 not 2001:db8::10; ends 192.0.2.1.";
+        let want = "its IP and 192.0.2.10, its IP not 2001:db8::10; ends its IP.";
+        let few: Vec<String> = vec!["192.0.2.1".into(), "2001:db8::1".into()];
+        assert_eq!(super::its_ip(text, &few), want);
+        assert_eq!(super::its_ip("no address", &few), "no address");
+        // Past eight addresses they are looked up in a set: the same answer.
+        let many: Vec<String> = few.iter().cloned().chain((20..40).map(|i| format!("198.51.100.{i}"))).collect();
+        assert_eq!(super::its_ip(text, &many), want);
     }
 }
