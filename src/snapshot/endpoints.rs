@@ -5,9 +5,10 @@
 
 pub use k8s::EndpointConditions;
 use k8s_openapi::api::discovery::v1 as k8s;
+use serde::de::MapAccess;
 use serde::Deserialize;
 
-use crate::k8s::labels::LabelMap;
+use super::keys::{Checked, Metadata, TopLevel};
 
 /// The label that ties a slice to its Service.
 pub const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
@@ -37,50 +38,47 @@ impl EndpointSlice {
     }
 }
 
-impl<'de> Deserialize<'de> for EndpointSlice {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Raw {
-            #[serde(default)]
-            metadata: Option<Meta>,
-            // Kubernetes' decoder takes null or a missing list for an empty one.
-            #[serde(default)]
-            endpoints: Option<Vec<RawEndpoint>>,
-        }
-        #[derive(Default, Deserialize)]
-        struct Meta {
-            #[serde(default)]
-            name: Option<String>,
-            #[serde(default)]
-            namespace: Option<String>,
-            #[serde(default)]
-            labels: Option<LabelMap>,
-        }
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct RawEndpoint {
-            #[serde(default)]
-            addresses: Option<Vec<String>>,
-            #[serde(default)]
-            conditions: Option<EndpointConditions>,
-            #[serde(default)]
-            node_name: Option<String>,
-            #[serde(default)]
-            target_ref: Option<Ref>,
-        }
-        #[derive(Deserialize)]
-        struct Ref {
-            #[serde(default)]
-            kind: Option<String>,
-        }
-        let raw = Raw::deserialize(deserializer)?;
-        let meta = raw.metadata.unwrap_or_default();
-        Ok(EndpointSlice {
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RawEndpoint {
+    #[serde(default)]
+    addresses: Option<Vec<String>>,
+    #[serde(default)]
+    conditions: Option<EndpointConditions>,
+    #[serde(default)]
+    node_name: Option<String>,
+    #[serde(default)]
+    target_ref: Option<Ref>,
+}
+
+#[derive(Deserialize)]
+struct Ref {
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+impl TopLevel for EndpointSlice {
+    const FIELDS: &'static [&'static str] = &["endpoints"];
+    const FULL_METADATA: bool = false;
+    // Kubernetes' decoder takes null or a missing list for an empty one.
+    type Fields = Option<Vec<RawEndpoint>>;
+
+    fn read<'de, A: MapAccess<'de>>(
+        fields: &mut Option<Vec<RawEndpoint>>,
+        _: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *fields = map.next_value()?;
+        Ok(())
+    }
+
+    fn build(metadata: Option<Metadata>, endpoints: Option<Vec<RawEndpoint>>) -> EndpointSlice {
+        let meta = metadata.unwrap_or_default();
+        EndpointSlice {
             namespace: meta.namespace.unwrap_or_default(),
             name: meta.name.unwrap_or_default(),
             service: meta.labels.and_then(|l| l.get(SERVICE_NAME_LABEL).cloned()),
-            endpoints: raw
-                .endpoints
+            endpoints: endpoints
                 .unwrap_or_default()
                 .into_iter()
                 .map(|e| Endpoint {
@@ -90,6 +88,12 @@ impl<'de> Deserialize<'de> for EndpointSlice {
                     node_name: e.node_name,
                 })
                 .collect(),
-        })
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EndpointSlice {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Checked::<EndpointSlice>::deserialize(deserializer).map(|c| c.object)
     }
 }

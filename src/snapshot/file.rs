@@ -372,18 +372,23 @@ impl Doc<'_> {
                 located.unwrap_or_else(|| (origin.clone(), e.to_string()))
             }),
             Doc::Text(t) => serde_json::from_str(t).map_err(|e| (origin.clone(), strip_position(e.to_string()))),
-            Doc::Raw(raw, offset, lines) => serde_json::from_str(raw.get()).map_err(|e| {
-                // serde_json counts from the start of the object's own text.
-                let mut at = origin.clone();
-                if e.line() > 0 {
-                    let (obj_line, obj_col) = lines.position(offset);
-                    at.line = Some(obj_line + e.line() as u64 - 1);
-                    at.column = Some(if e.line() == 1 { obj_col + e.column() as u64 - 1 } else { e.column() as u64 });
-                }
-                (at, strip_position(e.to_string()))
-            }),
+            Doc::Raw(raw, offset, lines) => {
+                serde_json::from_str(raw.get()).map_err(|e| raw_error(e, origin, offset, lines))
+            }
         }
     }
+}
+
+/// Where in the file a JSON object's decoding failed: serde_json counts from the start of the
+/// object's own text.
+fn raw_error(e: serde_json::Error, origin: &Origin, offset: usize, lines: &LineIndex) -> (Origin, String) {
+    let mut at = origin.clone();
+    if e.line() > 0 {
+        let (obj_line, obj_col) = lines.position(offset);
+        at.line = Some(obj_line + e.line() as u64 - 1);
+        at.column = Some(if e.line() == 1 { obj_col + e.column() as u64 - 1 } else { e.column() as u64 });
+    }
+    (at, strip_position(e.to_string()))
 }
 
 fn strip_position(message: String) -> String {
@@ -507,7 +512,15 @@ impl Pending<'_> {
             let key = (group, kind, String::new(), String::new());
             return Ok(Parsed { origin, key, object, unknown: Vec::new() });
         }
-        let unknown = match (&doc, depth) {
+        // The kinds a cluster has by the ten thousand note their unread keys while they are
+        // decoded, instead of being read a second time for them.
+        let keys_noted = matches!((&doc, depth), (Doc::Raw(..), Depth::Snapshot))
+            && matches!(
+                (api_version.as_str(), kind.as_str()),
+                ("v1", "Service") | ("discovery.k8s.io/v1", "EndpointSlice")
+            );
+        let mut unknown = match (&doc, depth) {
+            _ if keys_noted => Vec::new(),
             // An API server's own answer.
             (Doc::Text(_), _) => Vec::new(),
             (Doc::Raw(raw, ..), Depth::Snapshot) => super::strict::snapshot_unknown(&api_version, &kind, raw.get()),
@@ -523,6 +536,16 @@ impl Pending<'_> {
                 Object::$variant(Box::new(doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?))
             };
         }
+        // As `typed!`, the object's unread keys checked in the same pass.
+        macro_rules! noting_keys {
+            ($variant:ident) => {{
+                let Doc::Raw(raw, offset, lines) = doc else { unreachable!("keys are noted for JSON objects only") };
+                let checked: super::keys::Checked<_> = serde_json::from_str(raw.get())
+                    .map_err(|e| malformed(raw_error(e, &origin, offset, lines), &display(&kind)))?;
+                unknown = super::strict::unknown_keys(&api_version, &kind, checked.other);
+                Object::$variant(Box::new(checked.object))
+            }};
+        }
         let object = match (group.as_ref(), kind.as_str()) {
             ("lbdoctor", "SnapshotInfo") => {
                 #[derive(Deserialize)]
@@ -536,13 +559,13 @@ impl Pending<'_> {
             // Never keep a Secret, not even in memory.
             ("", "Secret") => Object::Ignored("Secret (v1, never stored)".into()),
             ("", "Node") if core => typed!(Node),
-            ("", "Service") if core => {
-                typed!(Service)
-            }
+            ("", "Service") if core && keys_noted => noting_keys!(Service),
+            ("", "Service") if core => typed!(Service),
             ("", "Namespace") if core => typed!(Namespace),
             ("", "Pod") if core => typed!(Pod),
             ("", "Event") if core => typed!(Event),
             ("", "ConfigMap") if core => typed!(ConfigMap),
+            ("discovery.k8s.io", "EndpointSlice") if keys_noted => noting_keys!(EndpointSlice),
             ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => {
                 typed!(EndpointSlice)
             }

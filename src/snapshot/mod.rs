@@ -5,6 +5,7 @@ pub(crate) mod cilium;
 pub mod crd;
 pub mod endpoints;
 pub(crate) mod file;
+pub(crate) mod keys;
 pub(crate) mod served;
 pub mod service;
 pub mod strict;

@@ -5,8 +5,11 @@
 //! every other field is skipped unread.
 
 use k8s_openapi::api::core::v1 as k8s;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use serde::de::MapAccess;
 use serde::Deserialize;
+
+use super::keys::{Checked, Metadata, TopLevel};
 
 use crate::k8s::labels::LabelMap;
 
@@ -64,59 +67,49 @@ pub struct ServiceSpec {
     pub selector: Option<LabelMap>,
 }
 
-/// Metadata as decoded: [`Meta`] plus the managedFields a Service's status writers come from.
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RawMeta {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    namespace: Option<String>,
-    #[serde(default)]
-    labels: Option<LabelMap>,
-    #[serde(default)]
-    annotations: Option<LabelMap>,
-    #[serde(default)]
-    creation_timestamp: Option<Time>,
-    #[serde(default)]
-    deletion_timestamp: Option<Time>,
-    #[serde(default)]
-    managed_fields: Option<Vec<ManagedFieldsEntry>>,
+/// The fields of a Service besides its metadata.
+#[derive(Default)]
+pub(crate) struct Fields {
+    spec: Option<ServiceSpec>,
+    status: Option<k8s::ServiceStatus>,
 }
 
-impl RawMeta {
-    fn split(self) -> (Meta, Option<Vec<ManagedFieldsEntry>>) {
-        let meta = Meta {
-            name: self.name,
-            namespace: self.namespace,
-            labels: self.labels,
-            annotations: self.annotations,
-            creation_timestamp: self.creation_timestamp,
-            deletion_timestamp: self.deletion_timestamp,
+impl TopLevel for Service {
+    const FIELDS: &'static [&'static str] = &["spec", "status"];
+    const FULL_METADATA: bool = true;
+    type Fields = Fields;
+
+    fn read<'de, A: MapAccess<'de>>(fields: &mut Fields, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => fields.spec = map.next_value()?,
+            _ => fields.status = map.next_value()?,
+        }
+        Ok(())
+    }
+
+    fn build(metadata: Option<Metadata>, fields: Fields) -> Service {
+        let m = metadata.unwrap_or_default();
+        let status_writers = m
+            .managed_fields
+            .into_iter()
+            .flatten()
+            .filter(super::writes_status)
+            .map(|w| StatusWrite { manager: w.manager, time: w.time })
+            .collect();
+        let metadata = Meta {
+            name: m.name,
+            namespace: m.namespace,
+            labels: m.labels,
+            annotations: m.annotations,
+            creation_timestamp: m.creation_timestamp,
+            deletion_timestamp: m.deletion_timestamp,
         };
-        (meta, self.managed_fields)
+        Service { metadata, spec: fields.spec, status: fields.status, status_writers }
     }
 }
 
 impl<'de> Deserialize<'de> for Service {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Raw {
-            #[serde(default)]
-            metadata: Option<RawMeta>,
-            #[serde(default)]
-            spec: Option<ServiceSpec>,
-            #[serde(default)]
-            status: Option<k8s::ServiceStatus>,
-        }
-        let raw = Raw::deserialize(deserializer)?;
-        let (metadata, managed) = raw.metadata.unwrap_or_default().split();
-        let status_writers = managed
-            .into_iter()
-            .flatten()
-            .filter(super::writes_status)
-            .map(|m| StatusWrite { manager: m.manager, time: m.time })
-            .collect();
-        Ok(Service { metadata, spec: raw.spec, status: raw.status, status_writers })
+        Checked::<Service>::deserialize(deserializer).map(|c| c.object)
     }
 }

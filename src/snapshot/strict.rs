@@ -54,6 +54,20 @@ pub fn snapshot_unknown(api_version: &str, kind: &str, object: &str) -> Vec<Unkn
     )
 }
 
+/// `snapshot_unknown` for a built-in kind whose decoder noted the keys it did not read.
+pub(crate) fn unknown_keys(api_version: &str, kind: &str, other: super::keys::OtherKeys) -> Vec<UnknownField> {
+    if !checks(api_version, kind) || (other.top.is_empty() && other.metadata.is_empty()) {
+        return Vec::new();
+    }
+    // In the order `snapshot_unknown` reports them: sorted, each key once.
+    let (mut top, mut metadata) = (other.top, other.metadata);
+    for keys in [&mut top, &mut metadata] {
+        keys.sort();
+        keys.dedup();
+    }
+    shallow(api_version, kind, &mut top.iter().map(|k| k.as_ref()), Some(Box::new(metadata.iter().map(|k| k.as_ref()))))
+}
+
 /// Keys only: the values are skipped, not built.
 type Keys<'a> = std::collections::BTreeMap<std::borrow::Cow<'a, str>, serde::de::IgnoredAny>;
 
@@ -267,6 +281,37 @@ mod tests {
         );
         let ad = r#"{"apiVersion":"metallb.io/v1beta1","kind":"L2Advertisement","metadata":{"name":"a"},"spec":{"nodeSelector":[]}}"#;
         assert_eq!(snapshot_unknown("metallb.io/v1beta1", "L2Advertisement", ad)[0].path, "spec.nodeSelector");
+    }
+
+    #[test]
+    fn keys_noted_while_decoding_are_found_as_a_second_reading_finds_them() {
+        use crate::snapshot::keys::Checked;
+        use crate::snapshot::{EndpointSlice, Service};
+        let services = [
+            r#"{"stauts":{"a":[1,{"b":null}]},"apiVersion":"v1","spec":{"x":[true,"s",{"y":{}}]},"metadata":{"name":"a","annotation":{},"uid":"u","labls":{}},"kind":"Service","Status":2,"Status":3}"#,
+            r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","namespace":"b","managedFields":[],"generation":1}}"#,
+            r#"{"apiVersion":"v1","kind":"Service","metadata":null,"spec":null,"speck":{}}"#,
+        ];
+        for text in services {
+            let checked: Checked<Service> = serde_json::from_str(text).unwrap();
+            assert_eq!(unknown_keys("v1", "Service", checked.other), snapshot_unknown("v1", "Service", text), "{text}");
+        }
+        let slices = [
+            r#"{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","addressType":"IPv4","metadata":{"name":"a","annotations":{"x":"y"},"nme":"b"},"endpoint":[],"endpoints":null}"#,
+            r#"{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","ports":[],"metadata":{"name":"a","labels":{"kubernetes.io/service-name":"s"}}}"#,
+        ];
+        let api = "discovery.k8s.io/v1";
+        for text in slices {
+            let checked: Checked<EndpointSlice> = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                unknown_keys(api, "EndpointSlice", checked.other),
+                snapshot_unknown(api, "EndpointSlice", text),
+                "{text}"
+            );
+        }
+        // Some of them are unknown: the comparison is not between two empty lists.
+        assert_eq!(snapshot_unknown("v1", "Service", services[0]).len(), 4);
+        assert_eq!(snapshot_unknown(api, "EndpointSlice", slices[0]).len(), 2);
     }
 
     #[test]
