@@ -73,7 +73,7 @@ impl TopLevel for EndpointSlice {
     }
 
     fn build(metadata: Option<Metadata>, endpoints: Option<Vec<RawEndpoint>>) -> EndpointSlice {
-        let meta = metadata.unwrap_or_default();
+        let meta = metadata.unwrap_or_default().meta;
         EndpointSlice {
             namespace: meta.namespace.unwrap_or_default(),
             name: meta.name.unwrap_or_default(),

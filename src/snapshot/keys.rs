@@ -6,10 +6,10 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use serde::de::{Deserialize, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 
-use crate::k8s::labels::LabelMap;
+use super::service::Meta;
 
 /// The keys of an object its decoder did not read: checked against the kind's known fields.
 #[derive(Debug, Default)]
@@ -37,15 +37,11 @@ pub(crate) trait TopLevel: Sized {
     fn build(metadata: Option<Metadata>, fields: Self::Fields) -> Self;
 }
 
-/// The metadata the engines read, as decoded.
+/// The metadata the engines read, as decoded: a Service's status writers come from its
+/// managedFields.
 #[derive(Default)]
 pub(crate) struct Metadata {
-    pub name: Option<String>,
-    pub namespace: Option<String>,
-    pub labels: Option<LabelMap>,
-    pub annotations: Option<LabelMap>,
-    pub creation_timestamp: Option<Time>,
-    pub deletion_timestamp: Option<Time>,
+    pub meta: Meta,
     pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
 }
 
@@ -128,12 +124,12 @@ impl<'de, T: TopLevel> Deserialize<'de> for MetaKeys<'de, T> {
                         return Err(A::Error::duplicate_field(NAMES[i]));
                     }
                     match i {
-                        0 => m.name = map.next_value()?,
-                        1 => m.namespace = map.next_value()?,
-                        2 => m.labels = map.next_value()?,
-                        3 => m.annotations = map.next_value()?,
-                        4 => m.creation_timestamp = map.next_value()?,
-                        5 => m.deletion_timestamp = map.next_value()?,
+                        0 => m.meta.name = map.next_value()?,
+                        1 => m.meta.namespace = map.next_value()?,
+                        2 => m.meta.labels = map.next_value()?,
+                        3 => m.meta.annotations = map.next_value()?,
+                        4 => m.meta.creation_timestamp = map.next_value()?,
+                        5 => m.meta.deletion_timestamp = map.next_value()?,
                         _ => m.managed_fields = map.next_value()?,
                     }
                 }

@@ -96,15 +96,7 @@ impl TopLevel for Service {
             .filter(super::writes_status)
             .map(|w| StatusWrite { manager: w.manager, time: w.time })
             .collect();
-        let metadata = Meta {
-            name: m.name,
-            namespace: m.namespace,
-            labels: m.labels,
-            annotations: m.annotations,
-            creation_timestamp: m.creation_timestamp,
-            deletion_timestamp: m.deletion_timestamp,
-        };
-        Service { metadata, spec: fields.spec, status: fields.status, status_writers }
+        Service { metadata: m.meta, spec: fields.spec, status: fields.status, status_writers }
     }
 }
 
