@@ -267,10 +267,8 @@ fn local_without_endpoint(c: &ServiceCtx) -> Option<Finding> {
         return None;
     }
     let with_eps: BTreeSet<NodeId> = world
-        .endpoints
-        .get(&(c.e.namespace.clone(), c.e.name.clone()))
-        .into_iter()
-        .flatten()
+        .endpoints_of(&(c.e.namespace.clone(), c.e.name.clone()))
+        .iter()
         .filter(|ep| ep.can_serve)
         .filter_map(|ep| ep.node)
         .collect();

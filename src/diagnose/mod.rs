@@ -109,9 +109,7 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
 
 /// [`diagnose`] over a World the caller built, for callers that read the World too.
 pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Result<Report, DiagnoseError> {
-    let imps = implementations::Implementations::build(snap);
-    let ad_sets = world.config.as_ref().map(|c| ad_node_sets(c, world)).unwrap_or_default();
-    let alternate_sets = world.alternate.as_ref().map(|(_, c)| ad_node_sets(c, world)).unwrap_or_default();
+    let Prepared { imps, ad_sets, alternate_sets } = Prepared::new(snap, world);
 
     let in_scope = |namespace: &str, name: &str| match &opts.scope {
         Scope::All => true,
@@ -170,15 +168,7 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
         }
     }
 
-    // Which node answers for each IP, over every Service (sharing Services answer for each other).
-    let mut answered: HashMap<&str, Vec<(&Evaluation, NodeId)>> = HashMap::new();
-    for e in &evals {
-        if let (Some(l2), Some(ip)) = (&e.l2, e.ips.first()) {
-            if let Some(node) = l2.answering(world) {
-                answered.entry(ip.as_str()).or_default().push((e, node));
-            }
-        }
-    }
+    let answered = answered_by_ip(world, &evals);
 
     // Cilium's per-Service work (Lease, eligible set, LB-IPAM) happens here: spread it too.
     let in_scope_evals: Vec<&Evaluation> = evals.iter().filter(|e| in_scope(&e.namespace, &e.name)).collect();
@@ -222,6 +212,60 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
 }
 
 pub use causes::conclude;
+
+/// Which node answers for each IP, over every Service given (sharing Services answer for each
+/// other).
+fn answered_by_ip<'e>(world: &World, evals: &'e [Evaluation]) -> HashMap<&'e str, Vec<(&'e Evaluation<'e>, NodeId)>> {
+    let mut answered: HashMap<&str, Vec<(&Evaluation, NodeId)>> = HashMap::new();
+    for e in evals {
+        if let (Some(l2), Some(ip)) = (&e.l2, e.ips.first()) {
+            if let Some(node) = l2.answering(world) {
+                answered.entry(ip.as_str()).or_default().push((e, node));
+            }
+        }
+    }
+    answered
+}
+
+/// What every Service's evaluation in a World shares beyond the World itself. Depends on the
+/// configuration and the labels only, so the what-if Worlds of [`World::with_node_down`] share
+/// their origin's.
+pub(crate) struct Prepared<'s> {
+    pub imps: implementations::Implementations<'s>,
+    ad_sets: Vec<FixedBitSet>,
+    alternate_sets: Vec<FixedBitSet>,
+}
+
+impl<'s> Prepared<'s> {
+    pub fn new(snap: &'s Snapshot, world: &World) -> Prepared<'s> {
+        Prepared {
+            imps: implementations::Implementations::build(snap),
+            ad_sets: world.config.as_ref().map(|c| ad_node_sets(c, world)).unwrap_or_default(),
+            alternate_sets: world.alternate.as_ref().map(|(_, c)| ad_node_sets(c, world)).unwrap_or_default(),
+        }
+    }
+
+    /// Only MetalLB answers for Services here: no other implementation reads the snapshot's
+    /// Pods, Nodes or EndpointSlices for them.
+    pub fn metallb_only(&self) -> bool {
+        !(self.imps.cilium.installed || self.imps.servicelb.installed || self.imps.kube_vip.installed)
+    }
+}
+
+/// The reports of `services` in `world`, as [`diagnose`] writes them, when `services` holds
+/// every Service sharing an IP with one of them (they answer for each other). The World's
+/// controller replay must have run.
+pub(crate) fn reports_of(
+    world: &World,
+    prepared: &Prepared,
+    services: &[&Service],
+    detail: bool,
+) -> Vec<ServiceReport> {
+    let evals: Vec<Evaluation> =
+        services.iter().map(|svc| evaluate(world, &prepared.ad_sets, &prepared.alternate_sets, svc, detail)).collect();
+    let answered = answered_by_ip(world, &evals);
+    evals.iter().map(|e| service_report(world, &prepared.imps, e, &answered, detail, false)).collect()
+}
 
 /// What a Service's cluster findings may name to concern it: the Service, its pool, its
 /// advertisements and peers, and whatever its own findings name.
@@ -327,7 +371,7 @@ fn evaluate<'w>(
     eval.pool = Some(pool);
 
     let key = (eval.namespace.clone(), eval.name.clone());
-    let endpoints = world.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default();
+    let endpoints = world.endpoints_of(&key);
     let labels = svc.metadata.labels.as_ref().unwrap_or(crate::k8s::labels::LabelMap::empty());
     let input = ServiceInput {
         labels,
@@ -557,7 +601,7 @@ fn layer2_report(
 fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> Vec<L2Node> {
     let key = (e.namespace.clone(), e.name.clone());
     let mut per_node = vec![0usize; world.table.len()];
-    for ep in world.endpoints.get(&key).into_iter().flatten().filter(|ep| ep.can_serve) {
+    for ep in world.endpoints_of(&key).iter().filter(|ep| ep.can_serve) {
         if let Some(n) = ep.node {
             per_node[n] += 1;
         }

@@ -23,20 +23,11 @@ use crate::snapshot::{Memberlist, Snapshot};
 pub struct World<'a> {
     pub snap: &'a Snapshot,
     pub setup: Setup,
-    pub config: Result<Config, ConfigError>,
-    /// MetalLB's controller replayed over every Service; `None` without MetalLB or a valid
-    /// controller configuration.
-    replay: OnceLock<Option<Replay<'a>>>,
-    refused_pools: OnceLock<Option<String>>,
+    /// What no edit of a node's readiness changes, shared by the what-if Worlds derived from
+    /// this one (`with_node_down`): reached through `Deref`, so `world.config` reads it.
+    shared: Arc<Shared<'a>>,
     /// The Service-independent node filters, per release rules they were computed under.
     l2_filters: std::sync::Mutex<Vec<(Rules, NodeFilters)>>,
-    /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
-    pub controller_config: Result<Config, ConfigError>,
-    /// The same CRs read under the release LBD107 compares with, when it could change an answer:
-    /// the newest release for an older cluster (what an upgrade changes), main for v0.16.x when
-    /// newer rules can matter, v0.16.1 for main.
-    pub alternate: Option<(Rules, Config)>,
-    pub table: NodeTable,
     pub liveness: Liveness,
     /// Nodes running a live speaker Pod; `None` when speakers are assumed everywhere.
     pub live_speakers: Option<FixedBitSet>,
@@ -45,11 +36,30 @@ pub struct World<'a> {
     /// `acting` without the nodes that reject the configuration (B-5): their BGP verdicts are
     /// unknown.
     pub bgp_acting: FixedBitSet,
+    /// The endpoints of the Services that a node going down changed, in place of `endpoints`'.
+    endpoints_after: HashMap<(String, String), Vec<EndpointInput>>,
+}
+
+/// The part of a [`World`] that depends on the objects' configuration and labels only.
+pub struct Shared<'a> {
+    pub config: Result<Config, ConfigError>,
+    /// MetalLB's controller replayed over every Service; `None` without MetalLB or a valid
+    /// controller configuration.
+    replay: OnceLock<Option<Replay<'a>>>,
+    refused_pools: OnceLock<Option<String>>,
+    /// The configuration as MetalLB's controller parses it (pools, communities, namespaces).
+    pub controller_config: Result<Config, ConfigError>,
+    /// The same CRs read under the release LBD107 compares with, when it could change an answer:
+    /// the newest release for an older cluster (what an upgrade changes), main for v0.16.x when
+    /// newer rules can matter, v0.16.1 for main.
+    pub alternate: Option<(Rules, Config)>,
+    pub table: NodeTable,
     /// B-5: the nodes that reject the configuration while others run it, with their error.
     pub rejected_on: Vec<(Vec<String>, ConfigError)>,
     /// The same nodes as a set.
     pub rejecting: FixedBitSet,
-    pub endpoints: HashMap<(String, String), Vec<EndpointInput>>,
+    /// Per Service, its endpoints as the speakers judge them: read through `endpoints_of`.
+    endpoints: HashMap<(String, String), Vec<EndpointInput>>,
     pub actual: ActualIndex,
     pub bgp_actual: BgpActualIndex,
     /// BGP node sets and pool compatibility; `None` without a valid configuration.
@@ -63,6 +73,13 @@ pub struct World<'a> {
     pub exclude_values: Vec<Option<String>>,
     /// Node-name lists handed out by `node_list`, by node set.
     node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
+}
+
+impl<'a> std::ops::Deref for World<'a> {
+    type Target = Shared<'a>;
+    fn deref(&self) -> &Shared<'a> {
+        &self.shared
+    }
 }
 
 impl<'a> World<'a> {
@@ -150,47 +167,7 @@ impl<'a> World<'a> {
             _ => Liveness::Disabled,
         };
 
-        let rules = setup.rules();
-        let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
-        // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it winning;
-        // only then are the addresses kept, beside their endpoints.
-        let per_address = !rules.bgp_health_per_endpoint;
-        let mut addresses: HashMap<(String, String), Vec<&[String]>> = HashMap::new();
-        for slice in &snap.endpoint_slices {
-            let Some(svc) = &slice.service else {
-                continue;
-            };
-            let key = (slice.namespace.clone(), svc.clone());
-            if per_address {
-                addresses
-                    .entry(key.clone())
-                    .or_default()
-                    .extend(slice.endpoints.iter().map(|e| e.addresses.as_slice()));
-            }
-            let list = endpoints.entry(key).or_default();
-            for ep in &slice.endpoints {
-                let can_serve = endpoint_can_serve_under(ep.conditions.as_ref(), rules.can_serve);
-                let healthy = can_serve && !ep.addresses.is_empty();
-                list.push(EndpointInput {
-                    node: ep.node_name.as_deref().and_then(|n| table.id(n)),
-                    can_serve,
-                    ready: ep.conditions.as_ref().and_then(|c| c.ready),
-                    serving: ep.conditions.as_ref().and_then(|c| c.serving),
-                    has_addresses: !ep.addresses.is_empty(),
-                    bgp_healthy_on_node: healthy,
-                    bgp_healthy_anywhere: healthy,
-                });
-            }
-        }
-        for (key, addresses) in &addresses {
-            let list = endpoints.get_mut(key).expect("filled beside it");
-            let input: Vec<(Option<usize>, bool, &[String])> =
-                list.iter().zip(addresses).map(|(e, a)| (e.node, e.can_serve, *a)).collect();
-            for (e, (local, any)) in list.iter_mut().zip(per_address_health(&input)) {
-                e.bgp_healthy_on_node = local;
-                e.bgp_healthy_anywhere = any;
-            }
-        }
+        let endpoints = endpoints_of_slices(snap.endpoint_slices.iter(), &table, setup.rules(), None);
 
         let node_names: Vec<Arc<str>> = table.names.iter().map(|n| Arc::from(n.as_str())).collect();
         let mut node_roles: Vec<Arc<[String]>> = vec![Arc::from(Vec::new()); table.len()];
@@ -224,29 +201,95 @@ impl<'a> World<'a> {
         World {
             snap,
             setup,
-            config,
-            replay: OnceLock::new(),
+            shared: Arc::new(Shared {
+                config,
+                replay: OnceLock::new(),
+                refused_pools: OnceLock::new(),
+                controller_config,
+                alternate,
+                table,
+                rejected_on,
+                rejecting,
+                endpoints,
+                actual,
+                bgp_actual,
+                bgp,
+                node_names,
+                node_roles,
+                role_nodes,
+                exclude_values,
+                node_lists: Mutex::default(),
+            }),
             l2_filters: Default::default(),
-            refused_pools: OnceLock::new(),
-            controller_config,
-            alternate,
-            table,
             liveness,
             live_speakers,
             acting,
             bgp_acting,
-            rejected_on,
-            rejecting,
-            endpoints,
-            actual,
-            bgp_actual,
-            bgp,
-            node_names,
-            node_roles,
-            role_nodes,
-            exclude_values,
-            node_lists: Mutex::default(),
+            endpoints_after: HashMap::new(),
         }
+    }
+
+    /// [`World::build`] without what the cluster observed (ServiceL2Status, ServiceBGPStatus,
+    /// `nodeAssigned` Events): the engines' answer alone, as `simulate` compares them.
+    pub fn build_unobserved(snap: &'a Snapshot, overrides: &Overrides) -> World<'a> {
+        let mut world = World::build(snap, overrides);
+        let shared = Arc::get_mut(&mut world.shared).expect("just built");
+        let none = Snapshot::default();
+        shared.actual = ActualIndex::new(&none, &world.setup.namespace);
+        shared.bgp_actual = BgpActualIndex::new(&none, &world.setup.namespace);
+        world
+    }
+
+    /// This World after `node` stops, as `simulate --down` edits the snapshot: every Pod on it
+    /// stops being Ready (so its speaker leaves), its endpoints go, and the Node object stays.
+    /// Nothing the configuration or the labels decide moves, so that part is shared, not
+    /// rebuilt: what-if per node at the cost of what moves. `slices` are the EndpointSlices of
+    /// the Services read from the result (the others keep this World's endpoints). MetalLB's
+    /// answers only: Cilium, ServiceLB and kube-vip read the snapshot itself
+    /// (`Prepared::metallb_only`).
+    pub fn with_node_down<'s>(
+        &self,
+        node: &str,
+        slices: impl Iterator<Item = &'s crate::snapshot::EndpointSlice>,
+    ) -> World<'a> {
+        let mut setup = self.setup.clone();
+        for pod in setup.speaker_pods.iter_mut().flatten() {
+            if pod.node.as_deref() == Some(node) {
+                pod.live = false;
+            }
+        }
+        let id = self.table.id(node);
+        let mut live_speakers = self.live_speakers.clone();
+        if let (Some(live), Some(id)) = (live_speakers.as_mut(), id) {
+            live.set(id, false);
+        }
+        let liveness = match (&live_speakers, &self.liveness) {
+            (Some(live), Liveness::Memberlist(_)) => Liveness::Memberlist(live.clone()),
+            (_, other) => other.clone(),
+        };
+        let acting = live_speakers.clone().unwrap_or_else(|| self.table.has_object.clone());
+        let mut bgp_acting = acting.clone();
+        bgp_acting.difference_with(&self.rejecting);
+        let endpoints_after = endpoints_of_slices(slices, &self.table, self.setup.rules(), Some(node));
+        World {
+            snap: self.snap,
+            setup,
+            shared: self.shared.clone(),
+            l2_filters: Default::default(),
+            liveness,
+            live_speakers,
+            acting,
+            bgp_acting,
+            endpoints_after,
+        }
+    }
+
+    /// The endpoints of a Service, as the speakers judge them.
+    pub fn endpoints_of(&self, key: &(String, String)) -> &[EndpointInput] {
+        if let Some(after) = self.endpoints_after.get(key) {
+            return after;
+        }
+        self.endpoints.get(key).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// The names of `nodes`, sorted, as one list shared by every caller asking for the same set.
@@ -279,8 +322,8 @@ impl<'a> World<'a> {
             }
             _ => (None, None),
         };
-        let _ = self.replay.set(replay);
-        let _ = self.refused_pools.set(refused);
+        let _ = self.shared.replay.set(replay);
+        let _ = self.shared.refused_pools.set(refused);
     }
 
     /// C-12: the log line of a v0.13.x controller refusing the snapshot's pools; `None` when it
@@ -326,6 +369,55 @@ impl<'a> World<'a> {
     pub fn speaker_acts(&self, node: usize) -> bool {
         self.acting.contains(node)
     }
+}
+
+/// Per Service, its endpoints as the speakers of `rules` judge them; `without` a node's endpoints
+/// when it is down.
+fn endpoints_of_slices<'s>(
+    slices: impl Iterator<Item = &'s crate::snapshot::EndpointSlice>,
+    table: &NodeTable,
+    rules: Rules,
+    without: Option<&str>,
+) -> HashMap<(String, String), Vec<EndpointInput>> {
+    let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
+    // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it winning;
+    // only then are the addresses kept, beside their endpoints.
+    let per_address = !rules.bgp_health_per_endpoint;
+    let mut addresses: HashMap<(String, String), Vec<&[String]>> = HashMap::new();
+    for slice in slices {
+        let Some(svc) = &slice.service else {
+            continue;
+        };
+        let key = (slice.namespace.clone(), svc.clone());
+        let kept = || slice.endpoints.iter().filter(|e| without.is_none() || e.node_name.as_deref() != without);
+        if per_address {
+            addresses.entry(key.clone()).or_default().extend(kept().map(|e| e.addresses.as_slice()));
+        }
+        let list = endpoints.entry(key).or_default();
+        for ep in kept() {
+            let can_serve = endpoint_can_serve_under(ep.conditions.as_ref(), rules.can_serve);
+            let healthy = can_serve && !ep.addresses.is_empty();
+            list.push(EndpointInput {
+                node: ep.node_name.as_deref().and_then(|n| table.id(n)),
+                can_serve,
+                ready: ep.conditions.as_ref().and_then(|c| c.ready),
+                serving: ep.conditions.as_ref().and_then(|c| c.serving),
+                has_addresses: !ep.addresses.is_empty(),
+                bgp_healthy_on_node: healthy,
+                bgp_healthy_anywhere: healthy,
+            });
+        }
+    }
+    for (key, addresses) in &addresses {
+        let list = endpoints.get_mut(key).expect("filled beside it");
+        let input: Vec<(Option<usize>, bool, &[String])> =
+            list.iter().zip(addresses).map(|(e, a)| (e.node, e.can_serve, *a)).collect();
+        for (e, (local, any)) in list.iter_mut().zip(per_address_health(&input)) {
+            e.bgp_healthy_on_node = local;
+            e.bgp_healthy_anywhere = any;
+        }
+    }
+    endpoints
 }
 
 fn roles(labels: &BTreeMap<String, String>) -> Vec<String> {

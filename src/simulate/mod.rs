@@ -4,13 +4,14 @@
 pub(crate) mod diff;
 pub(crate) mod edit;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rayon::prelude::*;
 
-use crate::diagnose::{self, DiagnoseError, Options, Scope};
-use crate::report::{Change, Code, Report, Simulation, SpofNode, API_VERSION};
-use crate::snapshot::Snapshot;
+use crate::diagnose::world::World;
+use crate::diagnose::{self, reports_of, DiagnoseError, Options, Prepared, Scope};
+use crate::report::{Change, Code, Report, ServiceReport, Simulation, SpofNode, API_VERSION};
+use crate::snapshot::{EndpointSlice, Service, Snapshot};
 use edit::{Edit, EditError};
 
 #[derive(Debug, thiserror::Error)]
@@ -55,17 +56,124 @@ pub fn simulate(snap: &Snapshot, edits: &[Edit], opts: &Options) -> Result<Simul
 }
 
 /// `check --spof`: for every node that announces something, the IPs that it going down alone
-/// leaves without an announcer. Only the Services a node wins, announces alone or hosts
-/// endpoints of can lose their announcer with it, so each node's before-and-after runs are
-/// limited to those (and the Services sharing their IPs); MetalLB's allocation does not look at
-/// nodes. `report` is a Report of `snap` over every Service, with or without per-node rows.
+/// leaves without an announcer, as `simulate --down` finds them. Only the Services a node wins,
+/// announces alone or hosts endpoints of can lose their announcer with it, so each node's
+/// question is asked of those (and the Services sharing their IPs) only; MetalLB's allocation
+/// does not look at nodes. `report` is a Report of `snap` over every Service, with or without
+/// per-node rows.
 pub fn spof(snap: &Snapshot, report: &Report, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
     let affected = affected_by_node(snap, report);
     let opts = Options { detail: true, scope: Scope::All, ..opts.clone() };
+    let world = World::build_unobserved(snap, &opts.overrides);
+    let prepared = Prepared::new(snap, &world);
+    if !prepared.metallb_only() {
+        // Cilium, ServiceLB and kube-vip read the Pods and Nodes themselves: each node's
+        // question is a second run of every engine on the edited snapshot.
+        return spof_by_rerun(snap, &affected, &opts);
+    }
+    world.run_replay();
+    let by_key: HashMap<Key, &Service> =
+        snap.services.iter().map(|s| ((key_str(&s.metadata.namespace), key_str(&s.metadata.name)), s)).collect();
+    // Before: the same for every node, so each Service is asked once, briefly.
+    let every: BTreeSet<Key> = affected.values().flatten().copied().collect();
+    let every: Vec<Key> = every.into_iter().filter(|k| by_key.contains_key(k)).collect();
+    let before: HashMap<Key, ServiceReport> = every
+        .par_chunks(64)
+        .flat_map_iter(|keys| {
+            let svcs: Vec<&Service> = keys.iter().map(|k| by_key[k]).collect();
+            // Brief reports answer for their own Service alone: no partner needed.
+            keys.iter().copied().zip(reports_of(&world, &prepared, &svcs, false)).collect::<Vec<_>>()
+        })
+        .collect();
+    let mut slices: HashMap<Key, Vec<&EndpointSlice>> = HashMap::new();
+    for slice in &snap.endpoint_slices {
+        if let Some(name) = &slice.service {
+            slices.entry((slice.namespace.as_str(), name.as_str())).or_default().push(slice);
+        }
+    }
+    let per_node: Vec<Option<SpofNode>> = affected
+        .par_iter()
+        .map(|(node, keys)| {
+            let keys: Vec<Key> = keys.iter().copied().filter(|k| by_key.contains_key(k)).collect();
+            let down = world.with_node_down(node, keys.iter().filter_map(|k| slices.get(k)).flatten().copied());
+            let svcs: Vec<&Service> = keys.iter().map(|k| by_key[k]).collect();
+            let brief = reports_of(&down, &prepared, &svcs, false);
+            let suspects: Vec<&ServiceReport> = keys
+                .iter()
+                .zip(&brief)
+                .filter(|(k, after)| may_lose((&world, &before[*k]), (&down, after)))
+                .map(|(_, after)| after)
+                .collect();
+            if suspects.is_empty() {
+                return None;
+            }
+            // The words of each loss come from the per-node rows, as simulate writes them: only
+            // the suspects (and the Services sharing their IPs) need them.
+            let ips: BTreeSet<&str> = suspects.iter().flat_map(|r| &r.ips).map(String::as_str).collect();
+            let svcs: Vec<&Service> = keys
+                .iter()
+                .zip(&brief)
+                .filter(|(_, r)| {
+                    r.ips.iter().any(|ip| ips.contains(ip.as_str())) || suspects.iter().any(|s| std::ptr::eq(*s, *r))
+                })
+                .map(|(k, _)| by_key[k])
+                .collect();
+            let b = reports_of(&world, &prepared, &svcs, true);
+            let a = reports_of(&down, &prepared, &svcs, true);
+            spof_node(node, diff::service_changes(&b, &a, &[]))
+        })
+        .collect();
+    Ok(per_node.into_iter().flatten().collect())
+}
+
+fn key_str(s: &Option<String>) -> &str {
+    s.as_deref().unwrap_or("")
+}
+
+/// Whether a Service could have lost its announcer between the two brief reports: a superset of
+/// [`is_loss`] over the changes `diff` finds, from what brief reports keep whole (the winner, and
+/// whether each announcing set is empty).
+fn may_lose(before: (&World, &ServiceReport), after: (&World, &ServiceReport)) -> bool {
+    fn answering<'r>(world: &World, r: &'r ServiceReport) -> Option<&'r str> {
+        let l2 = r.metallb.as_ref()?.layer2.as_ref()?;
+        let node = l2.expected_announcer.as_deref()?;
+        let live = world.table.id(node).and_then(|n| world.speaker_live(n));
+        (live != Some(false)).then_some(node)
+    }
+    let bgp =
+        |r: &ServiceReport| r.metallb.as_ref().and_then(|m| m.bgp.as_ref()).is_some_and(|b| !b.announcing.is_empty());
+    let ipam = |r: &ServiceReport| {
+        r.cilium.as_ref().and_then(|c| c.nodeipam.as_ref()).is_some_and(|n| !n.expected_ingress.is_empty())
+    };
+    let cilium_l2 =
+        |r: &ServiceReport| r.cilium.as_ref().and_then(|c| c.l2.as_ref()).is_some_and(|v| !v.eligible.is_empty());
+    let ((bw, b), (aw, a)) = (before, after);
+    (answering(bw, b).is_some() && answering(aw, a).is_none())
+        || (bgp(b) && !bgp(a))
+        || (ipam(b) && !ipam(a))
+        || (cilium_l2(b) && !cilium_l2(a))
+}
+
+fn spof_node(node: &str, changes: Vec<Change>) -> Option<SpofNode> {
+    let losses: Vec<Change> = changes.into_iter().filter(is_loss).collect();
+    if losses.is_empty() {
+        return None;
+    }
+    let distinct: BTreeSet<&Option<String>> = losses.iter().map(|c| &c.ip).collect();
+    Some(SpofNode { node: node.to_string(), ips: distinct.len(), losses })
+}
+
+/// [`spof`] by running every engine twice per node, on the snapshot restricted to the node's
+/// Services, before and after `--down`.
+fn spof_by_rerun(
+    snap: &Snapshot,
+    affected: &BTreeMap<&str, BTreeSet<Key>>,
+    opts: &Options,
+) -> Result<Vec<SpofNode>, SimulateError> {
     // Each node's runs are independent: spread them over the cores.
     let per_node: Vec<Option<SpofNode>> = affected
         .par_iter()
-        .map(|(node, keys)| spof_of(snap, &opts, node, keys))
+        .map(|(node, keys)| spof_of(snap, opts, node, keys))
         .collect::<Result<_, SimulateError>>()?;
     Ok(per_node.into_iter().flatten().collect())
 }
@@ -126,12 +234,7 @@ fn spof_of(
     let before = diagnose::diagnose(&restricted, opts)?;
     let (after_snap, _) = edit::apply(&restricted, &[Edit::Down(node.to_string())])?;
     let after = diagnose::diagnose(&after_snap, opts)?;
-    let losses: Vec<Change> = diff::changes(&before, &after, &[]).into_iter().filter(is_loss).collect();
-    if losses.is_empty() {
-        return Ok(None);
-    }
-    let distinct: BTreeSet<&Option<String>> = losses.iter().map(|c| &c.ip).collect();
-    Ok(Some(SpofNode { node: node.to_string(), ips: distinct.len(), losses }))
+    Ok(spof_node(node, diff::changes(&before, &after, &[])))
 }
 
 /// The nodes whose going down alone could leave the Service dark: the layer-2 winner, the only
@@ -214,3 +317,6 @@ pub(crate) fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapsh
         origins: Default::default(),
     }
 }
+
+#[cfg(test)]
+mod tests;

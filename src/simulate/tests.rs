@@ -1,0 +1,133 @@
+//! `check --spof` against `simulate --down`, node by node: the per-node shortcut must give the
+//! second run's answer exactly.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::snapshot::Snapshot;
+
+fn load(file: &str) -> Snapshot {
+    crate::snapshot::load_paths(&[file.to_string()], &mut std::io::empty()).unwrap()
+}
+
+fn brief() -> Options {
+    Options { scope: Scope::All, detail: false, overrides: Default::default() }
+}
+
+/// Every node's spof entry is the losses of `simulate --down` on it, Change for Change; the
+/// answer says whether the MetalLB-only shortcut was taken.
+fn assert_spof_is_simulate_down(snap: &Snapshot, what: &str) -> bool {
+    let report = diagnose::diagnose(snap, &brief()).unwrap();
+    let spof = spof(snap, &report, &brief()).unwrap();
+    let names: Vec<&str> = snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
+    for node in &names {
+        let sim = simulate(snap, &[Edit::Down(node.to_string())], &brief()).unwrap();
+        let lost: Vec<&Change> = sim.changes.iter().filter(|c| is_loss(c)).collect();
+        let listed: Vec<&Change> = spof.iter().filter(|n| n.node == *node).flat_map(|n| &n.losses).collect();
+        assert_eq!(json!(listed), json!(lost), "{what}: --down {node}");
+    }
+    assert!(spof.iter().all(|n| names.contains(&n.node.as_str())), "{what}");
+    let world = World::build(snap, &Default::default());
+    Prepared::new(snap, &world).metallb_only()
+}
+
+#[test]
+fn spof_is_simulate_down_on_every_scenario_and_node() {
+    let mut files: Vec<String> = ["testdata/scenarios", "testdata/clusters"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".yaml"))
+        .collect();
+    files.sort();
+    let mut shortcut = 0;
+    for file in &files {
+        let snap = load(file);
+        if diagnose::diagnose(&snap, &brief()).is_err() {
+            continue;
+        }
+        shortcut += usize::from(assert_spof_is_simulate_down(&snap, file));
+    }
+    assert!(shortcut > 20, "only {shortcut} scenarios took the MetalLB-only shortcut");
+}
+
+/// A mid-size cluster with what makes a node a single point of failure: Services whose only
+/// endpoints sit on one node (eTP Cluster and Local), shared IPs, a pool announced over BGP by
+/// nodes with endpoints, nodes without a speaker or excluded; with memberlist on and off.
+#[test]
+fn spof_is_simulate_down_on_a_mid_size_cluster() {
+    for memberlist in ["enabled", "disabled"] {
+        let snap = mid_size(40, 120, memberlist);
+        let file = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+        std::fs::write(file.path(), snap.to_string()).unwrap();
+        let snap = load(&file.path().display().to_string());
+        let report = diagnose::diagnose(&snap, &brief()).unwrap();
+        let spof = spof(&snap, &report, &brief()).unwrap();
+        let losses: usize = spof.iter().map(|n| n.losses.len()).sum();
+        let protocols: std::collections::BTreeSet<&str> =
+            spof.iter().flat_map(|n| &n.losses).map(|c| c.protocol).collect();
+        assert!(losses > 20 && protocols.len() == 2, "{memberlist}: {losses} losses over {protocols:?}");
+        assert!(assert_spof_is_simulate_down(&snap, memberlist), "MetalLB only: the shortcut");
+    }
+}
+
+fn mid_size(nodes: usize, services: usize, memberlist: &str) -> Value {
+    let ns = "metallb-system";
+    let mut items =
+        vec![json!({"apiVersion": "lbdoctor/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+        "spec": {"metallb": {"namespace": ns, "memberlist": memberlist, "version": "v0.16.1"}}})];
+    for i in 0..nodes {
+        let name = format!("node-{i:02}");
+        let mut labels = json!({"kubernetes.io/hostname": name, "zone": if i % 2 == 0 { "a" } else { "b" }});
+        if i % 13 == 0 {
+            labels["node.kubernetes.io/exclude-from-external-load-balancers"] = json!("");
+        }
+        items.push(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}}));
+        if i % 11 != 5 {
+            items.push(json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("speaker-{i:02}"), "namespace": ns, "labels": {"app": "metallb", "component": "speaker"}},
+                "spec": {"nodeName": name, "containers": [{"name": "speaker", "image": "quay.io/metallb/speaker:v0.16.1"}]},
+                "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}));
+        }
+    }
+    for (name, cidr) in [("l2", "192.0.2.0/24"), ("bgp", "198.51.100.0/24")] {
+        items.push(json!({"apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool", "metadata": {"name": name, "namespace": ns},
+            "spec": {"addresses": [cidr]}}));
+    }
+    items.push(json!({"apiVersion": "metallb.io/v1beta1", "kind": "L2Advertisement", "metadata": {"name": "zone-a", "namespace": ns},
+        "spec": {"ipAddressPools": ["l2"], "nodeSelectors": [{"matchLabels": {"zone": "a"}}]}}));
+    items.push(
+        json!({"apiVersion": "metallb.io/v1beta2", "kind": "BGPPeer", "metadata": {"name": "tor", "namespace": ns},
+        "spec": {"myASN": 64512, "peerASN": 64512, "peerAddress": "198.51.100.254"}}),
+    );
+    items.push(json!({"apiVersion": "metallb.io/v1beta1", "kind": "BGPAdvertisement", "metadata": {"name": "to-tor", "namespace": ns},
+        "spec": {"ipAddressPools": ["bgp"]}}));
+    for k in 0..services {
+        let name = format!("svc-{k:03}");
+        let bgp = k % 5 == 4;
+        // Every seventh pair of Services shares one IP.
+        let host = if k % 7 == 1 { k - 1 } else { k };
+        let ip = if bgp { format!("198.51.100.{}", host % 250 + 1) } else { format!("192.0.2.{}", host % 250 + 1) };
+        let mut metadata = json!({"name": name, "namespace": "default"});
+        if k % 7 <= 1 {
+            metadata["annotations"] = json!({"metallb.io/allow-shared-ip": "pair"});
+        }
+        let local = k % 3 == 1 && k % 7 > 1;
+        items.push(json!({"apiVersion": "v1", "kind": "Service", "metadata": metadata,
+            "spec": {"type": "LoadBalancer", "externalTrafficPolicy": if local { "Local" } else { "Cluster" },
+                "selector": {"app": name}, "ports": [{"port": 80 + (k % 7 == 1) as u16, "protocol": "TCP"}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": ip}]}}}));
+        // One, two or three endpoint nodes; some not ready.
+        let endpoints: Vec<Value> = (0..(k % 3 + 1))
+            .map(|j| {
+                json!({"addresses": [format!("10.244.{j}.{}", k % 250)], "conditions": {"ready": (k + j) % 9 != 0},
+                    "nodeName": format!("node-{:02}", (k * 7 + j * 13) % nodes)})
+            })
+            .collect();
+        items.push(json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": format!("{name}-x"), "namespace": "default", "labels": {"kubernetes.io/service-name": name}},
+            "addressType": "IPv4", "endpoints": endpoints}));
+    }
+    json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
