@@ -31,19 +31,21 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     opts.scope = r.namespaces.every_unless_n();
     super::known_namespace(&snap, &opts.scope, &r.source)?;
     let mut origins = std::mem::take(&mut snap.origins);
-    let mut report = diagnose::diagnose(&snap, &opts)?;
+    let world = diagnose::world::World::build(&snap, &opts.overrides);
+    let mut report = diagnose::diagnose_in(&snap, &world, &opts)?;
     if args.spof {
         // Every node is checked against every Service, whatever -n narrows the table to.
         let nodes = match opts.scope {
-            Scope::All => crate::simulate::spof(&snap, &report, &opts)?,
+            Scope::All => crate::simulate::spof_in(&snap, &world, &report, &opts)?,
             _ => {
                 let all = diagnose::Options { scope: Scope::All, detail: false, ..opts.clone() };
-                crate::simulate::spof(&snap, &diagnose::diagnose(&snap, &all)?, &opts)?
+                crate::simulate::spof_in(&snap, &world, &diagnose::diagnose_in(&snap, &world, &all)?, &opts)?
             }
         };
         report.spof = Some(nodes);
     }
     // As explain's build_report: the process exit frees a large snapshot faster.
+    std::mem::forget(world);
     std::mem::forget(snap);
     let report = concluded(report, &rules);
     // Only SARIF points at where an object was read.

@@ -174,7 +174,9 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
     let in_scope_evals: Vec<&Evaluation> = evals.iter().filter(|e| in_scope(&e.namespace, &e.name)).collect();
     let services = in_scope_evals
         .par_iter()
-        .map(|e| service_report(world, &imps, e, &answered, opts.detail, matches!(opts.scope, Scope::Service { .. })))
+        .map(|e| {
+            service_report(world, &imps, e, &answered, opts.detail, matches!(opts.scope, Scope::Service { .. }), None)
+        })
         .collect();
 
     let mut report = Report {
@@ -254,17 +256,19 @@ impl<'s> Prepared<'s> {
 
 /// The reports of `services` in `world`, as [`diagnose`] writes them, when `services` holds
 /// every Service sharing an IP with one of them (they answer for each other). The World's
-/// controller replay must have run.
+/// controller replay must have run. `rows`: a detailed report's layer-2 rows of these nodes
+/// only (every node's when `None`).
 pub(crate) fn reports_of(
     world: &World,
     prepared: &Prepared,
     services: &[&Service],
     detail: bool,
+    rows: Option<&FixedBitSet>,
 ) -> Vec<ServiceReport> {
     let evals: Vec<Evaluation> =
         services.iter().map(|svc| evaluate(world, &prepared.ad_sets, &prepared.alternate_sets, svc, detail)).collect();
     let answered = answered_by_ip(world, &evals);
-    evals.iter().map(|e| service_report(world, &prepared.imps, e, &answered, detail, false)).collect()
+    evals.iter().map(|e| service_report(world, &prepared.imps, e, &answered, detail, false, rows)).collect()
 }
 
 /// What a Service's cluster findings may name to concern it: the Service, its pool, its
@@ -426,6 +430,7 @@ fn service_report(
     answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
     detail: bool,
     one: bool,
+    rows: Option<&FixedBitSet>,
 ) -> ServiceReport {
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
@@ -450,7 +455,7 @@ fn service_report(
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,
-        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, detail, one)),
+        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, detail, one, rows)),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
         bgp_reason: e
             .pool
@@ -548,6 +553,7 @@ fn layer2_report(
     shared_by: &[SharedAnswer],
     detail: bool,
     one: bool,
+    rows: Option<&FixedBitSet>,
 ) -> Layer2 {
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
@@ -594,11 +600,11 @@ fn layer2_report(
                     .then(|| set.ones().take(shown).map(|n| world.node_names[n].clone()).collect()),
             })
             .collect(),
-        nodes: detail.then(|| node_rows(world, e, el, &ctx)),
+        nodes: detail.then(|| node_rows(world, e, el, &ctx, rows)),
     }
 }
 
-fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> Vec<L2Node> {
+fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context, only: Option<&FixedBitSet>) -> Vec<L2Node> {
     let key = (e.namespace.clone(), e.name.clone());
     let mut per_node = vec![0usize; world.table.len()];
     for ep in world.endpoints_of(&key).iter().filter(|ep| ep.can_serve) {
@@ -613,6 +619,7 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context) -> V
     order.extend(rest);
     order
         .into_iter()
+        .filter(|&n| only.is_none_or(|set| set.contains(n)))
         .map(|n| {
             let rank = ranks[n];
             L2Node {

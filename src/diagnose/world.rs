@@ -22,7 +22,8 @@ use crate::snapshot::{Memberlist, Snapshot};
 
 pub struct World<'a> {
     pub snap: &'a Snapshot,
-    pub setup: Setup,
+    /// The installation as the snapshot shows it; a what-if World shares its origin's.
+    pub setup: Arc<Setup>,
     /// What no edit of a node's readiness changes, shared by the what-if Worlds derived from
     /// this one (`with_node_down`): reached through `Deref`, so `world.config` reads it.
     shared: Arc<Shared<'a>>,
@@ -200,7 +201,7 @@ impl<'a> World<'a> {
         let bgp = config.as_ref().ok().map(|c| BgpIndex::build(c, snap, &table));
         World {
             snap,
-            setup,
+            setup: Arc::new(setup),
             shared: Arc::new(Shared {
                 config,
                 replay: OnceLock::new(),
@@ -229,21 +230,12 @@ impl<'a> World<'a> {
         }
     }
 
-    /// [`World::build`] without what the cluster observed (ServiceL2Status, ServiceBGPStatus,
-    /// `nodeAssigned` Events): the engines' answer alone, as `simulate` compares them.
-    pub fn build_unobserved(snap: &'a Snapshot, overrides: &Overrides) -> World<'a> {
-        let mut world = World::build(snap, overrides);
-        let shared = Arc::get_mut(&mut world.shared).expect("just built");
-        let none = Snapshot::default();
-        shared.actual = ActualIndex::new(&none, &world.setup.namespace);
-        shared.bgp_actual = BgpActualIndex::new(&none, &world.setup.namespace);
-        world
-    }
-
     /// This World after `node` stops, as `simulate --down` edits the snapshot: every Pod on it
     /// stops being Ready (so its speaker leaves), its endpoints go, and the Node object stays.
     /// Nothing the configuration or the labels decide moves, so that part is shared, not
-    /// rebuilt: what-if per node at the cost of what moves. `slices` are the EndpointSlices of
+    /// rebuilt: what-if per node at the cost of what moves. The Setup describes the
+    /// installation as listed (its speaker Pods keep their readiness there); the engines read
+    /// a speaker's liveness from `live_speakers`, `liveness` and `acting`, which the stop changes. `slices` are the EndpointSlices of
     /// the Services read from the result (the others keep this World's endpoints). MetalLB's
     /// answers only: Cilium, ServiceLB and kube-vip read the snapshot itself
     /// (`Prepared::metallb_only`).
@@ -252,12 +244,6 @@ impl<'a> World<'a> {
         node: &str,
         slices: impl Iterator<Item = &'s crate::snapshot::EndpointSlice>,
     ) -> World<'a> {
-        let mut setup = self.setup.clone();
-        for pod in setup.speaker_pods.iter_mut().flatten() {
-            if pod.node.as_deref() == Some(node) {
-                pod.live = false;
-            }
-        }
         let id = self.table.id(node);
         let mut live_speakers = self.live_speakers.clone();
         if let (Some(live), Some(id)) = (live_speakers.as_mut(), id) {
@@ -273,7 +259,7 @@ impl<'a> World<'a> {
         let endpoints_after = endpoints_of_slices(slices, &self.table, self.setup.rules(), Some(node));
         World {
             snap: self.snap,
-            setup,
+            setup: self.setup.clone(),
             shared: self.shared.clone(),
             l2_filters: Default::default(),
             liveness,

@@ -6,6 +6,7 @@ pub(crate) mod edit;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
 use crate::diagnose::world::World;
@@ -60,31 +61,27 @@ pub fn simulate(snap: &Snapshot, edits: &[Edit], opts: &Options) -> Result<Simul
 /// announces alone or hosts endpoints of can lose their announcer with it, so each node's
 /// question is asked of those (and the Services sharing their IPs) only; MetalLB's allocation
 /// does not look at nodes. `report` is a Report of `snap` over every Service, with or without
-/// per-node rows.
-pub fn spof(snap: &Snapshot, report: &Report, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
+/// per-node rows, diagnosed in `world` (so its controller replay ran): what the cluster
+/// observed enters no change `simulate` words, so the same World serves.
+pub(crate) fn spof_in(
+    snap: &Snapshot,
+    world: &World,
+    report: &Report,
+    opts: &Options,
+) -> Result<Vec<SpofNode>, SimulateError> {
     let affected = affected_by_node(snap, report);
     let opts = Options { detail: true, scope: Scope::All, ..opts.clone() };
-    let world = World::build_unobserved(snap, &opts.overrides);
-    let prepared = Prepared::new(snap, &world);
+    let prepared = Prepared::new(snap, world);
     if !prepared.metallb_only() {
         // Cilium, ServiceLB and kube-vip read the Pods and Nodes themselves: each node's
         // question is a second run of every engine on the edited snapshot.
         return spof_by_rerun(snap, &affected, &opts);
     }
-    world.run_replay();
     let by_key: HashMap<Key, &Service> =
         snap.services.iter().map(|s| ((key_str(&s.metadata.namespace), key_str(&s.metadata.name)), s)).collect();
-    // Before: the same for every node, so each Service is asked once, briefly.
-    let every: BTreeSet<Key> = affected.values().flatten().copied().collect();
-    let every: Vec<Key> = every.into_iter().filter(|k| by_key.contains_key(k)).collect();
-    let before: HashMap<Key, ServiceReport> = every
-        .par_chunks(64)
-        .flat_map_iter(|keys| {
-            let svcs: Vec<&Service> = keys.iter().map(|k| by_key[k]).collect();
-            // Brief reports answer for their own Service alone: no partner needed.
-            keys.iter().copied().zip(reports_of(&world, &prepared, &svcs, false)).collect::<Vec<_>>()
-        })
-        .collect();
+    // Before, the engines' answers are `report`'s: what the cluster observed does not enter them.
+    let before: HashMap<Key, &ServiceReport> =
+        report.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s)).collect();
     let mut slices: HashMap<Key, Vec<&EndpointSlice>> = HashMap::new();
     for slice in &snap.endpoint_slices {
         if let Some(name) = &slice.service {
@@ -94,36 +91,81 @@ pub fn spof(snap: &Snapshot, report: &Report, opts: &Options) -> Result<Vec<Spof
     let per_node: Vec<Option<SpofNode>> = affected
         .par_iter()
         .map(|(node, keys)| {
-            let keys: Vec<Key> = keys.iter().copied().filter(|k| by_key.contains_key(k)).collect();
-            let down = world.with_node_down(node, keys.iter().filter_map(|k| slices.get(k)).flatten().copied());
-            let svcs: Vec<&Service> = keys.iter().map(|k| by_key[k]).collect();
-            let brief = reports_of(&down, &prepared, &svcs, false);
-            let suspects: Vec<&ServiceReport> = keys
+            let keys: Vec<Key> =
+                keys.iter().copied().filter(|k| by_key.contains_key(k) && before.contains_key(k)).collect();
+            let dark: BTreeSet<Key> = keys.iter().copied().filter(|k| may_go_dark(world, node, k, before[k])).collect();
+            if dark.is_empty() {
+                return None;
+            }
+            // The Services sharing their IPs answer beside them.
+            let with_partners = |of: &BTreeSet<Key>| -> Vec<Key> {
+                let ips: BTreeSet<&str> = of.iter().flat_map(|k| &before[k].ips).map(String::as_str).collect();
+                keys.iter()
+                    .copied()
+                    .filter(|k| of.contains(k) || before[k].ips.iter().any(|ip| ips.contains(ip.as_str())))
+                    .collect()
+            };
+            let asked = with_partners(&dark);
+            let down = world.with_node_down(node, asked.iter().filter_map(|k| slices.get(k)).flatten().copied());
+            let svcs: Vec<&Service> = asked.iter().map(|k| by_key[k]).collect();
+            let brief = reports_of(&down, &prepared, &svcs, false, None);
+            let suspects: BTreeSet<Key> = asked
                 .iter()
                 .zip(&brief)
-                .filter(|(k, after)| may_lose((&world, &before[*k]), (&down, after)))
-                .map(|(_, after)| after)
+                .filter(|(k, after)| dark.contains(*k) && may_lose((world, before[*k]), (&down, after)))
+                .map(|(k, _)| *k)
                 .collect();
             if suspects.is_empty() {
                 return None;
             }
             // The words of each loss come from the per-node rows, as simulate writes them: only
-            // the suspects (and the Services sharing their IPs) need them.
-            let ips: BTreeSet<&str> = suspects.iter().flat_map(|r| &r.ips).map(String::as_str).collect();
-            let svcs: Vec<&Service> = keys
-                .iter()
-                .zip(&brief)
-                .filter(|(_, r)| {
-                    r.ips.iter().any(|ip| ips.contains(ip.as_str())) || suspects.iter().any(|s| std::ptr::eq(*s, *r))
-                })
-                .map(|(k, _)| by_key[k])
-                .collect();
-            let b = reports_of(&world, &prepared, &svcs, true);
-            let a = reports_of(&down, &prepared, &svcs, true);
+            // the suspects need them, and only the rows of the winners before and after and of
+            // the node going down (`diff` reads no other).
+            let mut rows = FixedBitSet::with_capacity(world.table.len());
+            rows.extend(world.table.id(node));
+            for (k, after) in asked.iter().zip(&brief).filter(|(k, _)| suspects.contains(*k)) {
+                for r in [before[k], after] {
+                    let winner = r
+                        .metallb
+                        .as_ref()
+                        .and_then(|m| m.layer2.as_ref())
+                        .and_then(|l| l.expected_announcer.as_deref());
+                    rows.extend(winner.and_then(|w| world.table.id(w)));
+                }
+            }
+            let svcs: Vec<&Service> = with_partners(&suspects).iter().map(|k| by_key[k]).collect();
+            let b = reports_of(world, &prepared, &svcs, true, Some(&rows));
+            let a = reports_of(&down, &prepared, &svcs, true, Some(&rows));
             spof_node(node, diff::service_changes(&b, &a, &[]))
         })
         .collect();
     Ok(per_node.into_iter().flatten().collect())
+}
+
+/// Whether `node` going down could leave the Service of `before` (this World's brief report)
+/// without an announcer, without asking the engines again. A node that neither wins the
+/// layer-2 election nor announces alone over BGP changes nothing for the Service while any of
+/// its serving endpoints runs elsewhere: the winner keeps its speaker and its endpoints, the
+/// election order is a hash of names, and the other announcers keep theirs (one endpoint fewer
+/// only ever makes an address healthier, B-3). Cilium's answers are not looked at (`metallb_only`).
+fn may_go_dark(world: &World, node: &str, key: &Key, before: &ServiceReport) -> bool {
+    let id = world.table.id(node);
+    let serves_elsewhere = world
+        .endpoints_of(&(key.0.to_string(), key.1.to_string()))
+        .iter()
+        .any(|e| e.node != id && e.can_serve && e.bgp_healthy_anywhere);
+    let metallb = before.metallb.as_ref();
+    let l2 = metallb
+        .and_then(|m| m.layer2.as_ref())
+        .and_then(|l| l.expected_announcer.as_deref())
+        .filter(|w| world.table.id(w).and_then(|n| world.speaker_live(n)) != Some(false))
+        .is_some_and(|w| w == node || !serves_elsewhere);
+    let bgp = metallb.and_then(|m| m.bgp.as_ref()).is_some_and(|b| match b.announcing_count {
+        0 => false,
+        1 => b.announcing.first().is_none_or(|a| &**a == node) || !serves_elsewhere,
+        _ => !serves_elsewhere,
+    });
+    l2 || bgp || before.cilium.is_some()
 }
 
 fn key_str(s: &Option<String>) -> &str {

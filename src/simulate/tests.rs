@@ -10,6 +10,13 @@ fn load(file: &str) -> Snapshot {
     crate::snapshot::load_paths(&[file.to_string()], &mut std::io::empty()).unwrap()
 }
 
+/// `check --spof` as check runs it.
+fn spof(snap: &Snapshot, report: &Report, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
+    let world = World::build(snap, &opts.overrides);
+    world.run_replay();
+    spof_in(snap, &world, report, opts)
+}
+
 fn brief() -> Options {
     Options { scope: Scope::All, detail: false, overrides: Default::default() }
 }
