@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """The what-if benchmark of docs/performance.md (issue 50): `check --spof` against `check` on a
-synthetic 1,000-node / 2,000-Service cluster (scripts/gen-synthetic.py), table and JSON.
+synthetic 1,000-node / 2,000-Service cluster, and `simulate` against `check -o json` on a
+1,000-node / 10,000-Service one (scripts/gen-synthetic.py).
 
 Runs, interleaved RUNS times (so noise hits every command alike):
-  check | check --spof | check -o json | check --spof -o json
-and prints each command's median seconds, its ratio to the same output without --spof, and its
-peak RSS (the median over the runs, and the highest). Checks first that --spof does not change
-the report it is added to (the report without `spof` is the report of check alone).
+  check | check --spof | check -o json | check --spof -o json             (2,000 Services)
+  check -o json | simulate --down N | --speaker-down N | --label N exclude= | --apply AD   (-o json,
+  10,000 Services; AD is an L2Advertisement moved to another zone's nodes)
+and prints each command's median seconds, its ratio, and its peak RSS (the median over the
+runs, and the highest) with its ratio. Checks first that --spof does not change the report it is
+added to (the report without `spof` is the report of check alone).
 
 Usage: scripts/bench-whatif.py [--bin target/release/kubectl-lbdoctor] [--runs 9]
-       [--nodes 1000] [--services 2000] [--keep DIR]
+       [--nodes 1000] [--services 2000] [--simulate-services 10000] [--keep DIR]
 No build: build the binary first (cargo build --release).
 """
 
@@ -37,12 +40,28 @@ def run(cmd):
     return elapsed, usage.ru_maxrss / 1024
 
 
+def measure(runs, cmds, against):
+    """Runs `cmds` interleaved and prints each one's medians beside those of `against(name)`."""
+    samples = {k: [] for k in cmds}
+    for _ in range(runs):
+        for name, cmd in cmds.items():
+            samples[name].append(run(cmd))
+    time_ = {k: statistics.median(s[0] for s in v) for k, v in samples.items()}
+    rss = {k: statistics.median(s[1] for s in v) for k, v in samples.items()}
+    for name, got in samples.items():
+        other = against(name)
+        ratio = f"  {time_[name] / time_[other]:4.2f}x / {rss[name] / rss[other]:4.2f}x {other}" if other != name else ""
+        top = max(s[1] for s in got)
+        print(f"  {name:24} {time_[name]:6.3f} s  peak RSS {rss[name]:5.0f} MB (highest {top:.0f}){ratio}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/kubectl-lbdoctor"))
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--nodes", type=int, default=1000)
     ap.add_argument("--services", type=int, default=2000)
+    ap.add_argument("--simulate-services", type=int, default=10000)
     ap.add_argument("--keep", help="write the snapshot here and keep it")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lbdoctor-whatif.")
@@ -64,25 +83,38 @@ def main():
     print(f"{a.nodes} nodes, {a.services} Services: {len(spof)} single points of failure, {losses} losses; "
           f"median of {a.runs} interleaved runs; {a.bin}")
     base = [a.bin, "check", "--from", snap]
-    cmds = {
+    measure(a.runs, {
         "check": base,
         "check --spof": base + ["--spof"],
         "check -o json": base + ["-o", "json"],
         "check --spof -o json": base + ["--spof", "-o", "json"],
-    }
-    samples = {k: [] for k in cmds}
-    for _ in range(a.runs):
-        for name, cmd in cmds.items():
-            samples[name].append(run(cmd))
-    median = {k: statistics.median(s[0] for s in v) for k, v in samples.items()}
-    for name, runs in samples.items():
-        without = name.replace(" --spof", "")
-        ratio = f"  {median[name] / median[without]:4.2f}x {without}" if without != name else ""
-        rss = statistics.median(s[1] for s in runs)
-        top = max(s[1] for s in runs)
-        print(f"  {name:22} {median[name]:6.3f} s  peak RSS {rss:5.0f} MB (highest {top:.0f}){ratio}")
+    }, lambda name: name.replace(" --spof", ""))
+
+    big = os.path.join(work, "cluster-big.json")
+    gen = [sys.executable, os.path.join(ROOT, "scripts/gen-synthetic.py"), "--nodes", str(a.nodes),
+           "--services", str(a.simulate_services), "--out", big]
+    subprocess.run(gen, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    items = json.load(open(big))["items"]
+    node = [i for i in items if i["kind"] == "Node"][1]["metadata"]["name"]
+    ads = [i for i in items if i["kind"] == "L2Advertisement" and (i["spec"].get("nodeSelectors") or [])]
+    ad = ads[1]
+    zones = sorted({n["metadata"]["labels"].get("topology.kubernetes.io/zone") for n in items if n["kind"] == "Node"} - {None})
+    ad["spec"]["nodeSelectors"] = [{"matchLabels": {"topology.kubernetes.io/zone": zones[-1]}}]
+    edited = os.path.join(work, "ad.json")
+    json.dump(ad, open(edited, "w"))
+    print(f"\n{a.nodes} nodes, {a.simulate_services} Services: simulate -o json against check -o json "
+          f"(node {node}, L2Advertisement {ad['metadata']['name']} moved to {zones[-1]})")
+    sim = [a.bin, "simulate", "--from", big, "-o", "json"]
+    measure(a.runs, {
+        "check -o json": [a.bin, "check", "--from", big, "-o", "json"],
+        "simulate --down": sim + ["--down", node],
+        "simulate --speaker-down": sim + ["--speaker-down", node],
+        "simulate --label": sim + ["--label", node, "node.kubernetes.io/exclude-from-external-load-balancers="],
+        "simulate --apply": sim + ["--apply", edited],
+    }, lambda name: "check -o json")
     if not a.keep:
-        os.remove(snap)
+        for f in (snap, big, edited):
+            os.remove(f)
         os.rmdir(work)
 
 

@@ -56,8 +56,7 @@ pub(super) fn simulate(
     let (snap, mut opts, _) = load(r, env, true)?;
     opts.scope = r.namespaces.every_unless_n();
     super::known_namespace(&snap, &opts.scope, &r.source)?;
-    let sim = simulate::simulate(&snap, &edits, &opts)?;
-    std::mem::forget(snap);
+    let sim = simulate::simulate_owned(snap, &edits, &opts)?;
     render::render_simulation(out, &sim, r.format, r.paint())?;
     Ok(r.fails(sim.findings.iter().map(|f| f.severity)))
 }

@@ -109,7 +109,19 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
 
 /// [`diagnose`] over a World the caller built, for callers that read the World too.
 pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Result<Report, DiagnoseError> {
+    diagnose_shaped(snap, world, opts, false)
+}
+
+/// [`diagnose_in`]; `whole_lists`: brief reports keep the node lists a comparison of two runs
+/// reads ([`Shape::whole_lists`]).
+pub(crate) fn diagnose_shaped(
+    snap: &Snapshot,
+    world: &World,
+    opts: &Options,
+    whole_lists: bool,
+) -> Result<Report, DiagnoseError> {
     let Prepared { imps, ad_sets, alternate_sets } = Prepared::new(snap, world);
+    let one = matches!(opts.scope, Scope::Service { .. });
 
     let in_scope = |namespace: &str, name: &str| match &opts.scope {
         Scope::All => true,
@@ -175,7 +187,7 @@ pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Res
     let services = in_scope_evals
         .par_iter()
         .map(|e| {
-            service_report(world, &imps, e, &answered, opts.detail, matches!(opts.scope, Scope::Service { .. }), None)
+            service_report(world, &imps, e, &answered, Shape { detail: opts.detail, one, whole_lists, rows: None })
         })
         .collect();
 
@@ -256,19 +268,19 @@ impl<'s> Prepared<'s> {
 
 /// The reports of `services` in `world`, as [`diagnose`] writes them, when `services` holds
 /// every Service sharing an IP with one of them (they answer for each other). The World's
-/// controller replay must have run. `rows`: a detailed report's layer-2 rows of these nodes
-/// only (every node's when `None`).
+/// controller replay must have run.
 pub(crate) fn reports_of(
     world: &World,
     prepared: &Prepared,
     services: &[&Service],
-    detail: bool,
-    rows: Option<&FixedBitSet>,
+    shape: Shape,
 ) -> Vec<ServiceReport> {
-    let evals: Vec<Evaluation> =
-        services.iter().map(|svc| evaluate(world, &prepared.ad_sets, &prepared.alternate_sets, svc, detail)).collect();
+    let evals: Vec<Evaluation> = services
+        .iter()
+        .map(|svc| evaluate(world, &prepared.ad_sets, &prepared.alternate_sets, svc, shape.detail))
+        .collect();
     let answered = answered_by_ip(world, &evals);
-    evals.iter().map(|e| service_report(world, &prepared.imps, e, &answered, detail, false, rows)).collect()
+    evals.iter().map(|e| service_report(world, &prepared.imps, e, &answered, shape)).collect()
 }
 
 /// What a Service's cluster findings may name to concern it: the Service, its pool, its
@@ -423,15 +435,32 @@ fn evaluate<'w>(
     eval
 }
 
+/// Per Service (namespace, name), the nodes whose layer-2 rows a report keeps.
+pub(crate) type RowsKept = HashMap<(String, String), Vec<String>>;
+
+/// What a Service's report keeps.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Shape<'r> {
+    /// The per-node rows and the whole election order (JSON, YAML, the single-Service table).
+    pub detail: bool,
+    /// The report explains a single Service: every group names its nodes.
+    pub one: bool,
+    /// Without `detail`, the node lists a comparison of two runs reads (BGP announcers, Cilium
+    /// L2's eligible nodes) are kept whole instead of cut to `NodeGroup::SHOWN`.
+    pub whole_lists: bool,
+    /// With `detail`, per Service (namespace, name), the nodes whose layer-2 rows are kept:
+    /// a comparison reads a few. Every row when `None` or for a Service not in the map.
+    pub rows: Option<&'r RowsKept>,
+}
+
 fn service_report(
     world: &World,
     imps: &implementations::Implementations,
     e: &Evaluation,
     answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
-    detail: bool,
-    one: bool,
-    rows: Option<&FixedBitSet>,
+    shape: Shape,
 ) -> ServiceReport {
+    let Shape { detail, one, whole_lists, rows } = shape;
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
     let (allocation, allocation_findings) = allocation::assess(world, &e.namespace, &e.name, is_lb);
@@ -456,7 +485,7 @@ fn service_report(
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, detail, one, rows)),
-        bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail)),
+        bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail, whole_lists)),
         bgp_reason: e
             .pool
             .zip(config)
@@ -498,7 +527,7 @@ fn service_report(
     if !detail {
         // Bounded without --nodes all: node lists that grow with the cluster are cut after the
         // words above were decided from them.
-        if let Some(l2) = report.cilium.as_mut().and_then(|c| c.l2.as_mut()) {
+        if let Some(l2) = report.cilium.as_mut().and_then(|c| c.l2.as_mut()).filter(|_| !whole_lists) {
             if l2.eligible.len() > NodeGroup::SHOWN {
                 l2.eligible = l2.eligible.iter().take(NodeGroup::SHOWN).cloned().collect();
             }
@@ -553,7 +582,7 @@ fn layer2_report(
     shared_by: &[SharedAnswer],
     detail: bool,
     one: bool,
-    rows: Option<&FixedBitSet>,
+    rows: Option<&RowsKept>,
 ) -> Layer2 {
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
@@ -604,8 +633,13 @@ fn layer2_report(
     }
 }
 
-fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context, only: Option<&FixedBitSet>) -> Vec<L2Node> {
+fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context, rows: Option<&RowsKept>) -> Vec<L2Node> {
     let key = (e.namespace.clone(), e.name.clone());
+    let only: Option<FixedBitSet> = rows.and_then(|r| r.get(&key)).map(|names| {
+        let mut set = FixedBitSet::with_capacity(world.table.len());
+        set.extend(names.iter().filter_map(|n| world.table.id(n)));
+        set
+    });
     let mut per_node = vec![0usize; world.table.len()];
     for ep in world.endpoints_of(&key).iter().filter(|ep| ep.can_serve) {
         if let Some(n) = ep.node {
@@ -619,7 +653,7 @@ fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context, only
     order.extend(rest);
     order
         .into_iter()
-        .filter(|&n| only.is_none_or(|set| set.contains(n)))
+        .filter(|&n| only.as_ref().is_none_or(|set| set.contains(n)))
         .map(|n| {
             let rank = ranks[n];
             L2Node {

@@ -59,12 +59,10 @@ pub fn label_edit(node: &str, text: &str) -> Result<Edit, EditError> {
 
 /// Objects that describe what the cluster did, not what it is told: they speak for the state
 /// before the change only, so a comparison of the engines' answers leaves them out of both sides.
-pub fn without_observations(snap: &Snapshot) -> Snapshot {
-    let mut out = snap.clone();
-    out.metallb.service_l2_statuses.clear();
-    out.metallb.service_bgp_statuses.clear();
-    out.events.retain(|e| e.reason.as_deref() != Some("nodeAssigned"));
-    out
+pub fn forget_observations(snap: &mut Snapshot) {
+    snap.metallb.service_l2_statuses.clear();
+    snap.metallb.service_bgp_statuses.clear();
+    snap.events.retain(|e| e.reason.as_deref() != Some("nodeAssigned"));
 }
 
 /// The snapshot after the edits: applied files first, then labels, then nodes going down, in

@@ -6,11 +6,10 @@ pub(crate) mod edit;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
 use crate::diagnose::world::World;
-use crate::diagnose::{self, reports_of, DiagnoseError, Options, Prepared, Scope};
+use crate::diagnose::{self, reports_of, DiagnoseError, Options, Prepared, RowsKept, Scope, Shape};
 use crate::report::{Change, Code, Report, ServiceReport, Simulation, SpofNode, API_VERSION};
 use crate::snapshot::{EndpointSlice, Service, Snapshot};
 use edit::{Edit, EditError};
@@ -30,16 +29,65 @@ pub const RECORD_CODES: &[Code] = &[Code::LBD105, Code::LBD121, Code::LBD127, Co
 
 /// Runs every engine on the snapshot before and after the edits. What the cluster observed
 /// (ServiceL2Status, nodeAssigned Events) describes the state before only, so both runs leave it
-/// out: the comparison is between the engines' two answers.
+/// out: the comparison is between the engines' two answers. The runs are brief (no per-node
+/// rows, which on a large cluster weigh gigabytes) but keep the node lists a comparison reads;
+/// only the Services whose answer moved are asked again in full, for the words of their changes.
 pub fn simulate(snap: &Snapshot, edits: &[Edit], opts: &Options) -> Result<Simulation, SimulateError> {
-    let base = edit::without_observations(snap);
+    simulate_owned(snap.clone(), edits, opts)
+}
+
+/// [`simulate`] of a snapshot the caller no longer needs: one copy fewer of a large cluster.
+pub fn simulate_owned(mut base: Snapshot, edits: &[Edit], opts: &Options) -> Result<Simulation, SimulateError> {
+    edit::forget_observations(&mut base);
     let (after_snap, applied) = edit::apply(&base, edits)?;
-    let opts = Options { detail: true, ..opts.clone() };
-    let before = diagnose::diagnose(&base, &opts)?;
-    let after = diagnose::diagnose(&after_snap, &opts)?;
+    let (bw, aw) = (World::build(&base, &opts.overrides), World::build(&after_snap, &opts.overrides));
+    let brief = Options { detail: false, ..opts.clone() };
+    let before = diagnose::diagnose_shaped(&base, &bw, &brief, true)?;
+    let after = diagnose::diagnose_shaped(&after_snap, &aw, &brief, true)?;
     let names = |s: &Snapshot| -> BTreeSet<String> { s.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect() };
     let deleted: Vec<String> = names(&base).difference(&names(&after_snap)).cloned().collect();
-    let changes = diff::changes(&before, &after, &deleted);
+    let (before_by_key, after_by_key) = (services_by_key(&before), services_by_key(&after));
+    let moved: BTreeSet<Key> = before_by_key
+        .iter()
+        .filter(|(k, b)| after_by_key.get(*k).is_some_and(|a| may_move((&bw, b), (&aw, a))))
+        .map(|(k, _)| *k)
+        .collect();
+    let changes = if moved.is_empty() {
+        Vec::new()
+    } else {
+        // The Services sharing their IPs answer beside them, on either side.
+        let ips: BTreeSet<&str> = moved
+            .iter()
+            .flat_map(|k| before_by_key[k].ips.iter().chain(&after_by_key[k].ips))
+            .map(String::as_str)
+            .collect();
+        let asked = |r: &ServiceReport| {
+            moved.contains(&(r.namespace.as_str(), r.name.as_str())) || r.ips.iter().any(|ip| ips.contains(ip.as_str()))
+        };
+        let keys: BTreeSet<(String, String)> = (before.services.iter().chain(&after.services))
+            .filter(|r| asked(r))
+            .map(|r| (r.namespace.clone(), r.name.clone()))
+            .collect();
+        // diff reads the layer-2 rows of the winners before and after only.
+        let rows: RowsKept = moved
+            .iter()
+            .map(|k| {
+                let nodes = [before_by_key[k], after_by_key[k]].into_iter().filter_map(winner).map(str::to_string);
+                ((k.0.to_string(), k.1.to_string()), nodes.collect())
+            })
+            .collect();
+        let detailed = |snap: &Snapshot, world: &World| {
+            let prepared = Prepared::new(snap, world);
+            let svcs: Vec<&Service> = (snap.services.iter())
+                .filter(|s| {
+                    let (ns, name) = (key_str(&s.metadata.namespace), key_str(&s.metadata.name));
+                    keys.contains(&(ns.to_string(), name.to_string()))
+                })
+                .collect();
+            reports_of(world, &prepared, &svcs, Shape { detail: true, rows: Some(&rows), ..Shape::default() })
+        };
+        diff::service_changes(&detailed(&base, &bw), &detailed(&after_snap, &aw), &deleted)
+    };
     let summary = diff::summary(&changes);
     let (mut findings, mut resolved) = diff::new_findings(&before, &after);
     findings.retain(|f| !RECORD_CODES.contains(&f.code));
@@ -54,6 +102,47 @@ pub fn simulate(snap: &Snapshot, edits: &[Edit], opts: &Options) -> Result<Simul
         findings,
         resolved,
     })
+}
+
+fn services_by_key(report: &Report) -> HashMap<Key<'_>, &ServiceReport> {
+    report.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s)).collect()
+}
+
+/// Whether a Service's answer may differ between two brief reports with whole node lists: a
+/// superset of what [`diff::service_changes`] calls a change (the answering layer-2 node, Cilium
+/// L2's holder and eligible nodes, the BGP announcers, Node IPAM's ingress, the allocation).
+fn may_move(before: (&World, &ServiceReport), after: (&World, &ServiceReport)) -> bool {
+    let ((bw, b), (aw, a)) = (before, after);
+    let cilium_l2 = |r: &ServiceReport| {
+        r.cilium
+            .as_ref()
+            .and_then(|c| c.l2.as_ref())
+            .map(|v| (v.skipped.is_none(), v.announcer.clone(), v.eligible.clone()))
+    };
+    let bgp = |r: &ServiceReport| -> Option<BTreeSet<String>> {
+        r.metallb.as_ref().and_then(|m| m.bgp.as_ref()).map(|g| g.announcing.iter().map(|n| n.to_string()).collect())
+    };
+    let ipam =
+        |r: &ServiceReport| r.cilium.as_ref().and_then(|c| c.nodeipam.as_ref()).map(|n| n.expected_ingress.clone());
+    let allocation = |r: &ServiceReport| r.allocation.as_ref().map(|x| (x.status, x.expected_ips.clone()));
+    answering(bw, b) != answering(aw, a)
+        || cilium_l2(b) != cilium_l2(a)
+        || bgp(b) != bgp(a)
+        || ipam(b) != ipam(a)
+        || allocation(b) != allocation(a)
+}
+
+/// The winner of a Service's layer-2 election.
+fn winner(r: &ServiceReport) -> Option<&str> {
+    r.metallb.as_ref()?.layer2.as_ref()?.expected_announcer.as_deref()
+}
+
+/// The node whose speaker answers for a Service's layer-2 IP, as [`diff`] reads it from the
+/// per-node rows: the election's winner unless it runs no live speaker.
+fn answering<'r>(world: &World, r: &'r ServiceReport) -> Option<&'r str> {
+    let node = winner(r)?;
+    let live = world.table.id(node).and_then(|n| world.speaker_live(n));
+    (live != Some(false)).then_some(node)
 }
 
 /// `check --spof`: for every node that announces something, the IPs that it going down alone
@@ -80,8 +169,7 @@ pub(crate) fn spof_in(
     let by_key: HashMap<Key, &Service> =
         snap.services.iter().map(|s| ((key_str(&s.metadata.namespace), key_str(&s.metadata.name)), s)).collect();
     // Before, the engines' answers are `report`'s: what the cluster observed does not enter them.
-    let before: HashMap<Key, &ServiceReport> =
-        report.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s)).collect();
+    let before = services_by_key(report);
     let mut slices: HashMap<Key, Vec<&EndpointSlice>> = HashMap::new();
     for slice in &snap.endpoint_slices {
         if let Some(name) = &slice.service {
@@ -108,7 +196,7 @@ pub(crate) fn spof_in(
             let asked = with_partners(&dark);
             let down = world.with_node_down(node, asked.iter().filter_map(|k| slices.get(k)).flatten().copied());
             let svcs: Vec<&Service> = asked.iter().map(|k| by_key[k]).collect();
-            let brief = reports_of(&down, &prepared, &svcs, false, None);
+            let brief = reports_of(&down, &prepared, &svcs, Shape::default());
             let suspects: BTreeSet<Key> = asked
                 .iter()
                 .zip(&brief)
@@ -121,21 +209,20 @@ pub(crate) fn spof_in(
             // The words of each loss come from the per-node rows, as simulate writes them: only
             // the suspects need them, and only the rows of the winners before and after and of
             // the node going down (`diff` reads no other).
-            let mut rows = FixedBitSet::with_capacity(world.table.len());
-            rows.extend(world.table.id(node));
-            for (k, after) in asked.iter().zip(&brief).filter(|(k, _)| suspects.contains(*k)) {
-                for r in [before[k], after] {
-                    let winner = r
-                        .metallb
-                        .as_ref()
-                        .and_then(|m| m.layer2.as_ref())
-                        .and_then(|l| l.expected_announcer.as_deref());
-                    rows.extend(winner.and_then(|w| world.table.id(w)));
-                }
-            }
+            let rows: RowsKept = asked
+                .iter()
+                .zip(&brief)
+                .filter(|(k, _)| suspects.contains(*k))
+                .map(|(k, after)| {
+                    let mut nodes = vec![node.to_string()];
+                    nodes.extend([before[k], after].into_iter().filter_map(winner).map(str::to_string));
+                    ((k.0.to_string(), k.1.to_string()), nodes)
+                })
+                .collect();
             let svcs: Vec<&Service> = with_partners(&suspects).iter().map(|k| by_key[k]).collect();
-            let b = reports_of(world, &prepared, &svcs, true, Some(&rows));
-            let a = reports_of(&down, &prepared, &svcs, true, Some(&rows));
+            let shape = Shape { detail: true, rows: Some(&rows), ..Shape::default() };
+            let b = reports_of(world, &prepared, &svcs, shape);
+            let a = reports_of(&down, &prepared, &svcs, shape);
             spof_node(node, diff::service_changes(&b, &a, &[]))
         })
         .collect();
@@ -176,12 +263,6 @@ fn key_str(s: &Option<String>) -> &str {
 /// [`is_loss`] over the changes `diff` finds, from what brief reports keep whole (the winner, and
 /// whether each announcing set is empty).
 fn may_lose(before: (&World, &ServiceReport), after: (&World, &ServiceReport)) -> bool {
-    fn answering<'r>(world: &World, r: &'r ServiceReport) -> Option<&'r str> {
-        let l2 = r.metallb.as_ref()?.layer2.as_ref()?;
-        let node = l2.expected_announcer.as_deref()?;
-        let live = world.table.id(node).and_then(|n| world.speaker_live(n));
-        (live != Some(false)).then_some(node)
-    }
     let bgp =
         |r: &ServiceReport| r.metallb.as_ref().and_then(|m| m.bgp.as_ref()).is_some_and(|b| !b.announcing.is_empty());
     let ipam = |r: &ServiceReport| {

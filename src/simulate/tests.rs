@@ -3,6 +3,8 @@
 
 use serde_json::{json, Value};
 
+use std::collections::BTreeSet;
+
 use super::*;
 use crate::snapshot::Snapshot;
 
@@ -137,4 +139,94 @@ fn mid_size(nodes: usize, services: usize, memberlist: &str) -> Value {
             "addressType": "IPv4", "endpoints": endpoints}));
     }
     json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+/// `simulate` as it was first written: two detailed runs of every engine (every Service's
+/// per-node rows) and their whole diff. The brief runs must give its answer exactly.
+fn simulate_by_two_detailed_runs(snap: &Snapshot, edits: &[Edit], opts: &Options) -> Simulation {
+    let mut base = snap.clone();
+    edit::forget_observations(&mut base);
+    let (after_snap, applied) = edit::apply(&base, edits).unwrap();
+    let opts = Options { detail: true, ..opts.clone() };
+    let before = diagnose::diagnose(&base, &opts).unwrap();
+    let after = diagnose::diagnose(&after_snap, &opts).unwrap();
+    let names = |s: &Snapshot| -> BTreeSet<String> { s.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect() };
+    let deleted: Vec<String> = names(&base).difference(&names(&after_snap)).cloned().collect();
+    let changes = diff::changes(&before, &after, &deleted);
+    let summary = diff::summary(&changes);
+    let (mut findings, mut resolved) = diff::new_findings(&before, &after);
+    findings.retain(|f| !RECORD_CODES.contains(&f.code));
+    resolved.retain(|f| !RECORD_CODES.contains(&f.code));
+    Simulation {
+        api_version: API_VERSION,
+        kind: "Simulation",
+        source: before.source,
+        edits: applied,
+        changes,
+        summary,
+        findings,
+        resolved,
+    }
+}
+
+/// Per node: down, deleted, its speaker down, the exclude label set, its first label removed.
+fn node_edits(snap: &Snapshot) -> Vec<Vec<Edit>> {
+    let mut out = Vec::new();
+    for n in &snap.nodes {
+        let node = n.metadata.name.clone().unwrap_or_default();
+        out.push(vec![Edit::Down(node.clone())]);
+        out.push(vec![Edit::Delete(node.clone())]);
+        out.push(vec![Edit::SpeakerDown(node.clone())]);
+        out.push(vec![edit::label_edit(&node, "node.kubernetes.io/exclude-from-external-load-balancers=").unwrap()]);
+        if let Some(key) = n.metadata.labels.as_ref().and_then(|l| l.keys().next()) {
+            out.push(vec![Edit::Unlabel { node: node.clone(), key: key.clone() }]);
+        }
+    }
+    out
+}
+
+fn assert_simulate_is_two_detailed_runs(snap: &Snapshot, edits: &[Edit], what: &str) -> bool {
+    let fast = simulate(snap, edits, &brief()).unwrap();
+    let full = simulate_by_two_detailed_runs(snap, edits, &brief());
+    assert_eq!(json!(fast), json!(full), "{what}: {edits:?}");
+    !full.changes.is_empty()
+}
+
+#[test]
+fn simulate_is_two_detailed_runs_on_every_scenario_and_edit() {
+    let mut files: Vec<String> = ["testdata/scenarios", "testdata/clusters"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".yaml"))
+        .collect();
+    files.sort();
+    let mut moved = 0;
+    for file in &files {
+        let snap = load(file);
+        if diagnose::diagnose(&snap, &brief()).is_err() {
+            continue;
+        }
+        for edits in node_edits(&snap) {
+            moved += usize::from(assert_simulate_is_two_detailed_runs(&snap, &edits, file));
+        }
+    }
+    // An applied file: the edited L2Advertisement of the homelab's fix.
+    let homelab = load("testdata/clusters/homelab-trap.yaml");
+    let fix = load("testdata/simulate/l2-workers.yaml");
+    let apply = Edit::Apply { file: "testdata/simulate/l2-workers.yaml".into(), objects: Box::new(fix) };
+    assert!(assert_simulate_is_two_detailed_runs(&homelab, &[apply], "the trap's fix"));
+    assert!(moved > 100, "only {moved} edits moved anything");
+}
+
+#[test]
+fn simulate_is_two_detailed_runs_on_a_mid_size_cluster() {
+    for memberlist in ["enabled", "disabled"] {
+        let file = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+        std::fs::write(file.path(), mid_size(40, 120, memberlist).to_string()).unwrap();
+        let snap = load(&file.path().display().to_string());
+        for edits in node_edits(&snap).into_iter().step_by(7) {
+            assert_simulate_is_two_detailed_runs(&snap, &edits, memberlist);
+        }
+    }
 }

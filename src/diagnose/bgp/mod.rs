@@ -253,7 +253,8 @@ pub(crate) fn expected_peers(world: &World, config: &Config, o: &BgpOutcome) -> 
         .collect()
 }
 
-pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool) -> Option<Bgp> {
+/// `whole_list`: every announcing node is named even without `detail`.
+pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool, whole_list: bool) -> Option<Bgp> {
     let config = world.config.as_ref().ok()?;
     let index = world.bgp.as_ref()?;
     let pool = &config.pools[e.pool?];
@@ -261,7 +262,7 @@ pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool
     let advertisements: BTreeSet<String> =
         ads.iter().zip(&o.matches_service).filter(|(_, m)| **m).map(|(a, _)| a.name.clone()).collect();
     let announcing_count = o.announcing().count();
-    let announcing = if detail || announcing_count <= NodeGroup::SHOWN {
+    let announcing = if detail || whole_list || announcing_count <= NodeGroup::SHOWN {
         world.node_list(o.announcing())
     } else {
         world.node_list(o.announcing().take(NodeGroup::SHOWN))
