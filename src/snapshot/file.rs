@@ -822,17 +822,29 @@ fn split_yaml<'a>(
     lines: &'a LineIndex<'a>,
     out: &mut Vec<Split<'a>>,
 ) -> Result<(), LoadError> {
-    let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
-        serde_saphyr::from_multiple_with_options(text, yaml_options()).map_err(|e| {
-            let (line, column) = e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
-            let origin = Origin { file: file.clone(), line, column, item: None };
-            LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
-        })?;
-    let starts: Vec<u64> = docs.iter().map(|d| d.referenced.line()).collect();
+    let docs = match super::yaml_pieces::documents(text, yaml_options) {
+        Some(docs) => docs,
+        None => {
+            let docs: Vec<serde_saphyr::Spanned<serde_json::Value>> =
+                serde_saphyr::from_multiple_with_options(text, yaml_options()).map_err(|e| {
+                    let (line, column) =
+                        e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
+                    let origin = Origin { file: file.clone(), line, column, item: None };
+                    LoadError::Malformed { origin: origin.to_string(), message: yaml_message(&e) }
+                })?;
+            docs.into_iter()
+                .map(|d| super::yaml_pieces::Document {
+                    line: d.referenced.line(),
+                    column: d.referenced.column(),
+                    value: d.value,
+                })
+                .collect()
+        }
+    };
+    let starts: Vec<u64> = docs.iter().map(|d| d.line).collect();
     for (i, doc) in docs.into_iter().enumerate() {
-        let line = doc.referenced.line();
-        let place = YamlPlace { text, lines, line, next: starts.get(i + 1).copied() };
-        let origin = Origin { file: file.clone(), line: Some(line), column: Some(doc.referenced.column()), item: None };
+        let place = YamlPlace { text, lines, line: doc.line, next: starts.get(i + 1).copied() };
+        let origin = Origin { file: file.clone(), line: Some(doc.line), column: Some(doc.column), item: None };
         split_value(origin, doc.value, Some(place), out)?;
     }
     Ok(())
