@@ -9,6 +9,7 @@ pub(crate) mod keys;
 pub(crate) mod served;
 pub mod service;
 pub mod strict;
+mod yaml_block;
 mod yaml_pieces;
 
 use std::collections::BTreeMap;

@@ -52,13 +52,19 @@ fn parse(piece: &Piece, options: &(impl Fn() -> serde_saphyr::Options + Sync)) -
         )
     };
     match piece {
-        Piece::Stream { text, first_line } => stream(text, *first_line),
+        Piece::Stream { text, first_line } => match super::yaml_block::mapping_document(text) {
+            Some((value, line)) => Some(vec![Document { value, line: line + first_line - 1, column: 1 }]),
+            None => stream(text, *first_line),
+        },
         Piece::List { head, first_line, items } => {
             let mut docs = stream(head, *first_line)?;
             let [doc] = docs.as_mut_slice() else { return None };
             let values = items
                 .par_iter()
                 .map(|item| {
+                    if let Some(value) = super::yaml_block::sequence_entry(item) {
+                        return Some(value);
+                    }
                     let one: Vec<Value> = serde_saphyr::from_str_with_options(item, options()).ok()?;
                     <[Value; 1]>::try_from(one).ok().map(|[v]| v)
                 })
@@ -129,14 +135,15 @@ fn is_marker(line: &str) -> bool {
 /// is a plain key, a comment, a blank or an item. Anything else (a quoted scalar continued at
 /// the margin, a flow collection) is left to the whole-stream reader.
 fn list_items(lines: &[&str]) -> Option<(usize, Vec<usize>, usize)> {
-    let bare = |l: &str| l.trim_end_matches(['\n', '\r']).to_string();
+    fn bare(l: &str) -> &str {
+        l.trim_end_matches(['\n', '\r'])
+    }
     let at_margin = |l: &str| !l.starts_with([' ', '\t']) && !l.trim().is_empty() && !l.starts_with('#');
-    let key = |l: &str| {
-        let l = bare(l);
-        let (k, rest) = l.split_once(':')?;
+    fn key(l: &str) -> Option<(&str, &str)> {
+        let (k, rest) = bare(l).split_once(':')?;
         let plain = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
-        (plain && (rest.is_empty() || rest.starts_with(' '))).then(|| (k.to_string(), rest.trim().to_string()))
-    };
+        (plain && (rest.is_empty() || rest.starts_with(' '))).then(|| (k, rest.trim()))
+    }
     let is_item = |l: &str| {
         let l = bare(l);
         l == "-" || l.starts_with("- ")
@@ -148,7 +155,7 @@ fn list_items(lines: &[&str]) -> Option<(usize, Vec<usize>, usize)> {
             continue;
         }
         let (k, v) = key(l)?;
-        match k.as_str() {
+        match k {
             "items" if v.is_empty() => items_line = Some(j),
             "kind" => list_kind = v == "List" || (v.ends_with("List") && v.chars().all(|c| c.is_ascii_alphanumeric())),
             _ => {}
