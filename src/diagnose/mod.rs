@@ -275,12 +275,14 @@ pub(crate) fn reports_of(
     services: &[&Service],
     shape: Shape,
 ) -> Vec<ServiceReport> {
+    // Many Services (what an applied file moves) spread over the cores; a few stay on this one.
     let evals: Vec<Evaluation> = services
-        .iter()
+        .par_iter()
+        .with_min_len(16)
         .map(|svc| evaluate(world, &prepared.ad_sets, &prepared.alternate_sets, svc, shape.detail))
         .collect();
     let answered = answered_by_ip(world, &evals);
-    evals.iter().map(|e| service_report(world, &prepared.imps, e, &answered, shape)).collect()
+    evals.par_iter().with_min_len(16).map(|e| service_report(world, &prepared.imps, e, &answered, shape)).collect()
 }
 
 /// What a Service's cluster findings may name to concern it: the Service, its pool, its
