@@ -32,19 +32,23 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     super::known_namespace(&snap, &opts.scope, &r.source)?;
     let mut origins = std::mem::take(&mut snap.origins);
     let world = diagnose::world::World::build(&snap, &opts.overrides);
-    let mut report = diagnose::diagnose_in(&snap, &world, &opts)?;
+    let prepared = diagnose::Prepared::new(&snap, &world);
+    let mut report = diagnose::diagnose_prepared(&snap, &world, &prepared, &opts, false)?;
     if args.spof {
         // Every node is checked against every Service, whatever -n narrows the table to.
-        let nodes = match opts.scope {
-            Scope::All => crate::simulate::spof_in(&snap, &world, &report, &opts)?,
+        let all_report;
+        let all = match opts.scope {
+            Scope::All => &report,
             _ => {
                 let all = diagnose::Options { scope: Scope::All, detail: false, ..opts.clone() };
-                crate::simulate::spof_in(&snap, &world, &diagnose::diagnose_in(&snap, &world, &all)?, &opts)?
+                all_report = diagnose::diagnose_prepared(&snap, &world, &prepared, &all, false)?;
+                &all_report
             }
         };
-        report.spof = Some(nodes);
+        report.spof = Some(crate::simulate::spof_in(&snap, &world, &prepared, all, &opts)?);
     }
     // As explain's build_report: the process exit frees a large snapshot faster.
+    std::mem::forget(prepared);
     std::mem::forget(world);
     std::mem::forget(snap);
     let report = concluded(report, &rules);

@@ -109,18 +109,20 @@ pub fn diagnose(snap: &Snapshot, opts: &Options) -> Result<Report, DiagnoseError
 
 /// [`diagnose`] over a World the caller built, for callers that read the World too.
 pub(crate) fn diagnose_in(snap: &Snapshot, world: &World, opts: &Options) -> Result<Report, DiagnoseError> {
-    diagnose_shaped(snap, world, opts, false)
+    diagnose_prepared(snap, world, &Prepared::new(snap, world), opts, false)
 }
 
-/// [`diagnose_in`]; `whole_lists`: brief reports keep the node lists a comparison of two runs
-/// reads ([`Shape::whole_lists`]).
-pub(crate) fn diagnose_shaped(
+/// [`diagnose_in`] with what the World's evaluations share already prepared, for callers that
+/// evaluate Services again afterwards ([`reports_of`]); `whole_lists`: brief reports keep the
+/// node lists a comparison of two runs reads ([`Shape::whole_lists`]).
+pub(crate) fn diagnose_prepared(
     snap: &Snapshot,
     world: &World,
+    prepared: &Prepared,
     opts: &Options,
     whole_lists: bool,
 ) -> Result<Report, DiagnoseError> {
-    let Prepared { imps, ad_sets, alternate_sets } = Prepared::new(snap, world);
+    let Prepared { imps, ad_sets, alternate_sets } = prepared;
     let one = matches!(opts.scope, Scope::Service { .. });
 
     let in_scope = |namespace: &str, name: &str| match &opts.scope {
@@ -145,7 +147,7 @@ pub(crate) fn diagnose_shaped(
                 .par_iter()
                 .map(|svc| {
                     let (ns, name) = crate::snapshot::key_of(&svc.metadata);
-                    evaluate(world, &ad_sets, &alternate_sets, svc, opts.detail && in_scope(&ns, &name))
+                    evaluate(world, ad_sets, alternate_sets, svc, opts.detail && in_scope(&ns, &name))
                 })
                 .collect::<Vec<Evaluation>>()
         },
@@ -186,25 +188,23 @@ pub(crate) fn diagnose_shaped(
     let in_scope_evals: Vec<&Evaluation> = evals.iter().filter(|e| in_scope(&e.namespace, &e.name)).collect();
     let services = in_scope_evals
         .par_iter()
-        .map(|e| {
-            service_report(world, &imps, e, &answered, Shape { detail: opts.detail, one, whole_lists, rows: None })
-        })
+        .map(|e| service_report(world, imps, e, &answered, Shape { detail: opts.detail, one, whole_lists, rows: None }))
         .collect();
 
     let mut report = Report {
         api_version: API_VERSION,
         kind: "Report",
-        source: source_with(world, &imps),
+        source: source_with(world, imps),
         summary: Summary::default(),
         causes: Vec::new(),
         nodes: node_facts(world),
-        node_sets: node_sets(world, &ad_sets),
+        node_sets: node_sets(world, ad_sets),
         services,
         findings: {
             let mut f = checks::cluster_findings(world);
             f.extend(allocation::pool_findings(world));
             f.extend(bgp::cluster_findings(world, &evals));
-            f.extend(cilium::cluster_findings(snap, &imps));
+            f.extend(cilium::cluster_findings(snap, imps));
             f.extend(access::findings(snap));
             // Stable: within a code, the order each check found them in.
             f.sort_by_key(|x| x.code);

@@ -317,15 +317,8 @@ mod tests {
     /// `explain`: the parallel layout is the single pass's, byte for byte.
     #[test]
     fn services_laid_out_in_parallel_are_the_single_pass() {
-        let mut files: Vec<String> = ["testdata/scenarios", "testdata/clusters"]
-            .iter()
-            .flat_map(|dir| std::fs::read_dir(dir).unwrap())
-            .map(|e| e.unwrap().path().display().to_string())
-            .filter(|p| p.ends_with(".yaml"))
-            .collect();
-        files.sort();
         let mut parallel_paths = 0;
-        for file in &files {
+        for file in &crate::snapshot::scenario_files() {
             let snap = crate::snapshot::load_paths(std::slice::from_ref(file), &mut std::io::empty()).unwrap();
             for detail in [false, true] {
                 let opts = Options { scope: Scope::All, detail, overrides: Default::default() };

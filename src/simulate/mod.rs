@@ -12,7 +12,7 @@ use crate::diagnose::world::World;
 use crate::diagnose::{self, reports_of, DiagnoseError, Options, Prepared, RowsKept, Scope, Shape};
 use crate::report::{Change, Code, Report, ServiceReport, Simulation, SpofNode, API_VERSION};
 use crate::snapshot::{EndpointSlice, Service, Snapshot};
-use edit::{Edit, EditError};
+use edit::{Applied, Edit, EditError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimulateError {
@@ -41,11 +41,11 @@ pub fn simulate_owned(mut base: Snapshot, edits: &[Edit], opts: &Options) -> Res
     edit::forget_observations(&mut base);
     let (after_snap, applied) = edit::apply(&base, edits)?;
     let (bw, aw) = (World::build(&base, &opts.overrides), World::build(&after_snap, &opts.overrides));
+    let (bp, ap) = (Prepared::new(&base, &bw), Prepared::new(&after_snap, &aw));
     let brief = Options { detail: false, ..opts.clone() };
-    let before = diagnose::diagnose_shaped(&base, &bw, &brief, true)?;
-    let after = diagnose::diagnose_shaped(&after_snap, &aw, &brief, true)?;
-    let names = |s: &Snapshot| -> BTreeSet<String> { s.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect() };
-    let deleted: Vec<String> = names(&base).difference(&names(&after_snap)).cloned().collect();
+    let before = diagnose::diagnose_prepared(&base, &bw, &bp, &brief, true)?;
+    let after = diagnose::diagnose_prepared(&after_snap, &aw, &ap, &brief, true)?;
+    let deleted = deleted_nodes(&base, &after_snap);
     let (before_by_key, after_by_key) = (services_by_key(&before), services_by_key(&after));
     let moved: BTreeSet<Key> = before_by_key
         .iter()
@@ -76,23 +76,34 @@ pub fn simulate_owned(mut base: Snapshot, edits: &[Edit], opts: &Options) -> Res
                 ((k.0.to_string(), k.1.to_string()), nodes.collect())
             })
             .collect();
-        let detailed = |snap: &Snapshot, world: &World| {
-            let prepared = Prepared::new(snap, world);
+        let detailed = |snap: &Snapshot, world: &World, prepared: &Prepared| {
             let svcs: Vec<&Service> = (snap.services.iter())
                 .filter(|s| {
                     let (ns, name) = (key_str(&s.metadata.namespace), key_str(&s.metadata.name));
                     keys.contains(&(ns.to_string(), name.to_string()))
                 })
                 .collect();
-            reports_of(world, &prepared, &svcs, Shape { detail: true, rows: Some(&rows), ..Shape::default() })
+            reports_of(world, prepared, &svcs, Shape { detail: true, rows: Some(&rows), ..Shape::default() })
         };
-        diff::service_changes(&detailed(&base, &bw), &detailed(&after_snap, &aw), &deleted)
+        diff::service_changes(&detailed(&base, &bw, &bp), &detailed(&after_snap, &aw, &ap), &deleted)
     };
+    Ok(simulation(before, &after, applied, changes))
+}
+
+/// The Nodes the edits removed.
+fn deleted_nodes(base: &Snapshot, after: &Snapshot) -> Vec<String> {
+    let names = |s: &Snapshot| -> BTreeSet<String> { s.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect() };
+    names(base).difference(&names(after)).cloned().collect()
+}
+
+/// The Simulation of `changes` between the Reports before and after the edits: the counts, and
+/// the findings the change brings or clears (not those that only restate the records).
+fn simulation(before: Report, after: &Report, applied: Vec<Applied>, changes: Vec<Change>) -> Simulation {
     let summary = diff::summary(&changes);
-    let (mut findings, mut resolved) = diff::new_findings(&before, &after);
+    let (mut findings, mut resolved) = diff::new_findings(&before, after);
     findings.retain(|f| !RECORD_CODES.contains(&f.code));
     resolved.retain(|f| !RECORD_CODES.contains(&f.code));
-    Ok(Simulation {
+    Simulation {
         api_version: API_VERSION,
         kind: "Simulation",
         source: before.source,
@@ -101,7 +112,7 @@ pub fn simulate_owned(mut base: Snapshot, edits: &[Edit], opts: &Options) -> Res
         summary,
         findings,
         resolved,
-    })
+    }
 }
 
 fn services_by_key(report: &Report) -> HashMap<Key<'_>, &ServiceReport> {
@@ -150,17 +161,17 @@ fn answering<'r>(world: &World, r: &'r ServiceReport) -> Option<&'r str> {
 /// announces alone or hosts endpoints of can lose their announcer with it, so each node's
 /// question is asked of those (and the Services sharing their IPs) only; MetalLB's allocation
 /// does not look at nodes. `report` is a Report of `snap` over every Service, with or without
-/// per-node rows, diagnosed in `world` (so its controller replay ran): what the cluster
-/// observed enters no change `simulate` words, so the same World serves.
+/// per-node rows, diagnosed in `world` with `prepared` (so its controller replay ran): what the
+/// cluster observed enters no change `simulate` words, so the same World serves.
 pub(crate) fn spof_in(
     snap: &Snapshot,
     world: &World,
+    prepared: &Prepared,
     report: &Report,
     opts: &Options,
 ) -> Result<Vec<SpofNode>, SimulateError> {
     let affected = affected_by_node(snap, report);
     let opts = Options { detail: true, scope: Scope::All, ..opts.clone() };
-    let prepared = Prepared::new(snap, world);
     if !prepared.metallb_only() {
         // Cilium, ServiceLB and kube-vip read the Pods and Nodes themselves: each node's
         // question is a second run of every engine on the edited snapshot.
@@ -196,7 +207,7 @@ pub(crate) fn spof_in(
             let asked = with_partners(&dark);
             let down = world.with_node_down(node, asked.iter().filter_map(|k| slices.get(k)).flatten().copied());
             let svcs: Vec<&Service> = asked.iter().map(|k| by_key[k]).collect();
-            let brief = reports_of(&down, &prepared, &svcs, Shape::default());
+            let brief = reports_of(&down, prepared, &svcs, Shape::default());
             let suspects: BTreeSet<Key> = asked
                 .iter()
                 .zip(&brief)
@@ -221,8 +232,8 @@ pub(crate) fn spof_in(
                 .collect();
             let svcs: Vec<&Service> = with_partners(&suspects).iter().map(|k| by_key[k]).collect();
             let shape = Shape { detail: true, rows: Some(&rows), ..Shape::default() };
-            let b = reports_of(world, &prepared, &svcs, shape);
-            let a = reports_of(&down, &prepared, &svcs, shape);
+            let b = reports_of(world, prepared, &svcs, shape);
+            let a = reports_of(&down, prepared, &svcs, shape);
             spof_node(node, diff::service_changes(&b, &a, &[]))
         })
         .collect();

@@ -3,8 +3,6 @@
 
 use serde_json::{json, Value};
 
-use std::collections::BTreeSet;
-
 use super::*;
 use crate::snapshot::Snapshot;
 
@@ -16,7 +14,19 @@ fn load(file: &str) -> Snapshot {
 fn spof(snap: &Snapshot, report: &Report, opts: &Options) -> Result<Vec<SpofNode>, SimulateError> {
     let world = World::build(snap, &opts.overrides);
     world.run_replay();
-    spof_in(snap, &world, report, opts)
+    spof_in(snap, &world, &Prepared::new(snap, &world), report, opts)
+}
+
+/// Every scenario and demo cluster the engines answer for (a rejected one has nothing to move).
+fn diagnosable_scenarios() -> Vec<(String, Snapshot)> {
+    crate::snapshot::scenario_files()
+        .into_iter()
+        .map(|file| {
+            let snap = load(&file);
+            (file, snap)
+        })
+        .filter(|(_, snap)| diagnose::diagnose(snap, &brief()).is_ok())
+        .collect()
 }
 
 fn brief() -> Options {
@@ -42,20 +52,9 @@ fn assert_spof_is_simulate_down(snap: &Snapshot, what: &str) -> bool {
 
 #[test]
 fn spof_is_simulate_down_on_every_scenario_and_node() {
-    let mut files: Vec<String> = ["testdata/scenarios", "testdata/clusters"]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
-        .map(|e| e.unwrap().path().display().to_string())
-        .filter(|p| p.ends_with(".yaml"))
-        .collect();
-    files.sort();
     let mut shortcut = 0;
-    for file in &files {
-        let snap = load(file);
-        if diagnose::diagnose(&snap, &brief()).is_err() {
-            continue;
-        }
-        shortcut += usize::from(assert_spof_is_simulate_down(&snap, file));
+    for (file, snap) in diagnosable_scenarios() {
+        shortcut += usize::from(assert_spof_is_simulate_down(&snap, &file));
     }
     assert!(shortcut > 20, "only {shortcut} scenarios took the MetalLB-only shortcut");
 }
@@ -150,23 +149,8 @@ fn simulate_by_two_detailed_runs(snap: &Snapshot, edits: &[Edit], opts: &Options
     let opts = Options { detail: true, ..opts.clone() };
     let before = diagnose::diagnose(&base, &opts).unwrap();
     let after = diagnose::diagnose(&after_snap, &opts).unwrap();
-    let names = |s: &Snapshot| -> BTreeSet<String> { s.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect() };
-    let deleted: Vec<String> = names(&base).difference(&names(&after_snap)).cloned().collect();
-    let changes = diff::changes(&before, &after, &deleted);
-    let summary = diff::summary(&changes);
-    let (mut findings, mut resolved) = diff::new_findings(&before, &after);
-    findings.retain(|f| !RECORD_CODES.contains(&f.code));
-    resolved.retain(|f| !RECORD_CODES.contains(&f.code));
-    Simulation {
-        api_version: API_VERSION,
-        kind: "Simulation",
-        source: before.source,
-        edits: applied,
-        changes,
-        summary,
-        findings,
-        resolved,
-    }
+    let changes = diff::changes(&before, &after, &deleted_nodes(&base, &after_snap));
+    simulation(before, &after, applied, changes)
 }
 
 /// Per node: down, deleted, its speaker down, the exclude label set, its first label removed.
@@ -194,21 +178,10 @@ fn assert_simulate_is_two_detailed_runs(snap: &Snapshot, edits: &[Edit], what: &
 
 #[test]
 fn simulate_is_two_detailed_runs_on_every_scenario_and_edit() {
-    let mut files: Vec<String> = ["testdata/scenarios", "testdata/clusters"]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
-        .map(|e| e.unwrap().path().display().to_string())
-        .filter(|p| p.ends_with(".yaml"))
-        .collect();
-    files.sort();
     let mut moved = 0;
-    for file in &files {
-        let snap = load(file);
-        if diagnose::diagnose(&snap, &brief()).is_err() {
-            continue;
-        }
+    for (file, snap) in diagnosable_scenarios() {
         for edits in node_edits(&snap) {
-            moved += usize::from(assert_simulate_is_two_detailed_runs(&snap, &edits, file));
+            moved += usize::from(assert_simulate_is_two_detailed_runs(&snap, &edits, &file));
         }
     }
     // An applied file: the edited L2Advertisement of the homelab's fix.

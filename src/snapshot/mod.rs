@@ -26,6 +26,19 @@ pub use crate::report::metallb::{BgpType, Memberlist};
 pub use crate::report::ObjectOrigin;
 pub use file::{from_texts, load_paths, load_texts, load_texts_strict, read_inputs, LoadError, ObjectText};
 
+/// Every scenario and demo cluster of testdata, sorted: what the unit tests run over.
+#[cfg(test)]
+pub(crate) fn scenario_files() -> Vec<String> {
+    let mut files: Vec<String> = ["testdata/scenarios", "testdata/clusters"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     pub info: SnapshotInfo,
