@@ -250,7 +250,13 @@ fn scalar(s: &str) -> Option<Value> {
     // Whatever could be a number, a boolean or a null in some spelling (1.5, 0x1F, 1_000, True,
     // or a uid that merely starts with a digit) is typed by serde-saphyr itself: a plain
     // scalar's type depends on its text alone.
-    serde_saphyr::from_str_with_options(s, super::file::yaml_options()).ok()
+    // Alone, `- x` would read as a sequence and `---` as a document marker; after a key they
+    // are neither.
+    if s == "-" || s.starts_with("- ") || s.starts_with("---") || s.starts_with("...") {
+        return None;
+    }
+    let typed: Value = serde_saphyr::from_str_with_options(s, super::file::yaml_options()).ok()?;
+    (!typed.is_array() && !typed.is_object()).then_some(typed)
 }
 
 /// A decimal integer without leading zeros that fits an i64.
@@ -350,6 +356,12 @@ mod tests {
             "2026-12-06",
             "-0",
             "NULL",
+            "- 0V",
+            "-",
+            "---",
+            "--- x",
+            "... x",
+            "-x",
         ] {
             agrees(&format!("k: {s}\n"));
         }
