@@ -1,8 +1,8 @@
 //! kube-vip's Service load balancing (spec cilium.md §6): only whether it runs and which
 //! Services it claims; its Lease election is not modelled.
 
+use crate::snapshot::workload::Container;
 use crate::snapshot::Service;
-use k8s_openapi::api::core::v1::Container;
 use serde::Serialize;
 
 use crate::snapshot::Snapshot;

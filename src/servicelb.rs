@@ -4,8 +4,9 @@
 use std::collections::BTreeSet;
 
 use crate::snapshot::EndpointSlice;
+use crate::snapshot::Pod;
 use crate::snapshot::Service;
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::core::v1::Node;
 use serde::Serialize;
 
 use crate::cilium::nodeipam::{family_of, Family};

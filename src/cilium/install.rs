@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::Pod;
+use crate::snapshot::Pod;
 
 use crate::k8s::go_duration_seconds;
 use crate::metallb::install::{image_tag, pod_is_live};

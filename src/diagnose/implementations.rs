@@ -3,8 +3,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::snapshot::EndpointSlice;
+use crate::snapshot::Pod;
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::Pod;
 
 use crate::cilium::{install as cilium_install, l2, lbipam};
 use crate::k8s::selector::Labels;

@@ -2,7 +2,7 @@
 //! taints against the DaemonSet's tolerations, and its labels against the DaemonSet's
 //! nodeSelector. The scheduler's other reasons (affinity, resources) are not guessed at.
 
-use k8s_openapi::api::apps::v1::DaemonSet;
+use crate::snapshot::DaemonSet;
 use k8s_openapi::api::core::v1::{Taint, Toleration};
 
 use super::world::World;

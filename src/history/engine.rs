@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::snapshot::Pod;
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::Pod;
 
 use super::logs::LogStats;
 use super::story::{self, Kind, OwnerChange, Story, Teller};

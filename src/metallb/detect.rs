@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, PodSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use crate::k8s::labels::LabelMap;
+use crate::snapshot::service::Meta;
+use crate::snapshot::workload::{Container, DaemonSet, Deployment, PodSpec};
 
 use super::release::{Release, Resolved};
 use crate::snapshot::Snapshot;
@@ -75,7 +76,7 @@ pub type Versions = BTreeMap<String, Vec<String>>;
 
 /// The Helm chart's version labels: `app.kubernetes.io/version: v0.14.9`, else
 /// `helm.sh/chart: metallb-0.14.9`.
-fn helm_version(meta: &ObjectMeta) -> Option<String> {
+fn helm_version(meta: &Meta) -> Option<String> {
     let labels = meta.labels.as_ref()?;
     if let Some(v) = labels.get("app.kubernetes.io/version").filter(|v| Release::resolve(v).is_some()) {
         return Some(v.clone());
@@ -228,7 +229,7 @@ pub fn bounds(snap: &Snapshot) -> Bounds {
 pub fn speakers(
     snap: &Snapshot,
     forced: Option<&str>,
-    daemon_set: Option<&k8s_openapi::api::apps::v1::DaemonSet>,
+    daemon_set: Option<&DaemonSet>,
     namespace: &str,
     bounds: &Bounds,
 ) -> (Choice, Versions) {
@@ -262,8 +263,7 @@ pub fn speakers(
             r(b.0).cmp(&r(a.0))
         })
     });
-    let template =
-        container_version(daemon_set.and_then(|d| d.spec.as_ref()).and_then(|s| s.template.spec.as_ref()), "speaker");
+    let template = container_version(daemon_set.and_then(DaemonSet::pod_spec), "speaker");
     match by_count.as_slice() {
         [] => {}
         [(v, _)] => signals.push(Signal { version: v.to_string(), source: format!("speaker version {v}") }),
@@ -296,8 +296,7 @@ pub fn controller(
     speakers: &Choice,
     bounds: &Bounds,
 ) -> (Choice, Option<String>) {
-    let is_controller = |meta: &ObjectMeta, spec: Option<&PodSpec>| {
-        let labels = meta.labels.as_ref();
+    let is_controller = |in_namespace: Option<&str>, labels: Option<&LabelMap>, spec: Option<&PodSpec>| {
         let labelled = labels.is_some_and(|l| {
             l.get("component").map(String::as_str) == Some("controller")
                 || l.get("app.kubernetes.io/component").map(String::as_str) == Some("controller")
@@ -305,22 +304,18 @@ pub fn controller(
         let image = spec.is_some_and(|s| {
             s.containers.iter().any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/controller")))
         });
-        image || (labelled && meta.namespace.as_deref() == Some(namespace))
+        image || (labelled && in_namespace == Some(namespace))
     };
     let deployment = snap.deployments.iter().find(|d| {
-        is_controller(&d.metadata, d.spec.as_ref().and_then(|s| s.template.spec.as_ref()))
-            || d.spec.as_ref().and_then(|s| s.template.metadata.as_ref()).is_some_and(|m| {
-                is_controller(&ObjectMeta { namespace: d.metadata.namespace.clone(), ..m.clone() }, None)
-            })
+        let in_namespace = d.metadata.namespace.as_deref();
+        is_controller(in_namespace, d.metadata.labels.as_ref(), d.pod_spec())
+            || is_controller(in_namespace, d.pod_labels(), None)
     });
-    let template_image = container_version(
-        deployment.and_then(|d| d.spec.as_ref()).and_then(|s| s.template.spec.as_ref()),
-        "controller",
-    );
+    let template_image = container_version(deployment.and_then(Deployment::pod_spec), "controller");
     let pod_image = snap
         .pods
         .iter()
-        .filter(|p| is_controller(&p.metadata, p.spec.as_ref()))
+        .filter(|p| is_controller(p.metadata.namespace.as_deref(), p.metadata.labels.as_ref(), p.spec.as_ref()))
         .find_map(|p| container_version(p.spec.as_ref(), "controller"));
     let mut signals = Vec::new();
     let seen = pod_image.as_deref().or(template_image.as_deref());

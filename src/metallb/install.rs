@@ -1,9 +1,8 @@
 //! Where MetalLB runs and how its speakers are configured, from what the snapshot shows
 //! (DESIGN §5 conventions), with command-line overrides on top.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+use crate::k8s::labels::LabelMap;
+use crate::snapshot::workload::{Container, Pod, PodSpec};
 
 use super::detect::{self, Outside, Versions};
 pub use super::release::{Release, Rules};
@@ -66,14 +65,14 @@ impl Setup {
     }
 }
 
-pub fn is_speaker_labelled(labels: Option<&BTreeMap<String, String>>) -> bool {
+pub fn is_speaker_labelled(labels: Option<&LabelMap>) -> bool {
     labels.is_some_and(|l| {
         l.get("component").map(String::as_str) == Some("speaker")
             || l.get("app.kubernetes.io/component").map(String::as_str) == Some("speaker")
     })
 }
 
-fn is_metallb_labelled(labels: Option<&BTreeMap<String, String>>) -> bool {
+fn is_metallb_labelled(labels: Option<&LabelMap>) -> bool {
     labels.is_some_and(|l| {
         l.get("app").map(String::as_str) == Some("metallb")
             || l.get("app.kubernetes.io/name").map(String::as_str) == Some("metallb")
@@ -385,7 +384,7 @@ mod tests {
     }
 
     fn speaker(env: &[(&str, &str)], args: &[&str], env_from: bool) -> Container {
-        use k8s_openapi::api::core::v1::{EnvFromSource, EnvVar};
+        use crate::snapshot::workload::EnvVar;
         Container {
             name: "speaker".into(),
             env: Some(
@@ -394,7 +393,7 @@ mod tests {
                     .collect(),
             ),
             args: Some(args.iter().map(|a| a.to_string()).collect()),
-            env_from: env_from.then(|| vec![EnvFromSource::default()]),
+            env_from: env_from.then(|| vec![serde::de::IgnoredAny]),
             ..Default::default()
         }
     }

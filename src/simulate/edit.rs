@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Node, NodeCondition, Pod, PodCondition};
+use crate::snapshot::workload::{Pod, PodCondition};
+use k8s_openapi::api::core::v1::{Node, NodeCondition};
 
 use crate::metallb::install::is_speaker_labelled;
 pub use crate::report::simulate::Applied;
@@ -199,7 +200,7 @@ fn set_pod_not_ready(pod: &mut Pod) {
     let status = pod.status.get_or_insert_with(Default::default);
     let conditions = status.conditions.get_or_insert_with(Vec::new);
     conditions.retain(|c| c.type_ != "Ready");
-    conditions.push(PodCondition { type_: "Ready".into(), status: "False".into(), ..Default::default() });
+    conditions.push(PodCondition { type_: "Ready".into(), status: "False".into() });
 }
 
 /// Replaces or adds each object of `from`, by kind, namespace and name.

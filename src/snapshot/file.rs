@@ -12,10 +12,9 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{EndpointSlice, Service};
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use super::{DaemonSet, Deployment, EndpointSlice, Pod, Service};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node};
 use rayon::prelude::*;
 
 use super::{cilium, crd, Snapshot, SnapshotInfo};
@@ -517,7 +516,9 @@ impl Pending<'_> {
         let keys_noted = matches!((&doc, depth), (Doc::Raw(..), Depth::Snapshot))
             && matches!(
                 (api_version.as_str(), kind.as_str()),
-                ("v1", "Service") | ("discovery.k8s.io/v1", "EndpointSlice")
+                ("v1", "Service" | "Pod")
+                    | ("discovery.k8s.io/v1", "EndpointSlice")
+                    | ("apps/v1", "DaemonSet" | "Deployment")
             );
         let mut unknown = match (&doc, depth) {
             _ if keys_noted => Vec::new(),
@@ -562,6 +563,7 @@ impl Pending<'_> {
             ("", "Service") if core && keys_noted => noting_keys!(Service),
             ("", "Service") if core => typed!(Service),
             ("", "Namespace") if core => typed!(Namespace),
+            ("", "Pod") if core && keys_noted => noting_keys!(Pod),
             ("", "Pod") if core => typed!(Pod),
             ("", "Event") if core => typed!(Event),
             ("", "ConfigMap") if core => typed!(ConfigMap),
@@ -569,7 +571,9 @@ impl Pending<'_> {
             ("discovery.k8s.io", "EndpointSlice") if api_version == "discovery.k8s.io/v1" => {
                 typed!(EndpointSlice)
             }
+            ("apps", "DaemonSet") if keys_noted => noting_keys!(DaemonSet),
             ("apps", "DaemonSet") if api_version == "apps/v1" => typed!(DaemonSet),
+            ("apps", "Deployment") if keys_noted => noting_keys!(Deployment),
             ("apps", "Deployment") if api_version == "apps/v1" => typed!(Deployment),
             ("metallb.io", "IPAddressPool") => typed!(IpAddressPool),
             ("metallb.io", "L2Advertisement") => typed!(L2Advertisement),
@@ -641,11 +645,8 @@ impl Object {
         Some(match self {
             Object::Node(o) => &mut o.metadata,
             Object::Namespace(o) => &mut o.metadata,
-            Object::Pod(o) => &mut o.metadata,
             Object::Event(o) => &mut o.metadata,
             Object::ConfigMap(o) => &mut o.metadata,
-            Object::DaemonSet(o) => &mut o.metadata,
-            Object::Deployment(o) => &mut o.metadata,
             Object::IpAddressPool(o) => &mut o.metadata,
             Object::L2Advertisement(o) => &mut o.metadata,
             Object::BgpAdvertisement(o) => &mut o.metadata,
@@ -661,6 +662,9 @@ impl Object {
             Object::CiliumNode(o) => &mut o.metadata,
             Object::Service(_)
             | Object::EndpointSlice(_)
+            | Object::Pod(_)
+            | Object::DaemonSet(_)
+            | Object::Deployment(_)
             | Object::Info(_)
             | Object::Ignored(_)
             | Object::Refused { .. } => return None,
@@ -672,6 +676,8 @@ impl Object {
         match self {
             Object::EndpointSlice(o) => Some((o.namespace.clone(), o.name.clone())),
             Object::Service(o) => Some(crate::snapshot::key_of(&o.metadata)),
+            Object::Pod(o) => Some(crate::snapshot::key_of(&o.metadata)),
+            Object::DaemonSet(o) | Object::Deployment(o) => Some(crate::snapshot::key_of(&o.metadata)),
             _ => self.meta_mut().map(|m| crate::snapshot::key_of(m)),
         }
     }

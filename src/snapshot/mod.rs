@@ -9,18 +9,19 @@ pub(crate) mod keys;
 pub(crate) mod served;
 pub mod service;
 pub mod strict;
+pub mod workload;
 mod yaml_block;
 mod yaml_pieces;
 
 use std::collections::BTreeMap;
 
 pub use endpoints::EndpointSlice;
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use serde::{Deserialize, Serialize};
 pub use service::Service;
+pub use workload::{DaemonSet, Deployment, Pod};
 
 pub use crate::report::metallb::{BgpType, Memberlist};
 pub use crate::report::ObjectOrigin;

@@ -133,6 +133,71 @@ fn services_and_slices_refuse_bad_fields_the_engines_read_only() {
     assert!(err.contains("EndpointSlice d/web-1") && err.contains("wrong type"), "{err}");
 }
 
+/// Pods, DaemonSets and Deployments as well: null reads as Kubernetes reads it (an empty list,
+/// an empty name), a wrong type in a field an engine reads is refused, anywhere else read past.
+#[test]
+fn pods_and_workloads_refuse_bad_fields_the_engines_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.json");
+    let pod = |container: &str, status: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"speaker-a","namespace":"metallb-system","labels":{{"component":"speaker"}}}},"spec":{{"nodeName":"a","volumes":7,"containers":[{container}]}},"status":{status}}}"#
+        )
+    };
+    fs::write(
+        &file,
+        pod(
+            r#"{"name":"speaker","image":"quay.io/metallb/speaker:v0.14.9","ports":[{"containerPort":"x"}],"env":[{"name":"METALLB_ML_BIND_ADDR","valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}},{"name":null,"value":"v"}],"envFrom":[{"prefix":1}]}"#,
+            r#"{"phase":"Running","hostIP":9,"conditions":[{"type":"Ready","status":"True","lastProbeTime":false}],"containerStatuses":[{"name":"speaker","restartCount":3,"image":[],"lastState":{"terminated":{"exitCode":137,"reason":"OOMKilled"}}}]}"#,
+        ),
+    )
+    .unwrap();
+    let snap = load(&[file.to_str().unwrap()]).unwrap();
+    let p = &snap.pods[0];
+    assert_eq!(p.node_name(), Some("a"));
+    let c = &p.spec.as_ref().unwrap().containers[0];
+    assert_eq!(c.image.as_deref(), Some("quay.io/metallb/speaker:v0.14.9"));
+    let env = c.env.as_ref().unwrap();
+    assert!(env[0].value.is_none() && env[0].value_from.is_some());
+    assert_eq!((env[1].name.as_str(), env[1].value.as_deref()), ("", Some("v")));
+    assert_eq!(c.env_from.as_ref().map(Vec::len), Some(1));
+    let status = p.status.as_ref().unwrap();
+    assert_eq!(status.conditions.as_ref().unwrap()[0].type_, "Ready");
+    let speaker = &status.container_statuses.as_ref().unwrap()[0];
+    assert_eq!(speaker.restart_count, 3);
+    let ended = speaker.last_state.as_ref().and_then(|s| s.terminated.as_ref()).unwrap();
+    assert_eq!((ended.exit_code, ended.reason.as_deref()), (137, Some("OOMKilled")));
+
+    fs::write(&file, pod(r#"{"name":"speaker","args":"--port=7472"}"#, "{}")).unwrap();
+    let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
+    assert!(err.contains("Pod metallb-system/speaker-a") && err.contains("wrong type"), "{err}");
+    fs::write(&file, pod(r#"{"name":"speaker"}"#, r#"{"containerStatuses":[{"restartCount":"3"}]}"#)).unwrap();
+    let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
+    assert!(err.contains("Pod metallb-system/speaker-a") && err.contains("wrong type"), "{err}");
+
+    let daemon_set = |template: &str| {
+        format!(
+            r#"{{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{{"name":"speaker","namespace":"metallb-system"}},"spec":{{"selector":5,"template":{template}}}}}"#
+        )
+    };
+    fs::write(
+        &file,
+        daemon_set(
+            r#"{"metadata":{"labels":{"component":"speaker"},"annotations":1},"spec":{"containers":null,"nodeSelector":{"kubernetes.io/os":"linux"},"tolerations":[{"key":"k","operator":"Exists"}]}}"#,
+        ),
+    )
+    .unwrap();
+    let snap = load(&[file.to_str().unwrap()]).unwrap();
+    let d = &snap.daemon_sets[0];
+    assert_eq!(d.pod_labels().and_then(|l| l.get("component")).map(String::as_str), Some("speaker"));
+    let spec = d.pod_spec().unwrap();
+    assert!(spec.containers.is_empty());
+    assert_eq!(spec.tolerations.as_ref().unwrap()[0].key.as_deref(), Some("k"));
+    fs::write(&file, daemon_set(r#"{"spec":{"nodeSelector":["linux"]}}"#)).unwrap();
+    let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
+    assert!(err.contains("DaemonSet metallb-system/speaker") && err.contains("wrong type"), "{err}");
+}
+
 #[test]
 fn objects_without_kind_and_scalars_are_errors() {
     let dir = tempfile::tempdir().unwrap();
