@@ -156,23 +156,28 @@ pub fn from_texts<'a>(objects: impl IntoIterator<Item = &'a ObjectText>) -> Resu
 /// objects of a live run are those the written file gives back.
 fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot, LoadError> {
     // Typed decoding is the expensive part and each object is independent.
-    let parsed: Vec<Result<Vec<Parsed>, LoadError>> = pending
+    let parsed: Vec<Result<Decoded, LoadError>> = pending
         .into_par_iter()
         .map(|split| {
-            let mut items = split.decode(depth)?;
-            for item in items.iter_mut().filter(|_| trim) {
+            let mut decoded = split.decode(depth)?;
+            for item in decoded.items_mut().iter_mut().filter(|_| trim) {
                 if let Some(meta) = item.object.meta_mut() {
                     crate::snapshot::trim_managed_fields(meta);
                 }
             }
-            Ok(items)
+            Ok(decoded)
         })
         .collect();
     let mut collector = Collector::default();
-    collector.reserve(parsed.iter().flatten().flatten());
-    for items in parsed {
-        for item in items? {
-            collector.add(item)?;
+    collector.reserve(parsed.iter().flatten().flat_map(Decoded::items));
+    for decoded in parsed {
+        match decoded? {
+            Decoded::One(item) => collector.add(item)?,
+            Decoded::Many(items) => {
+                for item in items {
+                    collector.add(item)?;
+                }
+            }
         }
     }
     let mut snap = collector.snap;
@@ -425,18 +430,48 @@ enum Split<'a> {
 }
 
 impl<'a> Split<'a> {
-    fn decode(self, depth: Depth) -> Result<Vec<Parsed>, LoadError> {
+    fn decode(self, depth: Depth) -> Result<Decoded, LoadError> {
         match self {
-            Split::Ready(p) => Ok(vec![p.decode(depth)?]),
+            Split::Ready(p) => Ok(Decoded::One(p.decode(depth)?)),
             Split::Raw(item) => {
                 let mut found = Vec::new();
                 split_raw(&item.origin.file, item.origin.item, item.raw, item.offset, item.lines, &mut found)?;
-                found
-                    .into_iter()
-                    .map(|s| s.decode(depth))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(|v| v.into_iter().flatten().collect())
+                if found.len() == 1 {
+                    return found.pop().expect("one split").decode(depth);
+                }
+                let mut all = Vec::new();
+                for split in found {
+                    match split.decode(depth)? {
+                        Decoded::One(p) => all.push(p),
+                        Decoded::Many(v) => all.extend(v),
+                    }
+                }
+                Ok(Decoded::Many(all))
             }
+        }
+    }
+}
+
+/// What a split holds: one object, as nearly every split does (held inline: a vector of one
+/// per object was a fifth of the loader's peak memory), or a List's items.
+#[allow(clippy::large_enum_variant)] // inline on purpose: a box per object is what this avoids
+enum Decoded {
+    One(Parsed),
+    Many(Vec<Parsed>),
+}
+
+impl Decoded {
+    fn items(&self) -> &[Parsed] {
+        match self {
+            Decoded::One(p) => std::slice::from_ref(p),
+            Decoded::Many(v) => v,
+        }
+    }
+
+    fn items_mut(&mut self) -> &mut [Parsed] {
+        match self {
+            Decoded::One(p) => std::slice::from_mut(p),
+            Decoded::Many(v) => v,
         }
     }
 }
