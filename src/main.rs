@@ -10,7 +10,28 @@ use lbdoctor::app::{self, Env};
 use lbdoctor::cli::Cli;
 use lbdoctor::live::KubeEnv;
 
+/// mimalloc v3 returns freed memory to the system a second after it is freed
+/// (`mi_option_purge_delay`, 1000 ms). A check is over by then: what the loader freed stayed
+/// resident beside everything the engines built afterwards. 2 ms costs no measurable time and
+/// lowers the peak (1,000 nodes / 10,000 Services: 170 -> 144 MB). `MIMALLOC_PURGE_DELAY`
+/// still overrides it.
+#[cfg(not(feature = "system-alloc"))]
+fn purge_freed_memory_soon() {
+    // The index of `mi_option_purge_delay` in mimalloc.h's `mi_option_e` (v2 and v3 alike);
+    // libmimalloc-sys names no constant for it.
+    const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one integer option of the allocator this binary links; any value is valid.
+        #[allow(unsafe_code)]
+        unsafe {
+            libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 2)
+        };
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(not(feature = "system-alloc"))]
+    purge_freed_memory_soon();
     // kubectl's plugin completion: the words are the user's half-typed command line, not ours.
     let words: Vec<String> = std::env::args().skip(1).collect();
     let completing = words.first().is_some_and(|w| w == "__complete");
