@@ -81,9 +81,10 @@ pub(crate) struct Evaluation<'w> {
     pub ips: Vec<String>,
     pub withdraw: Option<Withdraw>,
     pub pool: Option<usize>,
-    pub l2: Option<L2Outcome>,
+    /// Boxed, as `bgp`: an Evaluation per Service is held until its report is written.
+    pub l2: Option<Box<L2Outcome>>,
     /// Only when the pool has BGPAdvertisements.
-    pub bgp: Option<bgp::BgpOutcome>,
+    pub bgp: Option<Box<bgp::BgpOutcome>>,
     pub observed: Option<Observed>,
 }
 
@@ -183,12 +184,19 @@ pub(crate) fn diagnose_prepared(
     }
 
     let answered = answered_by_ip(world, &evals);
+    let bgp_findings = bgp::cluster_findings(world, &evals);
 
     // Cilium's per-Service work (Lease, eligible set, LB-IPAM) happens here: spread it too.
-    let in_scope_evals: Vec<&Evaluation> = evals.iter().filter(|e| in_scope(&e.namespace, &e.name)).collect();
+    // Each Evaluation is dropped once its report is written.
+    let in_scope_evals: Vec<Evaluation> = match &opts.scope {
+        Scope::All => evals,
+        _ => evals.into_iter().filter(|e| in_scope(&e.namespace, &e.name)).collect(),
+    };
     let services = in_scope_evals
-        .par_iter()
-        .map(|e| service_report(world, imps, e, &answered, Shape { detail: opts.detail, one, whole_lists, rows: None }))
+        .into_par_iter()
+        .map(|e| {
+            service_report(world, imps, &e, &answered, Shape { detail: opts.detail, one, whole_lists, rows: None })
+        })
         .collect();
 
     let mut report = Report {
@@ -203,7 +211,7 @@ pub(crate) fn diagnose_prepared(
         findings: {
             let mut f = checks::cluster_findings(world);
             f.extend(allocation::pool_findings(world));
-            f.extend(bgp::cluster_findings(world, &evals));
+            f.extend(bgp_findings);
             f.extend(cilium::cluster_findings(snap, imps));
             f.extend(access::findings(snap));
             // Stable: within a code, the order each check found them in.
@@ -214,7 +222,6 @@ pub(crate) fn diagnose_prepared(
         spof: None,
     };
     drop(answered);
-    drop(evals);
     if let (Scope::Service { .. }, [svc]) = (&opts.scope, report.services.as_slice()) {
         let related = related_objects(world, svc);
         report.findings.retain(|f| {
@@ -228,18 +235,23 @@ pub(crate) fn diagnose_prepared(
 pub use causes::conclude;
 
 /// Which node answers for each IP, over every Service given (sharing Services answer for each
-/// other).
-fn answered_by_ip<'e>(world: &World, evals: &'e [Evaluation]) -> HashMap<&'e str, Vec<(&'e Evaluation<'e>, NodeId)>> {
-    let mut answered: HashMap<&str, Vec<(&Evaluation, NodeId)>> = HashMap::new();
+/// other). Borrows the Services, not their Evaluations, which are dropped as reports are written.
+fn answered_by_ip<'w>(world: &World, evals: &[Evaluation<'w>]) -> Answered<'w> {
+    let mut answered: Answered = HashMap::new();
     for e in evals {
         if let (Some(l2), Some(ip)) = (&e.l2, e.ips.first()) {
             if let Some(node) = l2.answering(world) {
-                answered.entry(ip.as_str()).or_default().push((e, node));
+                let m = &e.svc.metadata;
+                let key = (m.namespace.as_deref().unwrap_or(""), m.name.as_deref().unwrap_or(""));
+                answered.entry(ip.clone()).or_default().push((key, node));
             }
         }
     }
     answered
 }
+
+/// Per IP, the Services (namespace, name) whose announcer answers for it, and that node.
+type Answered<'w> = HashMap<String, Vec<((&'w str, &'w str), NodeId)>>;
 
 /// What every Service's evaluation in a World shares beyond the World itself. Depends on the
 /// configuration and the labels only, so the what-if Worlds of [`World::with_node_down`] share
@@ -282,7 +294,11 @@ pub(crate) fn reports_of(
         .map(|svc| evaluate(world, &prepared.ad_sets, &prepared.alternate_sets, svc, shape.detail))
         .collect();
     let answered = answered_by_ip(world, &evals);
-    evals.par_iter().with_min_len(16).map(|e| service_report(world, &prepared.imps, e, &answered, shape)).collect()
+    evals
+        .into_par_iter()
+        .with_min_len(16)
+        .map(|e| service_report(world, &prepared.imps, &e, &answered, shape))
+        .collect()
 }
 
 /// What a Service's cluster findings may name to concern it: the Service, its pool, its
@@ -400,7 +416,7 @@ fn evaluate<'w>(
     };
 
     if let (false, Some(index)) = (config.pools[pool].bgp.is_empty(), world.bgp.as_ref()) {
-        eval.bgp = Some(bgp::evaluate(world, index, config, pool, &parsed, &input));
+        eval.bgp = Some(Box::new(bgp::evaluate(world, index, config, pool, &parsed, &input)));
         // A BGP-only pool has no layer-2 election to show.
         if config.pools[pool].l2.is_empty() {
             return eval;
@@ -433,7 +449,7 @@ fn evaluate<'w>(
         let theirs = theirs.expected_announcer();
         (theirs != election.expected_announcer()).then_some(theirs)
     });
-    eval.l2 = Some(L2Outcome { election, pool_ads, alternate_expected });
+    eval.l2 = Some(Box::new(L2Outcome { election, pool_ads, alternate_expected }));
     eval
 }
 
@@ -459,7 +475,7 @@ fn service_report(
     world: &World,
     imps: &implementations::Implementations,
     e: &Evaluation,
-    answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>,
+    answered: &Answered,
     shape: Shape,
 ) -> ServiceReport {
     let Shape { detail, one, whole_lists, rows } = shape;
@@ -560,7 +576,7 @@ impl std::fmt::Display for SharedAnswer {
 }
 
 /// Every other Service whose announcer answers ARP/NDP for `e`'s IP.
-fn shared_by(world: &World, e: &Evaluation, answered: &HashMap<&str, Vec<(&Evaluation, NodeId)>>) -> Vec<SharedAnswer> {
+fn shared_by(world: &World, e: &Evaluation, answered: &Answered) -> Vec<SharedAnswer> {
     let Some(ip) = e.l2.as_ref().map(|l2| l2.election.ip.as_str()) else {
         return Vec::new();
     };
@@ -568,10 +584,10 @@ fn shared_by(world: &World, e: &Evaluation, answered: &HashMap<&str, Vec<(&Evalu
         .get(ip)
         .into_iter()
         .flatten()
-        .filter(|(other, _)| !(other.namespace == e.namespace && other.name == e.name))
-        .map(|(other, node)| SharedAnswer {
+        .filter(|((namespace, name), _)| !(*namespace == e.namespace && *name == e.name))
+        .map(|((namespace, name), node)| SharedAnswer {
             node: world.table.name(*node).to_string(),
-            service: format!("{}/{}", other.namespace, other.name),
+            service: format!("{namespace}/{name}"),
         })
         .collect()
 }
