@@ -5,7 +5,7 @@ use std::io::Write;
 
 use comfy_table::{Cell, Color};
 
-use super::style::{findings, hang_words, mark, name_list, new_table, print_table, wrapped, Paint};
+use super::style::{findings, hang_words, mark, name_list, new_table, print_rows, print_table, wrapped, Paint};
 use crate::report::{
     AllocationStatus, Bgp, BgpNode, BgpReason, Code, Exclusion, FamilyUsage, L2Node, L2Reason, Layer2, ObjectRef,
     PoolsReport, Report, ServiceReport, ServiceStatus,
@@ -574,8 +574,8 @@ pub fn services(
     if wide {
         head.extend(["POOL", "POLICY", "CANDIDATES", "ADVERTISEMENTS", "REASON"]);
     }
-    let mut t = new_table(paint, &head);
-    for svc in rows {
+    let mut lines: Vec<Vec<String>> = Vec::with_capacity(rows.len());
+    for svc in &rows {
         let m = svc.metallb.as_ref();
         let l2 = m.and_then(|m| m.layer2.as_ref());
         let codes: Vec<String> = svc
@@ -585,35 +585,46 @@ pub fn services(
             .chain(svc.suppressed.iter().map(|s| format!("({})", s.finding.code)))
             .collect();
         let mut row = vec![
-            Cell::new(&svc.namespace),
-            Cell::new(&svc.name),
-            Cell::new(if svc.ips.is_empty() { "<pending>".into() } else { svc.ips.join(",") }),
-            Cell::new(&svc.announcer),
-            Cell::new(&svc.observed),
-            status_cell(svc.status),
-            Cell::new(if codes.is_empty() { "-".into() } else { codes.join(",") }),
+            svc.namespace.clone(),
+            svc.name.clone(),
+            if svc.ips.is_empty() { "<pending>".into() } else { svc.ips.join(",") },
+            svc.announcer.clone(),
+            svc.observed.clone(),
+            svc.status.as_str().to_string(),
+            if codes.is_empty() { "-".into() } else { codes.join(",") },
         ];
         if wide {
-            row.push(Cell::new(m.and_then(|m| m.pool.clone()).unwrap_or_else(|| "-".into())));
-            row.push(Cell::new(svc.external_traffic_policy.as_deref().unwrap_or("-")));
-            row.push(Cell::new(l2.map(|l| l.candidates.to_string()).unwrap_or_else(|| "-".into())));
-            row.push(Cell::new(
-                l2.map(|l| l.advertisements.join(",")).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into()),
-            ));
-            row.push(Cell::new(
+            row.push(m.and_then(|m| m.pool.clone()).unwrap_or_else(|| "-".into()));
+            row.push(svc.external_traffic_policy.as_deref().unwrap_or("-").to_string());
+            row.push(l2.map(|l| l.candidates.to_string()).unwrap_or_else(|| "-".into()));
+            row.push(l2.map(|l| l.advertisements.join(",")).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into()));
+            row.push(
                 m.and_then(|m| m.withdraw_reason.map(|w| w.as_str()))
                     .or_else(|| l2.and_then(|l| l.emptied_by.map(|x| x.as_str())))
-                    .unwrap_or("-"),
-            ));
+                    .unwrap_or("-")
+                    .to_string(),
+            );
         }
-        t.add_row(row);
+        lines.push(row);
     }
     if report.services.is_empty() {
         writeln!(out, "No LoadBalancer Services found.")?;
     } else if hidden == report.services.len() {
         writeln!(out, "All {hidden} Services are ok: -o wide or --all lists them.")?;
-    } else {
+    } else if paint.color {
+        let mut t = new_table(paint, &head);
+        for (svc, row) in rows.iter().zip(lines) {
+            t.add_row(row.into_iter().enumerate().map(|(i, c)| {
+                if i == STATUS {
+                    status_cell(svc.status)
+                } else {
+                    Cell::new(c)
+                }
+            }));
+        }
         print_table(out, &t)?;
+    } else {
+        print_rows(out, paint, &head, lines)?;
     }
     if hidden > 0 && hidden < report.services.len() {
         let noun = if hidden == 1 { "Service is" } else { "Services are" };
@@ -810,6 +821,9 @@ pub fn pools(out: &mut dyn Write, report: &PoolsReport, single: bool, wide: bool
 }
 
 /// The status word in its colour: red for what is broken, plain for what lbdoctor does not judge.
+/// The STATUS column of the Services table.
+const STATUS: usize = 5;
+
 fn status_cell(status: ServiceStatus) -> Cell {
     let cell = Cell::new(status.as_str());
     match status {
