@@ -30,7 +30,12 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check, args.all_nodes))?;
     opts.scope = r.namespaces.every_unless_n();
     super::known_namespace(&snap, &opts.scope, &r.source)?;
+    // Only SARIF points at where an object was read; for the other formats the index of every
+    // object's place is freed before the engines run.
     let mut origins = std::mem::take(&mut snap.origins);
+    if r.format != render::Format::Sarif {
+        origins = Default::default();
+    }
     let world = diagnose::world::World::build(&snap, &opts.overrides);
     let prepared = diagnose::Prepared::new(&snap, &world);
     let mut report = diagnose::diagnose_prepared(&snap, &world, &prepared, &opts, false)?;
@@ -52,7 +57,6 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     std::mem::forget(world);
     std::mem::forget(snap);
     let report = concluded(report, &rules);
-    // Only SARIF points at where an object was read.
     if r.format == render::Format::Sarif {
         let named: std::collections::HashSet<String> = report
             .all_findings()
@@ -60,8 +64,6 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
             .flat_map(|f| f.objects.iter().map(ToString::to_string))
             .collect();
         origins.retain(|object, _| named.contains(object));
-    } else {
-        origins.clear();
     }
     let ci = render::CiOptions { threshold: r.fail_on, origins, list_all: args.all };
     render::render_check(out, &report, r.format, r.paint(), &ci)?;
