@@ -503,7 +503,7 @@ fn service_report(
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, detail, one, rows)),
-        bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail, whole_lists)),
+        bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail, whole_lists)).map(Box::new),
         bgp_reason: e
             .pool
             .zip(config)
@@ -526,7 +526,7 @@ fn service_report(
         allocation,
         metallb,
         cilium: others.cilium.map(Box::new),
-        servicelb: others.servicelb,
+        servicelb: others.servicelb.map(Box::new),
         findings: {
             let mut f = Vec::new();
             f.extend(ownership_finding);

@@ -32,7 +32,8 @@ pub struct ServiceReport {
     /// Boxed: a MetalLB cluster's 10,000 reports would otherwise each carry its 1 KB of `None`.
     pub cilium: Option<Box<CiliumService>>,
     /// k3s ServiceLB's view; `null` unless ServiceLB runs and handles the Service.
-    pub servicelb: Option<super::servicelb::Verdict>,
+    /// Boxed as `cilium`: ServiceLB handles few Services, if any.
+    pub servicelb: Option<Box<super::servicelb::Verdict>>,
     pub findings: Vec<Finding>,
     /// This Service's findings that `check --ignore` or `.lbdoctor.yaml` suppressed.
     pub suppressed: Vec<Suppressed>,

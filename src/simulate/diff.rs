@@ -270,7 +270,7 @@ fn value_str<T: serde::Serialize>(v: &T) -> String {
 
 fn bgp(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
     fn get(s: &ServiceReport) -> Option<&Bgp> {
-        s.metallb.as_ref().and_then(|m| m.bgp.as_ref())
+        s.metallb.as_ref().and_then(|m| m.bgp.as_deref())
     }
     let (bb, ab) = (get(b), get(a));
     let set = |g: Option<&Bgp>| -> BTreeSet<String> {
