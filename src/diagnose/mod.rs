@@ -135,7 +135,7 @@ pub(crate) fn diagnose_prepared(
     // in scope get the full election order. The election's hashing dominates: spread it over the cores.
     // The controller replay is sequential; run it beside the speaker evaluation.
     let ((), mut evals) = rayon::join(
-        || world.run_replay(),
+        || world.run_replay_for_reports(),
         || {
             // Filtered first so that the parallel map knows its length and writes each Evaluation
             // in place, instead of collecting per-thread vectors and copying them together.

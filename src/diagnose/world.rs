@@ -287,8 +287,19 @@ impl<'a> World<'a> {
     }
 
     /// Replays MetalLB's controller over every Service. Sequential by nature, so callers run it
-    /// beside the (parallel) speaker evaluation.
+    /// beside the (parallel) speaker evaluation. The allocator keeps which Service holds which
+    /// address (`pools` lists them); see [`World::run_replay_for_reports`].
     pub fn run_replay(&self) {
+        self.replay_keeping(true)
+    }
+
+    /// [`World::run_replay`] for the reports, which read each Service's outcome and the pools'
+    /// counters but not the allocator's assignments: those are freed when it is over.
+    pub fn run_replay_for_reports(&self) {
+        self.replay_keeping(false)
+    }
+
+    fn replay_keeping(&self, assignments: bool) {
         let (replay, refused) = match (&self.controller_config, self.setup.installed) {
             (Ok(cfg), true) => {
                 let pools = Pools::from_list(cfg.pools.iter().map(|p| p.alloc.clone()).collect());
@@ -303,7 +314,13 @@ impl<'a> World<'a> {
                     if rules.pools_may_orphan { None } else { refused_configuration(&pools, &views, handled) };
                 match refused {
                     Some(line) => (None, Some(line)),
-                    None => (Some(replay(pools, views, rules, handled)), None),
+                    None => {
+                        let mut r = replay(pools, views, rules, handled);
+                        if !assignments {
+                            r.controller.alloc.forget_assignments();
+                        }
+                        (Some(r), None)
+                    }
                 }
             }
             _ => (None, None),
