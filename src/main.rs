@@ -32,7 +32,8 @@ fn tune_allocator() {
     }
     // mimalloc's own switch (`mi_option_allow_thp`) acts only when read at its start, before
     // main; the kernel's is what it would call. Checked at each page fault, so it holds for the
-    // regions mimalloc already asked huge pages for.
+    // regions mimalloc already asked huge pages for. Child processes (a kubeconfig's exec
+    // credential plugin) inherit it, which costs them nothing either.
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
         // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only this process's flag.
