@@ -30,7 +30,7 @@ pub(super) fn outcome<'w>(world: &'w World, namespace: &str, name: &str) -> Opti
 pub(super) fn assess(world: &World, namespace: &str, name: &str, is_lb: bool) -> (Option<Allocation>, Vec<Finding>) {
     // A Service that is no longer a LoadBalancer counts while its status still holds IPs: the
     // controller clears them (controller spec §2).
-    let stale = |o: &&Outcome| o.sync.cleared_held == Some(ClearCause::NotLoadBalancer);
+    let stale = |o: &&Outcome| o.sync.cleared_held.as_deref() == Some(&ClearCause::NotLoadBalancer);
     let Some(o) = outcome(world, namespace, name).filter(|o| is_lb || stale(o)) else {
         return (None, Vec::new());
     };
@@ -79,7 +79,7 @@ fn failure_code(f: &Failure) -> &'static str {
 pub fn reason(o: &Outcome) -> &'static str {
     match o.status {
         Status::NotOurs => "loadBalancerClass",
-        Status::Mismatch => match &o.sync.cleared_held {
+        Status::Mismatch => match o.sync.cleared_held.as_deref() {
             Some(ClearCause::NotLoadBalancer) => "notLoadBalancer",
             Some(ClearCause::NotAllowed(e)) => match e {
                 AllocError::NotAllowed { .. } => "heldIPNotInAnyPool",
@@ -91,14 +91,14 @@ pub fn reason(o: &Outcome) -> &'static str {
             Some(ClearCause::PoolAnnotationChanged { .. }) => "poolAnnotationChanged",
             Some(ClearCause::RequestedIpsChanged) => "requestedIPsChanged",
             Some(ClearCause::FamilyChanged) => "familyChanged",
-            None => o.sync.failure.as_ref().map_or("cleared", failure_code),
+            None => o.sync.failure.as_deref().map_or("cleared", failure_code),
         },
-        Status::Pending => match &o.sync.failure {
+        Status::Pending => match o.sync.failure.as_deref() {
             Some(f) => failure_code(f),
             None if o.expected.is_none() => "randomPool",
             None => "wouldAllocate",
         },
-        Status::Allocated => match (&o.sync.failure, &o.sync.additional_failed) {
+        Status::Allocated => match (o.sync.failure.as_deref(), o.sync.additional_failed.as_deref()) {
             (Some(Failure::InvalidRequest(_)), _) => "invalidRequestKept",
             (Some(Failure::ClusterIpFamily(_)), _) => "clusterIPFamilyUnknown",
             (_, Some(_)) => "additionalFamilyFailed",
@@ -228,7 +228,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                 Some(pool) => format!("MetalLB keeps {} from pool {pool}", list(&o.held)),
                 None => format!("MetalLB leaves {} in the status", list(&o.held)),
             });
-            if let Some(f) = &o.sync.failure {
+            if let Some(f) = o.sync.failure.as_deref() {
                 match f {
                     Failure::InvalidRequest(e) => out.push(format!(
                         "but it rejects the Service's requested IPs on every sync ({}): {}",
@@ -241,7 +241,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                     _ => {}
                 }
             }
-            if let Some(e) = &o.sync.additional_failed {
+            if let Some(e) = o.sync.additional_failed.as_deref() {
                 out.push(format!(
                     "PreferDualStack asks for a second family, which fails on every sync with a Normal event: {e}"
                 ));
@@ -250,7 +250,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             }
         }
         Status::Mismatch => {
-            let why = match &o.sync.cleared_held {
+            let why = match o.sync.cleared_held.as_deref() {
                 Some(ClearCause::NotLoadBalancer) => format!(
                     "the Service is type {}, no longer LoadBalancer: the controller clears its status.loadBalancer and the ip-allocated-from-pool annotation, and the speakers withdraw it (notLoadBalancer)",
                     view(world, o).map(|v| v.type_).filter(|t| !t.is_empty()).unwrap_or("ClusterIP")
@@ -263,14 +263,14 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                 Some(ClearCause::FamilyChanged) => {
                     "the IP family of the status does not match the Service's ClusterIPs".into()
                 }
-                None => match &o.sync.failure {
+                None => match o.sync.failure.as_deref() {
                     Some(Failure::NoPools) => format!("there is no IPAddressPool in {ns}: MetalLB wipes held IPs without an event"),
                     Some(Failure::NoClusterIp) => "the Service has no ClusterIP (the API server always sets one; a hand-written snapshot may lack spec.clusterIP): MetalLB clears its status without an event".into(),
                     Some(Failure::NotEnoughClusterIps) => "RequireDualStack with fewer than two ClusterIPs".into(),
                     _ => "MetalLB clears it".into(),
                 },
             };
-            if matches!(o.sync.failure, Some(Failure::SharingKeyRefused(_))) {
+            if matches!(o.sync.failure.as_deref(), Some(Failure::SharingKeyRefused(_))) {
                 // C-2: the release refuses the address and writes nothing.
                 out.push(format!(
                     "MetalLB stops reserving {} because {why}; this release then stops (Warning svcCannotShareKey) and retries with back-off: the status keeps the address, which another Service may be given",
@@ -279,7 +279,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
             } else {
                 out.push(format!("MetalLB would release {} because {why}", list(&o.held)));
             }
-            match (&o.sync.failure, expected) {
+            match (o.sync.failure.as_deref(), expected) {
                 (Some(Failure::Allocation(e)), _) => {
                     out.push(format!("then fails to allocate a new one ({e}): {}", error_words(world, namespace, o, e)))
                 }
@@ -287,7 +287,7 @@ fn detail(world: &World, namespace: &str, o: &Outcome) -> String {
                 _ => {}
             }
         }
-        Status::Pending => match (&o.sync.failure, expected) {
+        Status::Pending => match (o.sync.failure.as_deref(), expected) {
             (Some(Failure::Allocation(e) | Failure::InvalidRequest(e)), _) => {
                 out.push(format!("MetalLB cannot allocate: {}", error_words(world, namespace, o, e)))
             }
@@ -399,7 +399,7 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
             hint_for(o),
             objects(namespace, name, o, ns),
         )),
-        Status::Mismatch if o.sync.cleared_held == Some(ClearCause::NotLoadBalancer) => out.push(Finding::new(
+        Status::Mismatch if o.sync.cleared_held.as_deref() == Some(&ClearCause::NotLoadBalancer) => out.push(Finding::new(
             Code::LBD112,
             format!("{detail}{said}"),
             format!(

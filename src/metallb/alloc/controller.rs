@@ -53,12 +53,13 @@ pub struct Sync {
     /// The fields MetalLB writes, as it leaves them; written only when `status_written`.
     pub written: Option<Written>,
     pub status_written: bool,
-    /// Why converge stopped, when it did.
-    pub failure: Option<Failure>,
+    /// Why converge stopped, when it did. This and the two below are boxed: rare, and a replay
+    /// keeps a Sync per Service (240 bytes of `None` each, inline).
+    pub failure: Option<Box<Failure>>,
     /// Converge released the IPs the Service held (ClearAssignment, changed request, family).
-    pub cleared_held: Option<ClearCause>,
+    pub cleared_held: Option<Box<ClearCause>>,
     /// The PreferDualStack additional-family step failed (a Normal event, every sync).
-    pub additional_failed: Option<AllocError>,
+    pub additional_failed: Option<Box<AllocError>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -220,7 +221,7 @@ impl Controller {
             } else {
                 SyncState::Success
             };
-            sync.failure = Some(failure);
+            sync.failure = Some(Box::new(failure));
         }
         // C-7: v0.13.8 … v0.13.12 retry the pending Services whenever this one lost its
         // allocation, changed or not, inside a pool or not.
@@ -264,7 +265,7 @@ impl Controller {
         let mut lb_ips: Vec<Option<IpAddr>> = svc.lb_ip_texts().iter().map(|s| parse_go_ip(s)).collect();
         if svc.type_ != "LoadBalancer" {
             if !lb_ips.is_empty() {
-                sync.cleared_held = Some(ClearCause::NotLoadBalancer);
+                sync.cleared_held = Some(Box::new(ClearCause::NotLoadBalancer));
             }
             self.clear(key, out);
             return Ok(());
@@ -326,7 +327,7 @@ impl Controller {
             if family_changed(lb_family, cluster_family, &policy) {
                 self.clear(key, out);
                 lb_ips.clear();
-                sync.cleared_held = Some(ClearCause::FamilyChanged);
+                sync.cleared_held = Some(Box::new(ClearCause::FamilyChanged));
             }
         }
 
@@ -339,7 +340,7 @@ impl Controller {
                     sync.events
                         .push(Event::warning("svcCannotShareKey", format!("current IP not allowed by config:{e}")));
                     self.alloc.unassign(key);
-                    sync.cleared_held = Some(ClearCause::NotAllowed(e.clone()));
+                    sync.cleared_held = Some(Box::new(ClearCause::NotAllowed(e.clone())));
                     return Err(Failure::SharingKeyRefused(e));
                 }
                 // C-8: silent before v0.13.10.
@@ -353,14 +354,15 @@ impl Controller {
                 }
                 self.clear(key, out);
                 lb_ips.clear();
-                sync.cleared_held = Some(ClearCause::NotAllowed(e));
+                sync.cleared_held = Some(Box::new(ClearCause::NotAllowed(e)));
             }
             let desired_pool = svc.annotation(Ann::AddressPool).to_string();
             if !desired_pool.is_empty() && desired_pool != self.alloc.pool(key) {
                 let held = self.alloc.pool(key).to_string();
                 self.clear(key, out);
                 if !lb_ips.is_empty() {
-                    sync.cleared_held = Some(ClearCause::PoolAnnotationChanged { wanted: desired_pool, held });
+                    sync.cleared_held =
+                        Some(Box::new(ClearCause::PoolAnnotationChanged { wanted: desired_pool, held }));
                 }
                 lb_ips.clear();
             }
@@ -379,7 +381,7 @@ impl Controller {
                 if !equal {
                     self.clear(key, out);
                     if !lb_ips.is_empty() {
-                        sync.cleared_held = Some(ClearCause::RequestedIpsChanged);
+                        sync.cleared_held = Some(Box::new(ClearCause::RequestedIpsChanged));
                     }
                     lb_ips.clear();
                 }
@@ -402,7 +404,7 @@ impl Controller {
                         "AdditionalAssignFailed",
                         format!("cannot assign additional IP in PreferDualStack: {e}"),
                     ));
-                    sync.additional_failed = Some(e);
+                    sync.additional_failed = Some(Box::new(e));
                 }
             }
         }

@@ -39,7 +39,9 @@ pub struct Outcome {
     pub sync: Sync,
     /// The IPs came (or would come) from automatic allocation.
     pub automatic: bool,
-    pub conflict: Option<Conflict>,
+    /// Boxed, as `Sync`'s rare parts: few Services have one, and each Outcome (one per Service,
+    /// held until the reports are written) carried its 160 bytes.
+    pub conflict: Option<Box<Conflict>>,
     /// For a failed automatic allocation: how each pool stands toward the Service.
     pub fits: Vec<(String, PoolFit)>,
     /// Services with as many ingress entries (any holder, before v0.14.0) whose processing
@@ -94,7 +96,7 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
         }
         let sync = controller.set_balancer(&key, Some(svc));
         let mut outcome = outcome_for(&controller, svc, sync, false, *i);
-        let reallocates = outcome.sync.cleared_held != Some(ClearCause::NotLoadBalancer);
+        let reallocates = outcome.sync.cleared_held.as_deref() != Some(&ClearCause::NotLoadBalancer);
         if outcome.automatic && outcome.status == Status::Mismatch && outcome.sync.failure.is_none() && reallocates {
             let now = controller.alloc.allocation(&key).cloned();
             controller.alloc.begin_trial();
@@ -187,7 +189,8 @@ fn outcome_for(controller: &Controller, svc: &SvcView, mut sync: Sync, pending: 
     let key = svc.key();
     let held: Vec<String> = svc.lb_ip_texts().iter().map(|s| s.to_string()).collect();
     let final_ips: Vec<IpAddr> = sync.written.take().map(|w| w.ips(svc)).unwrap_or_default();
-    let wiped = matches!(sync.failure, Some(Failure::NoPools | Failure::NoClusterIp | Failure::NotEnoughClusterIps));
+    let wiped =
+        matches!(sync.failure.as_deref(), Some(Failure::NoPools | Failure::NoClusterIp | Failure::NotEnoughClusterIps));
     let status = if pending {
         Status::Pending
     } else if sync.cleared_held.is_some() || wiped {
@@ -196,15 +199,15 @@ fn outcome_for(controller: &Controller, svc: &SvcView, mut sync: Sync, pending: 
         Status::Allocated
     };
     let automatic = svc.annotation(Ann::AddressPool).is_empty() && matches!(desired_lb_ips(svc), Ok(None));
-    let allocation_error = match &sync.failure {
+    let allocation_error = match sync.failure.as_deref() {
         Some(Failure::Allocation(e)) => Some(e),
-        _ => match &sync.cleared_held {
+        _ => match sync.cleared_held.as_deref() {
             Some(ClearCause::NotAllowed(e)) => Some(e),
             _ => None,
         },
     };
     let sk = Key::new(svc.sharing_key(), &svc.backend_key());
-    let conflict = allocation_error.and_then(|e| conflict_of(controller, e, &sk));
+    let conflict = allocation_error.and_then(|e| conflict_of(controller, e, &sk)).map(Box::new);
     let pool = (!final_ips.is_empty()).then(|| controller.alloc.pool(&key).to_string()).filter(|p| !p.is_empty());
     Outcome {
         status,
