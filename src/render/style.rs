@@ -145,12 +145,15 @@ pub(crate) fn print_rows(
     let plain = !paint.color
         && head.iter().all(|h| plain_cell(h))
         && rows.iter().all(|r| r.len() <= columns && r.iter().all(|c| plain_cell(c)));
-    if !plain {
+    let through_comfy = |out: &mut dyn Write, rows: Vec<Vec<String>>| {
         let mut t = new_table(paint, header);
         for row in rows {
             t.add_row(row);
         }
-        return print_table(out, &t);
+        print_table(out, &t)
+    };
+    if !plain {
+        return through_comfy(out, rows);
     }
     let headless = head.iter().all(|h| h.is_empty());
     let every_row = || std::iter::once(head.clone()).chain(rows.iter().map(|r| r.iter().map(String::as_str).collect()));
@@ -164,11 +167,7 @@ pub(crate) fn print_rows(
     }
     let width = paint.width.map(|w| w.min(usize::from(u16::MAX))).filter(|_| !headless);
     if width.is_some_and(|w| natural.iter().sum::<usize>() + GAP * columns.saturating_sub(1) > w) {
-        let mut t = new_table(paint, header);
-        for row in rows {
-            t.add_row(row);
-        }
-        return print_table(out, &t);
+        return through_comfy(out, rows);
     }
     let widths: Vec<usize> = natural.iter().map(|&w| w.max(1)).collect();
     let mut line = String::with_capacity(widths.iter().sum::<usize>() + GAP * columns);
