@@ -188,10 +188,7 @@ pub(crate) fn diagnose_prepared(
 
     // Cilium's per-Service work (Lease, eligible set, LB-IPAM) happens here: spread it too.
     // Each Evaluation is dropped once its report is written.
-    let in_scope_evals: Vec<Evaluation> = match &opts.scope {
-        Scope::All => evals,
-        _ => evals.into_iter().filter(|e| in_scope(&e.namespace, &e.name)).collect(),
-    };
+    let in_scope_evals: Vec<Evaluation> = evals.into_iter().filter(|e| in_scope(&e.namespace, &e.name)).collect();
     let services = in_scope_evals
         .into_par_iter()
         .map(|e| {

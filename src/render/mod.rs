@@ -362,16 +362,14 @@ mod tests {
                 let opts = Options { scope: Scope::All, detail, overrides: Default::default() };
                 let Ok(mut report) = diagnose::diagnose(&snap, &opts) else { continue };
                 diagnose::conclude(&mut report);
-                let (mut single, mut parallel) = (Vec::new(), Vec::new());
-                document(&mut single, &report, Format::Json).unwrap();
-                report_json(&mut parallel, &report).unwrap();
-                assert_eq!(String::from_utf8(parallel).unwrap(), String::from_utf8(single).unwrap(), "{file}");
-                // The borrowed frame writes `spof` where the Report does.
-                report.spof = Some(Vec::new());
-                let (mut single, mut parallel) = (Vec::new(), Vec::new());
-                document(&mut single, &report, Format::Json).unwrap();
-                report_json(&mut parallel, &report).unwrap();
-                assert_eq!(String::from_utf8(parallel).unwrap(), String::from_utf8(single).unwrap(), "{file}");
+                // Without and with `spof`: the borrowed frame writes it where the Report does.
+                for spof in [None, Some(Vec::new())] {
+                    report.spof = spof;
+                    let (mut single, mut parallel) = (Vec::new(), Vec::new());
+                    document(&mut single, &report, Format::Json).unwrap();
+                    report_json(&mut parallel, &report).unwrap();
+                    assert_eq!(String::from_utf8(parallel).unwrap(), String::from_utf8(single).unwrap(), "{file}");
+                }
                 let multi_line = report.services.iter().any(|s| json::laid_out(s, 2).unwrap().contains(&b'\n'));
                 parallel_paths += usize::from(report.services.len() >= 2 && multi_line);
             }

@@ -37,6 +37,30 @@ pub(crate) trait TopLevel: Sized {
     fn build(metadata: Option<Metadata>, fields: Self::Fields) -> Self;
 }
 
+/// The fields of a kind that reads its `spec` and `status` (`FIELDS = ["spec", "status"]`):
+/// Services and Pods.
+pub(crate) struct SpecStatus<Spec, Status> {
+    pub spec: Option<Spec>,
+    pub status: Option<Status>,
+}
+
+impl<Spec, Status> Default for SpecStatus<Spec, Status> {
+    fn default() -> Self {
+        SpecStatus { spec: None, status: None }
+    }
+}
+
+impl<Spec: serde::de::DeserializeOwned, Status: serde::de::DeserializeOwned> SpecStatus<Spec, Status> {
+    /// [`TopLevel::read`] of such a kind.
+    pub fn read<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.spec = map.next_value()?,
+            _ => self.status = map.next_value()?,
+        }
+        Ok(())
+    }
+}
+
 /// The metadata the engines read, as decoded: a Service's status writers come from its
 /// managedFields.
 #[derive(Default)]

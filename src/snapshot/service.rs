@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::de::MapAccess;
 use serde::Deserialize;
 
-use super::keys::{Checked, Metadata, TopLevel};
+use super::keys::{Checked, Metadata, SpecStatus, TopLevel};
 
 use crate::k8s::labels::LabelMap;
 
@@ -67,27 +67,16 @@ pub struct ServiceSpec {
     pub selector: Option<LabelMap>,
 }
 
-/// The fields of a Service besides its metadata.
-#[derive(Default)]
-pub(crate) struct Fields {
-    spec: Option<ServiceSpec>,
-    status: Option<k8s::ServiceStatus>,
-}
-
 impl TopLevel for Service {
     const FIELDS: &'static [&'static str] = &["spec", "status"];
     const FULL_METADATA: bool = true;
-    type Fields = Fields;
+    type Fields = SpecStatus<ServiceSpec, k8s::ServiceStatus>;
 
-    fn read<'de, A: MapAccess<'de>>(fields: &mut Fields, index: usize, map: &mut A) -> Result<(), A::Error> {
-        match index {
-            0 => fields.spec = map.next_value()?,
-            _ => fields.status = map.next_value()?,
-        }
-        Ok(())
+    fn read<'de, A: MapAccess<'de>>(fields: &mut Self::Fields, index: usize, map: &mut A) -> Result<(), A::Error> {
+        fields.read(index, map)
     }
 
-    fn build(metadata: Option<Metadata>, fields: Fields) -> Service {
+    fn build(metadata: Option<Metadata>, fields: Self::Fields) -> Service {
         let m = metadata.unwrap_or_default();
         let status_writers = m
             .managed_fields

@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1 as k8s;
 use serde::de::{IgnoredAny, MapAccess};
 use serde::{Deserialize, Deserializer};
 
-use super::keys::{Checked, Metadata, TopLevel};
+use super::keys::{Checked, Metadata, SpecStatus, TopLevel};
 use super::service::Meta;
 use crate::k8s::labels::LabelMap;
 
@@ -140,26 +140,16 @@ fn null_as_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: 
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
-#[derive(Default)]
-pub(crate) struct PodFields {
-    spec: Option<PodSpec>,
-    status: Option<PodStatus>,
-}
-
 impl TopLevel for Pod {
     const FIELDS: &'static [&'static str] = &["spec", "status"];
     const FULL_METADATA: bool = false;
-    type Fields = PodFields;
+    type Fields = SpecStatus<PodSpec, PodStatus>;
 
-    fn read<'de, A: MapAccess<'de>>(fields: &mut PodFields, index: usize, map: &mut A) -> Result<(), A::Error> {
-        match index {
-            0 => fields.spec = map.next_value()?,
-            _ => fields.status = map.next_value()?,
-        }
-        Ok(())
+    fn read<'de, A: MapAccess<'de>>(fields: &mut Self::Fields, index: usize, map: &mut A) -> Result<(), A::Error> {
+        fields.read(index, map)
     }
 
-    fn build(metadata: Option<Metadata>, fields: PodFields) -> Pod {
+    fn build(metadata: Option<Metadata>, fields: Self::Fields) -> Pod {
         Pod { metadata: metadata.unwrap_or_default().meta, spec: fields.spec, status: fields.status }
     }
 }
