@@ -130,11 +130,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -240,11 +240,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -354,11 +354,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -460,11 +460,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -550,11 +550,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -648,11 +648,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -900,11 +900,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1014,11 +1014,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1104,11 +1104,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1194,11 +1194,11 @@ _kubectl__lbdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name junit sarif html" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -40,7 +40,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -119,7 +120,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -191,7 +193,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -267,7 +270,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -335,7 +339,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -402,7 +407,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -472,7 +478,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -543,7 +550,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -612,7 +620,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -678,7 +687,8 @@ json\t''
 yaml\t''
 name\t'Names only, one per line (`check`, `explain`): `service/NAME`, `ipaddresspool.metallb.io/NAME`, as kubectl prints them'
 junit\t'JUnit XML (`check` only): a testcase per finding code × object'
-sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'"
+sarif\t'SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code'
+html\t'One self-contained HTML page (`check`, `explain`, `history`)'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l color -d 'Colour: auto follows the terminal, NO_COLOR and TERM=dumb' -r -f -a "auto\t''
 always\t''
 never\t''"

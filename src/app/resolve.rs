@@ -398,7 +398,7 @@ fn watch_args(watch: bool, timeout: Option<String>, g: &GlobalArgs, verb: &str) 
             "--watch follows a live cluster; --from and --demo are snapshots that never change. Run `kubectl lbdoctor {verb} --watch` with a kubeconfig, or drop --watch"
         )));
     }
-    if let Some(format @ (Format::Name | Format::Junit | Format::Sarif)) = g.output {
+    if let Some(format @ (Format::Name | Format::Junit | Format::Sarif | Format::Html)) = g.output {
         let name = clap::ValueEnum::to_possible_value(&format).map(|v| v.get_name().to_string()).unwrap_or_default();
         return Err(AppError::Usage(format!(
             "--watch writes a line per change (the table), a JSON object per line (-o json) or YAML documents (-o yaml), not -o {name}"

@@ -3,6 +3,7 @@
 mod cilium;
 mod finding;
 mod history;
+mod html;
 mod json;
 mod junit;
 mod sarif;
@@ -29,6 +30,8 @@ pub enum Format {
     Junit,
     /// SARIF 2.1.0 (`check` only): code-scanning results with a rule per finding code.
     Sarif,
+    /// One self-contained HTML page (`check`, `explain`, `history`).
+    Html,
 }
 
 impl Format {
@@ -41,6 +44,7 @@ impl Format {
         match (command, self) {
             ("check", _) | ("snapshot", Format::Json | Format::Yaml) | ("explain", Format::Name) => Ok(self),
             ("snapshot", _) => Err(format!("snapshot writes -o json or -o yaml, not {name}")),
+            (_, Format::Html) => Err(format!("-o html is a page for `check`; {command} writes -o {writes}")),
             (_, Format::Junit | Format::Sarif) => {
                 Err(format!("-o {name}: JUnit and SARIF are for `check`; {command} writes -o {writes}"))
             }
@@ -77,6 +81,7 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
     match format {
         Format::Json => report_json(out, report),
         Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
+        Format::Html => html::check(out, report),
         Format::Name => {
             // kubectl's own `-o name`: RESOURCE/NAME, the namespace left out (`kubectl get`
             // refuses a second slash), so `| xargs kubectl get -n NS` works.
@@ -136,6 +141,7 @@ pub fn render_check(
     match format {
         Format::Junit => junit::render(out, report, ci),
         Format::Sarif => sarif::render(out, report, ci),
+        Format::Html => html::check(out, report),
         Format::Table | Format::Wide => {
             within(out, paint, |out| table::services(out, report, format == Format::Wide, paint, Some(ci.list_all)))
         }
@@ -181,6 +187,10 @@ pub fn render_pools(
 ) -> std::io::Result<()> {
     match format {
         Format::Json | Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
+        Format::Html => Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "-o html draws Services; explain pools writes -o table, wide, name, json or yaml",
+        )),
         Format::Name => {
             for pool in &report.pools {
                 writeln!(out, "ipaddresspool.metallb.io/{}", pool.name)?;

@@ -18,6 +18,7 @@ mod conformance_l2;
 mod golden;
 mod hardening;
 mod history;
+mod html;
 mod krew;
 mod live;
 mod loader;

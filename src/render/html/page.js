@@ -1,0 +1,53 @@
+"use strict";
+(function () {
+  // Sorting and filtering without a server: the rows are in the page, the controls name them.
+  function cellText(row, i) { var c = row.cells[i]; return c ? (c.getAttribute("data-sort") || c.textContent) : ""; }
+  var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  document.querySelectorAll("table[data-sortable]").forEach(function (table) {
+    var body = table.tBodies[0];
+    table.querySelectorAll("thead th").forEach(function (th, i) {
+      var button = th.querySelector("button");
+      if (!button) { return; }
+      button.addEventListener("click", function () {
+        var up = th.getAttribute("aria-sort") !== "ascending";
+        table.querySelectorAll("thead th").forEach(function (o) { o.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", up ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) { var r = collator.compare(cellText(a, i), cellText(b, i)); return up ? r : -r; });
+        var frag = document.createDocumentFragment();
+        rows.forEach(function (r) { frag.appendChild(r); });
+        body.appendChild(frag);
+      });
+    });
+  });
+  document.querySelectorAll("form.filters").forEach(function (form) {
+    var table = document.getElementById(form.getAttribute("data-table"));
+    var shown = form.querySelector("output");
+    function apply() {
+      var wanted = [];
+      form.querySelectorAll("[data-col]").forEach(function (f) {
+        if (f.value) { wanted.push([Number(f.getAttribute("data-col")), f.value.toLowerCase(), f.tagName === "SELECT"]); }
+      });
+      var count = 0;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var ok = wanted.every(function (w) {
+          var text = cellText(row, w[0]).toLowerCase();
+          if (!w[2]) { return text.indexOf(w[1]) >= 0; }
+          return text.split(/[\s,]+/).indexOf(w[1]) >= 0;
+        });
+        row.hidden = !ok;
+        if (ok) { count += 1; }
+      });
+      if (shown) { shown.value = count + " shown"; }
+    }
+    form.addEventListener("input", apply);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    document.querySelectorAll("button[data-status]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var select = form.querySelector("select[name=status]");
+        if (select) { select.value = b.getAttribute("data-status"); apply(); table.scrollIntoView(); }
+      });
+    });
+    apply();
+  });
+})();

@@ -1,0 +1,258 @@
+//! `-o html`: what the page says and what it may do. The markup tests read the page as text;
+//! the browser tests open it in headless Chromium, inside a network namespace of their own so
+//! that neither the page nor the browser can reach anything.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+use crate::util::{json, run, skipped, which};
+
+/// Pages every test opens: the demo clusters, the scenarios with the most to draw, and the
+/// snapshots whose objects carry markup.
+const PAGES: &[&[&str]] = &[
+    &["check", "--demo", "healthy"],
+    &["check", "--demo", "trap"],
+    &["check", "--from", "testdata/scenarios/alloc-sharing-conflict.yaml"],
+    &["check", "--from", "testdata/scenarios/metallb-and-cilium-l2.yaml"],
+    &["check", "--from", "testdata/html/hostile-config.yaml"],
+    &["check", "--from", "testdata/html/hostile-annotations.yaml"],
+];
+
+fn page(args: &[&str]) -> String {
+    let mut all = args.to_vec();
+    all.extend(["-o", "html"]);
+    let (stdout, stderr, code) = run(&all);
+    assert!(code == 0 || code == 1, "{args:?}: exit {code}: {stderr}");
+    stdout
+}
+
+/// The text between the first `open` and the `close` after it.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
+    let start = text.find(open).unwrap_or_else(|| panic!("no {open}")) + open.len();
+    let end = text[start..].find(close).unwrap_or_else(|| panic!("no {close} after {open}")) + start;
+    &text[start..end]
+}
+
+fn sha256_base64(text: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes()))
+}
+
+#[test]
+fn the_page_runs_its_own_style_and_script_only() {
+    for args in PAGES {
+        let html = page(args);
+        assert!(html.starts_with("<!DOCTYPE html>"), "{args:?}");
+        let csp = between(&html, "http-equiv=\"Content-Security-Policy\" content=\"", "\"");
+        assert!(csp.starts_with("default-src 'none';"), "{args:?}: {csp}");
+        assert!(!csp.contains("unsafe"), "{args:?}: {csp}");
+        // The one style and the one script, allowed by their hashes and by nothing else.
+        assert_eq!(html.matches("<script").count(), 1, "{args:?}");
+        assert_eq!(html.matches("<style").count(), 1, "{args:?}");
+        let style = between(&html, "<style>", "</style>");
+        let script = between(&html, "<script>", "</script>");
+        assert!(csp.contains(&format!("style-src 'sha256-{}'", sha256_base64(style))), "{args:?}: {csp}");
+        assert!(csp.contains(&format!("script-src 'sha256-{}'", sha256_base64(script))), "{args:?}: {csp}");
+        // Nothing to fetch: no tag names another document or resource.
+        for tag in tags(&html) {
+            for attr in [" src=", " href=\"http", " href=\"//", " style="] {
+                assert!(!tag.contains(attr), "{args:?}: {tag}");
+            }
+        }
+        assert!(!style.contains("url(") && !style.contains("@import"), "{args:?}");
+    }
+}
+
+/// The page's tags, from `<` to `>`: text holds neither unescaped.
+fn tags(html: &str) -> Vec<&str> {
+    html.split('<').skip(1).map(|t| &t[..t.find('>').expect("a closed tag")]).collect()
+}
+
+#[test]
+fn markup_in_the_cluster_shows_as_text() {
+    let config = page(&["check", "--from", "testdata/html/hostile-config.yaml"]);
+    let annotations = page(&["check", "--from", "testdata/html/hostile-annotations.yaml"]);
+    for html in [&config, &annotations] {
+        for tag in ["<b>", "<img", "<i>", "</td><img"] {
+            assert!(!html.contains(tag), "{tag} reached the page as markup");
+        }
+        assert!(!html.contains("<script>alert"));
+    }
+    // The rejected selector value (LBD201) and the names the loader left out.
+    assert!(config.contains("&lt;b&gt;node-b&lt;/b&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(config.contains("&lt;img src=x onerror=alert(2)&gt;web"));
+    // The annotation MetalLB quotes (LBD110) and the node an Event names (LBD105).
+    assert!(annotations.contains("&lt;script&gt;alert(3)&lt;/script&gt;"));
+    assert!(annotations.contains("&lt;script&gt;alert(5)&lt;/script&gt;"));
+}
+
+/// Every Service of the JSON report, as `namespace` and `name`.
+fn services(args: &[&str]) -> Vec<(String, String)> {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    let (report, _) = json(&all);
+    report["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["namespace"].as_str().unwrap().to_string(), s["name"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn every_service_has_a_row() {
+    for args in PAGES {
+        let html = page(args);
+        let expected = services(args);
+        let rows = html.matches("<tr>").count().saturating_sub(usize::from(html.contains("<thead>")));
+        assert_eq!(rows, expected.len(), "{args:?}");
+        for (ns, name) in expected {
+            assert!(html.contains(&format!("<td>{ns}</td><td class=\"mono\">{name}</td>")), "{args:?}: {ns}/{name}");
+        }
+    }
+}
+
+#[test]
+fn html_is_for_the_commands_that_draw_services() {
+    for args in [&["simulate", "--demo", "trap", "--down", "cp-1"][..], &["snapshot", "--demo", "trap"]] {
+        let mut all = args.to_vec();
+        all.extend(["-o", "html"]);
+        let (_, stderr, code) = run(&all);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains("html"), "{stderr}");
+    }
+}
+
+/// What headless Chromium saw of a page.
+struct Opened {
+    /// Every console message: the page logs none, and a blocked request logs one.
+    console: Vec<String>,
+    /// URLs a document asked for (the browser's own background requests left out).
+    requests: Vec<String>,
+    /// The document after its script ran.
+    dom: String,
+    screenshot: PathBuf,
+}
+
+/// Why the browser tests cannot run here; in CI they must.
+fn chromium() -> Result<PathBuf, String> {
+    let Some(chromium) = which("chromium") else { return Err("chromium is not installed".into()) };
+    // The browser tries Google's hosts at start: only a namespace without a network keeps that in.
+    let root = Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
+    if !root || which("unshare").is_none() {
+        return Err("needs root and unshare for a network namespace".into());
+    }
+    Ok(chromium)
+}
+
+fn require_chromium(test: &str) -> Option<PathBuf> {
+    match chromium() {
+        Ok(path) => Some(path),
+        Err(why) => {
+            assert!(std::env::var_os("CI").is_none(), "{test}: {why} (.ci/run installs chromium)");
+            skipped(test, &why);
+            None
+        }
+    }
+}
+
+fn open(chromium: &Path, page: &Path, dir: &Path) -> Opened {
+    let net_log = dir.join("net.json");
+    let screenshot = dir.join("page.png");
+    let output = Command::new("timeout")
+        .arg("120")
+        .args(["unshare", "--net"])
+        .arg(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1280,1600",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("--log-net-log={}", net_log.display()))
+        .arg(format!("--screenshot={}", screenshot.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "chromium failed on {}: {stderr}", page.display());
+    let console = stderr.lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect();
+    let log: serde_json::Value = serde_json::from_slice(&std::fs::read(&net_log).expect("net log")).expect("net log");
+    let start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"].as_u64().expect("event type");
+    let requests = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"].as_u64() == Some(start))
+        .filter(|e| e["params"]["initiator"].as_str() != Some("not an origin"))
+        .filter_map(|e| e["params"]["url"].as_str().map(str::to_string))
+        .collect();
+    Opened { console, requests, dom: String::from_utf8_lossy(&output.stdout).into_owned(), screenshot }
+}
+
+/// How many distinct colours the screenshot has: a blank page has one.
+fn colours(png_path: &Path) -> usize {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png_path).expect("screenshot")));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("size")];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    let bytes = &buf[..info.buffer_size()];
+    let step = info.color_type.samples();
+    let distinct: std::collections::HashSet<&[u8]> = bytes.chunks(step).collect();
+    distinct.len()
+}
+
+#[test]
+fn pages_open_in_headless_chromium_without_errors_or_requests() {
+    let Some(chromium) = require_chromium("pages_open_in_headless_chromium_without_errors_or_requests") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (i, args) in PAGES.iter().enumerate() {
+        let path = dir.path().join(format!("page-{i}.html"));
+        std::fs::write(&path, page(args)).unwrap();
+        let run_dir = dir.path().join(format!("run-{i}"));
+        std::fs::create_dir(&run_dir).unwrap();
+        let opened = open(&chromium, &path, &run_dir);
+        assert!(opened.console.is_empty(), "{args:?}: console: {:?}", opened.console);
+        assert!(opened.requests.is_empty(), "{args:?}: requests: {:?}", opened.requests);
+        let expected = services(args);
+        // The script ran: it counts the rows the filters leave.
+        if !expected.is_empty() {
+            let shown = format!("{} shown</output>", expected.len());
+            assert!(opened.dom.contains(&shown), "{args:?}: the script did not run");
+        }
+        for (_, name) in &expected {
+            assert!(opened.dom.contains(&format!(">{name}</td>")), "{args:?}: {name}");
+        }
+        assert!(colours(&opened.screenshot) > 8, "{args:?}: a blank screenshot");
+    }
+}
+
+/// The checks above can fail: a page that logs, fetches and draws nothing is caught.
+#[test]
+fn the_browser_checks_catch_a_page_that_misbehaves() {
+    let Some(chromium) = require_chromium("the_browser_checks_catch_a_page_that_misbehaves") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.html");
+    std::fs::write(
+        &path,
+        "<!DOCTYPE html><html><body><img hidden src=\"http://198.51.100.1/x.png\"><script>console.error('boom')</script></body></html>",
+    )
+    .unwrap();
+    let opened = open(&chromium, &path, dir.path());
+    assert!(opened.console.iter().any(|l| l.contains("boom")), "{:?}", opened.console);
+    assert_eq!(opened.requests, ["http://198.51.100.1/x.png"]);
+    assert!(colours(&opened.screenshot) <= 8, "an empty page has (nearly) one colour");
+}
