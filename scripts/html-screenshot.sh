@@ -12,6 +12,6 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p docs/img
 timeout 120 unshare --net chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
-  --user-data-dir="$work/profile" --window-size=1100,1500 --hide-scrollbars \
+  --user-data-dir="$work/profile" --window-size=1100,2300 --hide-scrollbars \
   --screenshot="$PWD/docs/img/check-trap.png" "file://$work/trap.html" 2>/dev/null
 echo "docs/img/check-trap.png"

@@ -29,6 +29,7 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     }
     let (mut snap, mut opts, _) = load(r, env, detail(r.format, View::Check, args.all_nodes))?;
     opts.scope = r.namespaces.every_unless_n();
+    opts.map = r.format == render::Format::Html;
     super::known_namespace(&snap, &opts.scope, &r.source)?;
     // Only SARIF points at where an object was read; for the other formats the index of every
     // object's place is freed before the engines run.

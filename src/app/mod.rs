@@ -137,7 +137,7 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
             r.source.shown()
         )));
     }
-    let opts = Options { scope: Scope::All, detail, overrides: r.overrides.clone() };
+    let opts = Options { scope: Scope::All, detail, map: false, overrides: r.overrides.clone() };
     Ok((snap, opts, default_ns))
 }
 

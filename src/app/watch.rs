@@ -67,7 +67,7 @@ pub(super) fn watch(
         }
     };
     known_namespace(&snap, &scope, &r.source)?;
-    let opts = Options { scope: scope.clone(), detail, overrides: r.overrides.clone() };
+    let opts = Options { scope: scope.clone(), detail, map: false, overrides: r.overrides.clone() };
     let rules: &[crate::suppress::Rule] = match &watched {
         Watched::Check { rules } => rules,
         Watched::Explain { .. } => &[],

@@ -51,6 +51,8 @@ pub struct Options {
     pub scope: Scope,
     /// Build the per-node rows and verdict prose (needed by JSON/YAML and the single-Service table).
     pub detail: bool,
+    /// Keep every node's part in each layer-2 election (`Layer2::cells`), for `-o html`'s map.
+    pub map: bool,
     pub overrides: Overrides,
 }
 
@@ -192,7 +194,13 @@ pub(crate) fn diagnose_prepared(
     let services = in_scope_evals
         .into_par_iter()
         .map(|e| {
-            service_report(world, imps, &e, &answered, Shape { detail: opts.detail, one, whole_lists, rows: None })
+            service_report(
+                world,
+                imps,
+                &e,
+                &answered,
+                Shape { detail: opts.detail, one, whole_lists, rows: None, map: opts.map },
+            )
         })
         .collect();
 
@@ -466,6 +474,8 @@ pub(crate) struct Shape<'r> {
     /// With `detail`, per Service (namespace, name), the nodes whose layer-2 rows are kept:
     /// a comparison reads a few. Every row when `None` or for a Service not in the map.
     pub rows: Option<&'r RowsKept>,
+    /// Every node's part in the layer-2 election (`-o html`'s map).
+    pub map: bool,
 }
 
 fn service_report(
@@ -475,7 +485,7 @@ fn service_report(
     answered: &Answered,
     shape: Shape,
 ) -> ServiceReport {
-    let Shape { detail, one, whole_lists, rows } = shape;
+    let Shape { detail, one, whole_lists, rows, map } = shape;
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
     let (allocation, allocation_findings) = allocation::assess(world, &e.namespace, &e.name, is_lb);
@@ -499,7 +509,7 @@ fn service_report(
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
         withdraw_reason: e.withdraw,
-        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, detail, one, rows)),
+        layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, Shape { detail, one, rows, map, whole_lists })),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail, whole_lists)).map(Box::new),
         bgp_reason: e
             .pool
@@ -590,15 +600,8 @@ fn shared_by(world: &World, e: &Evaluation, answered: &Answered) -> Vec<SharedAn
 }
 
 /// `one`: the report explains a single Service, so every group names its nodes.
-fn layer2_report(
-    world: &World,
-    e: &Evaluation,
-    l2: &L2Outcome,
-    shared_by: &[SharedAnswer],
-    detail: bool,
-    one: bool,
-    rows: Option<&RowsKept>,
-) -> Layer2 {
+fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[SharedAnswer], shape: Shape) -> Layer2 {
+    let Shape { detail, one, rows, map, .. } = shape;
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
     let el = &l2.election;
     let ctx = world.l2_context(world.setup.rules(), detail);
@@ -649,7 +652,35 @@ fn layer2_report(
             })
             .collect(),
         nodes: detail.then(|| node_rows(world, e, el, &ctx, rows)),
+        cells: map.then(|| l2_cells(world, el, &groups)),
     }
+}
+
+/// Every node's part in one election, by node index: the first filter that removes it, else
+/// where the election placed it. The groups are the same filters in the same order.
+fn l2_cells(world: &World, el: &Election, groups: &[(Exclusion, FixedBitSet)]) -> Box<[L2Cell]> {
+    let n = world.table.len();
+    // Steps 1 and 3 end every speaker's work before any node filter runs.
+    let before_filters = if !el.active_endpoint {
+        Some(Exclusion::NoServingEndpoint)
+    } else if el.shared_ip_refusal {
+        Some(Exclusion::SharedIpRefused)
+    } else {
+        None
+    };
+    if let Some(x) = before_filters {
+        return vec![L2Cell::Out(x); n].into_boxed_slice();
+    }
+    let mut cells = vec![L2Cell::Lost; n];
+    for (x, set) in groups.iter().filter(|(x, _)| *x != Exclusion::LostElection) {
+        for node in set.ones() {
+            cells[node] = L2Cell::Out(*x);
+        }
+    }
+    if let Some(winner) = el.expected_announcer() {
+        cells[winner] = if world.speaker_acts(winner) { L2Cell::Announces } else { L2Cell::ElectedNoSpeaker };
+    }
+    cells.into_boxed_slice()
 }
 
 fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context, rows: Option<&RowsKept>) -> Vec<L2Node> {

@@ -100,6 +100,7 @@ pub(super) fn fix(i: &Inputs, all: &[Flapping]) -> Option<Fix> {
         let opts = crate::diagnose::Options {
             scope: crate::diagnose::Scope::All,
             detail: false,
+            map: false,
             overrides: Default::default(),
         };
         let edit = crate::simulate::edit::Edit::Apply { file: "the fix".into(), objects: Box::new(applied) };

@@ -369,7 +369,7 @@ mod tests {
         for file in &crate::snapshot::scenario_files() {
             let snap = crate::snapshot::load_paths(std::slice::from_ref(file), &mut std::io::empty()).unwrap();
             for detail in [false, true] {
-                let opts = Options { scope: Scope::All, detail, overrides: Default::default() };
+                let opts = Options { scope: Scope::All, detail, map: false, overrides: Default::default() };
                 let Ok(mut report) = diagnose::diagnose(&snap, &opts) else { continue };
                 diagnose::conclude(&mut report);
                 // Without and with `spof`: the borrowed frame writes it where the Report does.
@@ -392,7 +392,7 @@ mod tests {
     fn batches_of_services_join_as_one_array() {
         let snap =
             crate::snapshot::load_paths(&["testdata/clusters/homelab.yaml".into()], &mut std::io::empty()).unwrap();
-        let opts = Options { scope: Scope::All, detail: false, overrides: Default::default() };
+        let opts = Options { scope: Scope::All, detail: false, map: false, overrides: Default::default() };
         let mut report = diagnose::diagnose(&snap, &opts).unwrap();
         report.services = report.services.iter().cycle().take(1100).cloned().collect();
         let (mut single, mut parallel) = (Vec::new(), Vec::new());

@@ -23,22 +23,8 @@ fn node_verdict(n: &L2Node, l2: &Layer2) -> String {
     if n.rank == Some(1) {
         return "elected, but runs no live speaker: nobody answers".into();
     }
-    let reasons: Vec<&str> = n
-        .excluded_by
-        .iter()
-        .filter_map(|c| match *c {
-            Exclusion::MemberlistDisabled => Some("memberlist disabled"),
-            Exclusion::NoSpeaker => Some("no live speaker"),
-            Exclusion::NetworkUnavailable => Some("NetworkUnavailable"),
-            Exclusion::Cordoned => Some("cordoned"),
-            Exclusion::ExcludeLabel => Some("exclude-lb label"),
-            Exclusion::NotSelected => Some("not selected"),
-            Exclusion::NoLocalEndpoint => Some("no local endpoint"),
-            Exclusion::NoServingEndpoint => Some("no serving endpoint"),
-            Exclusion::SharedIpRefused => Some("shared IP refused"),
-            Exclusion::LostElection => None,
-        })
-        .collect();
+    let reasons: Vec<&str> =
+        n.excluded_by.iter().filter(|&&c| c != Exclusion::LostElection).map(|c| c.words()).collect();
     if !reasons.is_empty() {
         return format!("excluded: {}", reasons.join(", "));
     }

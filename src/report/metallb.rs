@@ -118,6 +118,23 @@ pub struct Layer2 {
     pub excluded: Vec<NodeGroup>,
     /// Every node's row; `null` unless asked for (`explain svc NAME`, `--nodes all`).
     pub nodes: Option<Vec<L2Node>>,
+    /// Every node's part in the election, in the order of the report's `nodes`: the map of
+    /// `-o html` only (a byte or two per node, where a row is a hundred).
+    #[serde(skip)]
+    pub cells: Option<Box<[L2Cell]>>,
+}
+
+/// One node's part in one Service's layer-2 election.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum L2Cell {
+    /// First in the election order, with a live speaker: it answers ARP/NDP.
+    Announces,
+    /// First in the election order, but no speaker acts there: nobody answers.
+    ElectedNoSpeaker,
+    /// A candidate that another node outranks.
+    Lost,
+    /// The first filter that removes it.
+    Out(Exclusion),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -253,6 +270,22 @@ impl Exclusion {
                 | Exclusion::Cordoned
                 | Exclusion::ExcludeLabel
         )
+    }
+
+    /// The filter in a person's words, as the tables and the page print it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Exclusion::MemberlistDisabled => "memberlist disabled",
+            Exclusion::NoSpeaker => "no live speaker",
+            Exclusion::NetworkUnavailable => "NetworkUnavailable",
+            Exclusion::Cordoned => "cordoned",
+            Exclusion::ExcludeLabel => "exclude-lb label",
+            Exclusion::NotSelected => "not selected",
+            Exclusion::NoLocalEndpoint => "no local endpoint",
+            Exclusion::NoServingEndpoint => "no serving endpoint",
+            Exclusion::SharedIpRefused => "shared IP refused",
+            Exclusion::LostElection => "lost the election",
+        }
     }
 
     pub fn as_str(self) -> &'static str {

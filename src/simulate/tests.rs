@@ -30,7 +30,7 @@ fn diagnosable_scenarios() -> Vec<(String, Snapshot)> {
 }
 
 fn brief() -> Options {
-    Options { scope: Scope::All, detail: false, overrides: Default::default() }
+    Options { scope: Scope::All, detail: false, map: false, overrides: Default::default() }
 }
 
 /// Every node's spof entry is the losses of `simulate --down` on it, Change for Change; the

@@ -7,8 +7,11 @@ use crate::simulate::edit::{self, Edit};
 const EXCLUDE: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
 
 fn evaluate(snap: &Snapshot) -> Report {
-    let mut r =
-        diagnose::diagnose(snap, &Options { scope: Scope::All, detail: false, overrides: Default::default() }).unwrap();
+    let mut r = diagnose::diagnose(
+        snap,
+        &Options { scope: Scope::All, detail: false, map: false, overrides: Default::default() },
+    )
+    .unwrap();
     diagnose::conclude(&mut r);
     r
 }
@@ -27,7 +30,7 @@ fn trigger() -> Trigger {
 fn watched(before: &Snapshot, edits: &[Edit]) -> (Vec<WatchChange>, Snapshot) {
     let (after, _) = edit::apply(before, edits).unwrap();
     let (b, a) = (evaluate(before), evaluate(&after));
-    let opts = Options { scope: Scope::All, detail: false, overrides: Default::default() };
+    let opts = Options { scope: Scope::All, detail: false, map: false, overrides: Default::default() };
     let why = reasons(&after, &b, &a, &opts).unwrap();
     (changes(&b, &a, &why, &[trigger()], "T"), after)
 }

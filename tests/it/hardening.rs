@@ -285,7 +285,7 @@ fn mutated_snapshots_never_panic() {
         let input = [(name, text.clone())];
         let outcome = std::panic::catch_unwind(|| {
             let Ok(snap) = lbdoctor::snapshot::load_texts(&input) else { return false };
-            let opts = Options { scope: Scope::All, detail: true, overrides: Default::default() };
+            let opts = Options { scope: Scope::All, detail: true, map: false, overrides: Default::default() };
             let _ = diagnose::diagnose(&snap, &opts);
             true
         });

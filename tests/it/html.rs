@@ -8,7 +8,7 @@ use std::process::Command;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-use crate::util::{json, run, skipped, which};
+use crate::util::{json, run, skipped, which, ROOT};
 
 /// Pages every test opens: the demo clusters, the scenarios with the most to draw, and the
 /// snapshots whose objects carry markup.
@@ -106,7 +106,10 @@ fn every_service_has_a_row() {
     for args in PAGES {
         let html = page(args);
         let expected = services(args);
-        let rows = html.matches("<tr>").count().saturating_sub(usize::from(html.contains("<thead>")));
+        let rows = match html.find("id=\"services-table\"") {
+            Some(_) => between(&html, "id=\"services-table\"", "</table>").matches("<tr>").count() - 1, // the header
+            None => 0,
+        };
         assert_eq!(rows, expected.len(), "{args:?}");
         for (ns, name) in expected {
             assert!(html.contains(&format!("<td>{ns}</td><td class=\"mono\">{name}</td>")), "{args:?}: {ns}/{name}");
@@ -255,4 +258,171 @@ fn the_browser_checks_catch_a_page_that_misbehaves() {
     assert!(opened.console.iter().any(|l| l.contains("boom")), "{:?}", opened.console);
     assert_eq!(opened.requests, ["http://198.51.100.1/x.png"]);
     assert!(colours(&opened.screenshot) <= 8, "an empty page has (nearly) one colour");
+}
+
+/// The map's mark for one node's row of `--nodes all` JSON: what the page must draw there.
+fn expected_mark(row: &serde_json::Value) -> &'static str {
+    let first = row["excludedBy"].as_array().and_then(|x| x.first()).and_then(|x| x.as_str());
+    if row["reason"] == "" {
+        return "●";
+    }
+    if row["rank"] == 1 {
+        return "○";
+    }
+    match first {
+        Some("noServingEndpoint") => "∅",
+        Some("sharedIPWithServiceSelector") => "R",
+        Some("memberlistDisabled") => "M",
+        Some("noSpeaker") => "S",
+        Some("networkUnavailable") => "N",
+        Some("cordoned") => "C",
+        Some("excludeLabel") => "X",
+        Some("notSelected") => "–",
+        Some("noLocalEndpoint") => "E",
+        _ => match row["rank"].as_u64() {
+            Some(2) => "2",
+            Some(3) => "3",
+            _ => "·",
+        },
+    }
+}
+
+/// The full map as drawn: per node, per IP column, the mark.
+fn drawn_map(html: &str) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    let table = between(html, "<table class=\"map\">", "</table>");
+    let ips = table
+        .split("<th class=\"ip\" scope=\"col\"><span>")
+        .skip(1)
+        .map(|t| t[..t.find('<').unwrap()].to_string())
+        .collect();
+    let body = between(table, "<tbody>", "</tbody>");
+    let rows = body
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            let node = between(row, "<th scope=\"row\">", "</th>").to_string();
+            let marks = row.split("<td ").skip(1).map(|c| between(c, ">", "</td>").to_string()).collect();
+            (node, marks)
+        })
+        .collect();
+    (ips, rows)
+}
+
+#[test]
+fn the_map_draws_each_nodes_first_filter_as_the_json_rows_say() {
+    // Twelve nodes: elections with more candidates than the three ranks a brief report keeps.
+    let dir = tempfile::tempdir().unwrap();
+    let twelve = dir.path().join("twelve.json");
+    let generated = Command::new("python3")
+        .arg(format!("{ROOT}/scripts/gen-synthetic.py"))
+        .args(["--nodes", "12", "--services", "8", "--pools", "2", "--advertisements", "2", "--seed", "7", "--out"])
+        .arg(&twelve)
+        .output()
+        .expect("python3 runs scripts/gen-synthetic.py");
+    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+    let twelve = twelve.display().to_string();
+    let cases: &[&[&str]] = &[
+        &["check", "--from", &twelve],
+        &["check", "--from", "testdata/scenarios/speaker-not-ready.yaml"],
+        &["check", "--demo", "trap"],
+        &["check", "--demo", "healthy"],
+        &["check", "--from", "testdata/scenarios/network-unavailable.yaml"],
+        &["check", "--from", "testdata/scenarios/etp-local-no-candidate-endpoint.yaml"],
+        &["check", "--from", "testdata/scenarios/single-candidate.yaml"],
+        &["check", "--from", "testdata/scenarios/memberlist-disabled-dead-winner.yaml"],
+        &["check", "--from", "testdata/scenarios/release-v0-14-9-cordoned.yaml"],
+        &["check", "--from", "testdata/scenarios/no-serving-endpoints.yaml"],
+        &["check", "--from", "testdata/scenarios/preferred-node.yaml"],
+        &["check", "--from", "testdata/scenarios/alloc-sharing-conflict.yaml"],
+    ];
+    let mut kinds = std::collections::BTreeSet::new();
+    for args in cases {
+        let html = page(args);
+        let mut all = args.to_vec();
+        all.extend(["-o", "json", "--nodes", "all"]);
+        let (report, _) = json(&all);
+        let (ips, rows) = drawn_map(&html);
+        assert!(!ips.is_empty(), "{args:?}: no map");
+        for (col, ip) in ips.iter().enumerate() {
+            let services: Vec<&serde_json::Value> = report["services"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|s| s["metallb"]["layer2"]["ip"] == ip.as_str())
+                .collect();
+            assert!(!services.is_empty(), "{args:?}: {ip}");
+            for (node, marks) in &rows {
+                let per_service: Vec<&str> = services
+                    .iter()
+                    .map(|s| {
+                        let row = s["metallb"]["layer2"]["nodes"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .find(|r| r["node"] == node.as_str());
+                        expected_mark(row.unwrap_or_else(|| panic!("{args:?}: {node} has no row for {ip}")))
+                    })
+                    .collect();
+                // ARP answers per IP: a node announcing any Service on it answers.
+                let expected = if per_service.contains(&"●") { "●" } else { per_service[0] };
+                assert_eq!(marks[col], expected, "{args:?}: {node} × {ip}");
+                kinds.insert(expected);
+            }
+        }
+    }
+    // The cases cover what the map can say.
+    for mark in ["●", "○", "2", "·", "S", "N", "C", "X", "–", "E", "∅"] {
+        assert!(kinds.contains(mark), "no case draws {mark}: {kinds:?}");
+    }
+}
+
+#[test]
+fn a_map_too_large_to_draw_folds_to_a_column_per_pool() {
+    // 60 nodes × 700 IPs is past the cells drawn one by one.
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("sixty.json");
+    let generated = Command::new("python3")
+        .arg(format!("{ROOT}/scripts/gen-synthetic.py"))
+        .args(["--nodes", "60", "--services", "700", "--pools", "3", "--advertisements", "2", "--seed", "3", "--out"])
+        .arg(&snap)
+        .output()
+        .expect("python3 runs scripts/gen-synthetic.py");
+    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+    let args = ["check", "--from", snap.to_str().unwrap()];
+    let html = page(&args);
+    assert!(!html.contains("<table class=\"map\">"), "drawn cell by cell");
+    let table = between(&html, "<table class=\"map folded\">", "</table>");
+    let pools: Vec<&str> = table.split("<a href=\"#pool-").skip(1).map(|t| &t[..t.find('"').unwrap()]).collect();
+    // What the JSON says each node answers for, per pool: distinct IPs.
+    let (report, _) = json(&["check", "--from", snap.to_str().unwrap(), "-o", "json"]);
+    let mut answered: std::collections::BTreeMap<(String, String), std::collections::BTreeSet<String>> =
+        Default::default();
+    for s in report["services"].as_array().unwrap() {
+        let (Some(pool), Some(ip)) = (s["metallb"]["pool"].as_str(), s["metallb"]["layer2"]["ip"].as_str()) else {
+            continue;
+        };
+        let announcer = s["announcer"].as_str().unwrap();
+        answered.entry((announcer.to_string(), pool.to_string())).or_default().insert(ip.to_string());
+    }
+    let body = between(table, "<tbody>", "</tbody>");
+    let mut total = 0;
+    for row in body.split("<tr>").skip(1) {
+        let node = between(row, "<th scope=\"row\">", "</th>");
+        let marks: Vec<&str> = row.split("<td ").skip(1).map(|c| between(c, ">", "</td>")).collect();
+        assert_eq!(marks.len(), pools.len(), "{node}");
+        for (pool, mark) in pools.iter().zip(marks) {
+            let n = answered.get(&(node.to_string(), pool.to_string())).map_or(0, |s| s.len());
+            if n > 0 {
+                assert_eq!(mark, n.to_string(), "{node} × {pool}");
+            } else {
+                assert!(mark.parse::<usize>().is_err(), "{node} × {pool}: {mark}");
+            }
+            total += n;
+        }
+    }
+    assert!(total > 600, "the nodes answer for most IPs: {total}");
+    // Every pool's IPs are listed under it.
+    for pool in pools {
+        assert!(html.contains(&format!("<details class=\"pool\" id=\"pool-{pool}\">")), "{pool}");
+    }
 }

@@ -102,7 +102,7 @@ fn snapshot_of(objects: &[Value]) -> Snapshot {
 }
 
 fn report(snap: &Snapshot, detail: bool) -> Value {
-    let opts = Options { scope: Scope::All, detail, overrides: Overrides::default() };
+    let opts = Options { scope: Scope::All, detail, map: false, overrides: Overrides::default() };
     serde_json::to_value(diagnose(snap, &opts).unwrap()).unwrap()
 }
 

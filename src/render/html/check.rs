@@ -19,11 +19,12 @@ pub fn check(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
         }
         nav aria-label="Sections" {
             a href="#causes" { "Causes" } " · " a href="#counts" { "Counts" } " · "
-            a href="#setup" { "Cluster" } " · " a href="#services" { "Services" }
+            a href="#setup" { "Cluster" } " · " a href="#map" { "Layer 2 map" } " · " a href="#services" { "Services" }
         }
         (causes(report))
         (counts(report))
         (setup(report))
+        (super::map::map(report))
         (services(report))
     };
     page(out, &title, body)
@@ -51,7 +52,7 @@ fn causes(report: &Report) -> Markup {
         } @else {
             p.note { "The worst first. Each names the object to fix, the command to start with and the Services it darkens." }
             ol.causes {
-                @for c in &report.causes { (cause(c)) }
+                @for (i, c) in report.causes.iter().enumerate() { (cause(i, c)) }
             }
         }
         @if !report.findings.is_empty() {
@@ -61,19 +62,29 @@ fn causes(report: &Report) -> Markup {
     }
 }
 
-fn cause(c: &Cause) -> Markup {
+/// Services a cause names in the page; the table filters to every one.
+const CAUSE_SERVICES_SHOWN: usize = 100;
+
+fn cause(i: usize, c: &Cause) -> Markup {
     let sev = c.severity.as_str();
+    let code = c.code.to_string();
     html! {
-        li class={ "sev-box-" (sev) } {
+        li id={ "cause-" (i + 1) } class={ "sev-box-" (sev) } {
             span class={ "sev sev-" (sev) } { (sev) } " "
             code { (c.code.to_string()) } " "
             strong { (c.object.to_string()) } ": " (c.message)
             @if !c.hint.is_empty() { div.hint { (c.hint) } }
-            div { "Fix, starting with:" pre { code { (c.fix) } } }
+            div.fix { "Fix, starting with: " code { (c.fix) } }
             @if !c.services.is_empty() {
-                details {
-                    summary { (count(c.services.len(), "Service", "Services")) " affected" }
-                    ul { @for s in &c.services { li.mono { (s) } } }
+                div.affected {
+                    details {
+                        summary { (count(c.services.len(), "Service", "Services")) " affected" }
+                        ul { @for s in c.services.iter().take(CAUSE_SERVICES_SHOWN) { li.mono { (s) } } }
+                        @if c.services.len() > CAUSE_SERVICES_SHOWN {
+                            p { "… and " (c.services.len() - CAUSE_SERVICES_SHOWN) " more. " }
+                        }
+                    }
+                    button type="button" data-finding=(code.to_lowercase()) { "Show them in the table" }
                 }
             }
         }
@@ -172,6 +183,10 @@ fn setup(report: &Report) -> Markup {
 const COLUMNS: [&str; 9] =
     ["Namespace", "Name", "Status", "IP", "Pool", "Announcer", "Observed", "Implementation", "Findings"];
 const NAMESPACE: usize = 0;
+const FINDINGS: usize = 8;
+/// Up to this many Services the table repeats each finding's message under its code; a larger
+/// cluster's page links each code to its cause instead (the messages were half of 13 MB).
+const MESSAGES_UP_TO: usize = 1_000;
 const STATUS: usize = 2;
 const POOL: usize = 4;
 const ANNOUNCER: usize = 5;
@@ -187,6 +202,21 @@ fn services(report: &Report) -> Markup {
     let namespaces = distinct(&|s| Some(s.namespace.as_str()));
     let statuses = distinct(&|s| Some(s.status.as_str()));
     let pools = distinct(&pool);
+    let codes: BTreeSet<String> = report
+        .services
+        .iter()
+        .flat_map(|s| {
+            s.findings.iter().map(|f| f.code.to_string()).chain(s.suppressed.iter().map(|f| f.finding.code.to_string()))
+        })
+        .collect();
+    // Which cause a Service's finding folds into: its code links there.
+    let mut cause_of: std::collections::HashMap<(crate::report::Code, &str), usize> = Default::default();
+    for (i, c) in report.causes.iter().enumerate() {
+        for s in &c.services {
+            cause_of.entry((c.code, s.as_str())).or_insert(i + 1);
+        }
+    }
+    let messages = report.services.len() <= MESSAGES_UP_TO;
     let nodes: BTreeSet<String> = report.nodes.iter().map(|n| n.name.to_string()).collect();
     let select = |label: &str, name: &str, col: usize, values: &BTreeSet<String>| {
         html! {
@@ -209,27 +239,27 @@ fn services(report: &Report) -> Markup {
                 (select("Namespace", "namespace", NAMESPACE, &namespaces))
                 @if !pools.is_empty() { (select("Pool", "pool", POOL, &pools)) }
                 @if !nodes.is_empty() { (select("Announcing node", "node", ANNOUNCER, &nodes)) }
+                @if !codes.is_empty() { (select("Finding", "finding", FINDINGS, &codes)) }
                 output aria-live="polite" {}
             }
-            table #services-table data-sortable {
+            div.lazy { table #services-table data-sortable {
                 caption.note { "Every Service; a column header sorts by it." }
                 thead { tr { @for c in COLUMNS { th scope="col" { button type="button" { (c) } } } } }
                 tbody {
-                    @for svc in &report.services { (service_row(svc)) }
+                    @for svc in &report.services { (service_row(svc, &cause_of, messages)) }
                 }
-            }
+            } }
         }
     }
 }
 
-fn service_row(svc: &ServiceReport) -> Markup {
+fn service_row(
+    svc: &ServiceReport,
+    cause_of: &std::collections::HashMap<(crate::report::Code, &str), usize>,
+    messages: bool,
+) -> Markup {
     let status = svc.status.as_str();
-    let codes: Vec<String> = svc
-        .findings
-        .iter()
-        .map(|f| f.code.to_string())
-        .chain(svc.suppressed.iter().map(|s| format!("({})", s.finding.code)))
-        .collect();
+    let key = format!("{}/{}", svc.namespace, svc.name);
     html! {
         tr {
             td { (svc.namespace) }
@@ -241,10 +271,19 @@ fn service_row(svc: &ServiceReport) -> Markup {
             td.mono { (svc.observed) }
             td { (svc.implementation.as_str()) }
             td {
-                @if codes.is_empty() { "-" } @else {
-                    (codes.join(", "))
-                    @for f in &svc.findings { div.hint { (f.message) } }
+                @if svc.findings.is_empty() && svc.suppressed.is_empty() { "-" }
+                @for (i, f) in svc.findings.iter().enumerate() {
+                    @if i > 0 { ", " }
+                    @match cause_of.get(&(f.code, key.as_str())) {
+                        Some(n) => { a href={ "#cause-" (n) } { (f.code.to_string()) } }
+                        None => { (f.code.to_string()) }
+                    }
                 }
+                @for (i, s) in svc.suppressed.iter().enumerate() {
+                    @if i > 0 || !svc.findings.is_empty() { ", " }
+                    span title="suppressed" { "(" (s.finding.code.to_string()) ")" }
+                }
+                @if messages { @for f in &svc.findings { div.hint { (f.message) } } }
             }
         }
     }

@@ -7,6 +7,7 @@
 //! other source, connections included.
 
 mod check;
+mod map;
 
 use std::io::Write;
 

@@ -23,17 +23,18 @@
   document.querySelectorAll("form.filters").forEach(function (form) {
     var table = document.getElementById(form.getAttribute("data-table"));
     var shown = form.querySelector("output");
+    var rows = table.tBodies[0].rows;
     function apply() {
       var wanted = [];
       form.querySelectorAll("[data-col]").forEach(function (f) {
         if (f.value) { wanted.push([Number(f.getAttribute("data-col")), f.value.toLowerCase(), f.tagName === "SELECT"]); }
       });
       var count = 0;
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      Array.prototype.forEach.call(rows, function (row) {
         var ok = wanted.every(function (w) {
           var text = cellText(row, w[0]).toLowerCase();
           if (!w[2]) { return text.indexOf(w[1]) >= 0; }
-          return text.split(/[\s,]+/).indexOf(w[1]) >= 0;
+          return text.split(/[\s,()]+/).indexOf(w[1]) >= 0;
         });
         row.hidden = !ok;
         if (ok) { count += 1; }
@@ -42,12 +43,17 @@
     }
     form.addEventListener("input", apply);
     form.addEventListener("submit", function (e) { e.preventDefault(); });
-    document.querySelectorAll("button[data-status]").forEach(function (b) {
-      b.addEventListener("click", function () {
-        var select = form.querySelector("select[name=status]");
-        if (select) { select.value = b.getAttribute("data-status"); apply(); table.scrollIntoView(); }
+    // The counts' and the causes' buttons set one filter and clear the others.
+    [["status", "data-status"], ["finding", "data-finding"]].forEach(function (pair) {
+      document.querySelectorAll("button[" + pair[1] + "]").forEach(function (b) {
+        b.addEventListener("click", function () {
+          form.querySelectorAll("[data-col]").forEach(function (f) { f.value = ""; });
+          var select = form.querySelector("select[name=" + pair[0] + "]");
+          if (select) { select.value = b.getAttribute(pair[1]); apply(); table.scrollIntoView(); }
+        });
       });
     });
-    apply();
+    // Nothing is filtered yet: every row shows.
+    if (shown) { shown.value = rows.length + " shown"; }
   });
 })();
