@@ -23,6 +23,11 @@ pub(super) fn explain(
     watch: Option<&super::watch::WatchArgs>,
     out: &mut dyn Write,
 ) -> Result<bool, AppError> {
+    if r.format == render::Format::Html && resource != Resource::Service {
+        return Err(AppError::Usage(
+            "-o html draws Services: `explain svc NAME -o html` (one Service) or `explain svc -A -o html`; explain pools and explain finding write -o table, wide, json or yaml".into(),
+        ));
+    }
     if resource == Resource::Finding {
         // The pages are in the binary: no cluster or snapshot is read.
         let code = match name {
@@ -54,6 +59,7 @@ pub(super) fn explain(
     if nodes.is_none() && view == View::Service && snap.nodes.len() <= SMALL_CLUSTER {
         opts.detail = true;
     }
+    opts.map = r.format == render::Format::Html;
     let namespace = r.namespaces.namespace_or(default_ns);
     opts.scope = match (name, r.namespaces.all) {
         (Some(n), _) => Scope::Service { namespace, name: n.to_string() },

@@ -106,7 +106,7 @@ pub fn run(cli: Cli, mut env: Env, out: &mut dyn Write) -> Result<bool, AppError
 /// Every node's row, only where asked for: `--nodes all`, `-o wide` of one Service, and one
 /// Service's `-o json/yaml` (`explain svc NAME`); everywhere else the report stays bounded.
 pub(super) fn detail(format: Format, view: View, all_nodes: bool) -> bool {
-    all_nodes || (view == View::Service && matches!(format, Format::Json | Format::Yaml | Format::Wide))
+    all_nodes || (view == View::Service && matches!(format, Format::Json | Format::Yaml | Format::Wide | Format::Html))
 }
 
 /// The snapshot, the engine options (scope `All` until the caller narrows it), and the namespace

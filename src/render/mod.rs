@@ -44,7 +44,10 @@ impl Format {
         match (command, self) {
             ("check", _) | ("snapshot", Format::Json | Format::Yaml) | ("explain", Format::Name) => Ok(self),
             ("snapshot", _) => Err(format!("snapshot writes -o json or -o yaml, not {name}")),
-            (_, Format::Html) => Err(format!("-o html is a page for `check`; {command} writes -o {writes}")),
+            ("explain", Format::Html) => Ok(self),
+            (_, Format::Html) => {
+                Err(format!("-o html is a page for check, explain and history; {command} writes -o {writes}"))
+            }
             (_, Format::Junit | Format::Sarif) => {
                 Err(format!("-o {name}: JUnit and SARIF are for `check`; {command} writes -o {writes}"))
             }
@@ -81,7 +84,10 @@ pub fn render(out: &mut dyn Write, report: &Report, format: Format, view: View, 
     match format {
         Format::Json => report_json(out, report),
         Format::Yaml | Format::Junit | Format::Sarif => document(out, report, format),
-        Format::Html => html::check(out, report),
+        Format::Html => match (view, report.services.as_slice()) {
+            (View::Service, [svc]) => html::service(out, report, svc),
+            _ => html::check(out, report),
+        },
         Format::Name => {
             // kubectl's own `-o name`: RESOURCE/NAME, the namespace left out (`kubectl get`
             // refuses a second slash), so `| xargs kubectl get -n NS` works.

@@ -350,7 +350,7 @@ fn bgp_node_table(out: &mut dyn Write, nodes: &[BgpNode], paint: Paint) -> std::
 /// The controller's side: what MetalLB assigns, or why it cannot.
 fn allocation_lines(out: &mut dyn Write, svc: &ServiceReport, paint: Paint) -> std::io::Result<()> {
     let Some(a) = &svc.allocation else { return Ok(()) };
-    let status = serde_json::to_value(a.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    let status = a.status.as_str().to_string();
     let status = match a.status {
         AllocationStatus::Allocated => paint.good(&status),
         AllocationStatus::NotOurs => status,

@@ -361,6 +361,18 @@ pub enum AllocationStatus {
     NotOurs,
 }
 
+impl AllocationStatus {
+    /// As JSON writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AllocationStatus::Allocated => "allocated",
+            AllocationStatus::Pending => "pending",
+            AllocationStatus::Mismatch => "mismatch",
+            AllocationStatus::NotOurs => "notOurs",
+        }
+    }
+}
+
 /// `PoolCounters` as written into `IPAddressPool.status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -393,4 +405,21 @@ pub enum BgpType {
     #[serde(rename = "frr-k8s")]
     #[value(name = "frr-k8s")]
     FrrK8s,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AllocationStatus;
+
+    #[test]
+    fn allocation_status_words_are_the_json_ones() {
+        for s in [
+            AllocationStatus::Allocated,
+            AllocationStatus::Pending,
+            AllocationStatus::Mismatch,
+            AllocationStatus::NotOurs,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+    }
 }

@@ -19,6 +19,10 @@ const PAGES: &[&[&str]] = &[
     &["check", "--from", "testdata/scenarios/metallb-and-cilium-l2.yaml"],
     &["check", "--from", "testdata/html/hostile-config.yaml"],
     &["check", "--from", "testdata/html/hostile-annotations.yaml"],
+    &["explain", "svc", "grafana", "-n", "default", "--demo", "trap"],
+    &["explain", "svc", "traefik", "-n", "default", "--demo", "healthy"],
+    &["explain", "svc", "-A", "--demo", "healthy"],
+    &["explain", "svc", "api", "-n", "default", "--from", "testdata/html/hostile-annotations.yaml"],
 ];
 
 fn page(args: &[&str]) -> String {
@@ -74,7 +78,9 @@ fn tags(html: &str) -> Vec<&str> {
 fn markup_in_the_cluster_shows_as_text() {
     let config = page(&["check", "--from", "testdata/html/hostile-config.yaml"]);
     let annotations = page(&["check", "--from", "testdata/html/hostile-annotations.yaml"]);
-    for html in [&config, &annotations] {
+    let one = page(&["explain", "svc", "api", "-n", "default", "--from", "testdata/html/hostile-annotations.yaml"]);
+    assert!(one.contains("&lt;script&gt;alert(3)&lt;/script&gt;"), "the annotation MetalLB quotes, on api's own page");
+    for html in [&config, &annotations, &one] {
         for tag in ["<b>", "<img", "<i>", "</td><img"] {
             assert!(!html.contains(tag), "{tag} reached the page as markup");
         }
@@ -103,7 +109,7 @@ fn services(args: &[&str]) -> Vec<(String, String)> {
 
 #[test]
 fn every_service_has_a_row() {
-    for args in PAGES {
+    for args in PAGES.iter().filter(|a| !html_of_one_service(a)) {
         let html = page(args);
         let expected = services(args);
         let rows = match html.find("id=\"services-table\"") {
@@ -117,9 +123,19 @@ fn every_service_has_a_row() {
     }
 }
 
+/// `explain svc NAME`: a page about one Service, not a table of them.
+fn html_of_one_service(args: &[&str]) -> bool {
+    args.len() > 2 && args[0] == "explain" && !args[2].starts_with('-')
+}
+
 #[test]
 fn html_is_for_the_commands_that_draw_services() {
-    for args in [&["simulate", "--demo", "trap", "--down", "cp-1"][..], &["snapshot", "--demo", "trap"]] {
+    for args in [
+        &["simulate", "--demo", "trap", "--down", "cp-1"][..],
+        &["snapshot", "--demo", "trap"],
+        &["explain", "pools", "--demo", "trap"],
+        &["explain", "finding", "LBD101"],
+    ] {
         let mut all = args.to_vec();
         all.extend(["-o", "html"]);
         let (_, stderr, code) = run(&all);
@@ -224,7 +240,8 @@ fn pages_open_in_headless_chromium_without_errors_or_requests() {
     let dir = tempfile::tempdir().unwrap();
     for (i, args) in PAGES.iter().enumerate() {
         let path = dir.path().join(format!("page-{i}.html"));
-        std::fs::write(&path, page(args)).unwrap();
+        let html = page(args);
+        std::fs::write(&path, &html).unwrap();
         let run_dir = dir.path().join(format!("run-{i}"));
         std::fs::create_dir(&run_dir).unwrap();
         let opened = open(&chromium, &path, &run_dir);
@@ -232,12 +249,13 @@ fn pages_open_in_headless_chromium_without_errors_or_requests() {
         assert!(opened.requests.is_empty(), "{args:?}: requests: {:?}", opened.requests);
         let expected = services(args);
         // The script ran: it counts the rows the filters leave.
-        if !expected.is_empty() {
+        if !expected.is_empty() && html.contains("<output") {
             let shown = format!("{} shown</output>", expected.len());
             assert!(opened.dom.contains(&shown), "{args:?}: the script did not run");
         }
-        for (_, name) in &expected {
-            assert!(opened.dom.contains(&format!(">{name}</td>")), "{args:?}: {name}");
+        for (ns, name) in &expected {
+            let shown = if html_of_one_service(args) { format!(">{ns}/{name}<") } else { format!(">{name}</td>") };
+            assert!(opened.dom.contains(&shown), "{args:?}: {name}");
         }
         assert!(colours(&opened.screenshot) > 8, "{args:?}: a blank screenshot");
     }
@@ -424,5 +442,64 @@ fn a_map_too_large_to_draw_folds_to_a_column_per_pool() {
     // Every pool's IPs are listed under it.
     for pool in pools {
         assert!(html.contains(&format!("<details class=\"pool\" id=\"pool-{pool}\">")), "{pool}");
+    }
+}
+
+#[test]
+fn one_service_shows_its_funnel_and_both_sides() {
+    let cases: &[&[&str]] = &[
+        &["explain", "svc", "grafana", "-n", "default", "--demo", "trap"],
+        &["explain", "svc", "traefik", "-n", "default", "--demo", "healthy"],
+        &["explain", "svc", "pihole-dns-tcp", "-n", "home", "--demo", "healthy"],
+        &["explain", "svc", "web", "-n", "default", "--from", "testdata/scenarios/network-unavailable.yaml"],
+        &["explain", "svc", "web", "-n", "default", "--from", "testdata/scenarios/speaker-not-ready.yaml"],
+    ];
+    for args in cases {
+        let html = page(args);
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        let (report, _) = json(&all);
+        let l2 = &report["services"][0]["metallb"]["layer2"];
+        let total = report["nodes"].as_array().unwrap().len();
+        // The funnel's words: every node, each filter with what it removes, then the winner.
+        let caption = between(&html, "<figcaption>", "</figcaption>");
+        assert!(caption.starts_with(&format!("{total} nodes; ")), "{args:?}: {caption}");
+        let winner = l2["expectedAnnouncer"].as_str();
+        match winner {
+            Some(w) => {
+                assert!(caption.ends_with(&format!("{} available, {w} wins.", l2["available"])), "{args:?}: {caption}")
+            }
+            None => assert!(caption.ends_with("nobody is elected."), "{args:?}: {caption}"),
+        }
+        // Each filter's step leaves what the one before left less what it removes, and the last
+        // leaves the available set the election ranks (computed apart, from the candidates).
+        let steps: Vec<(usize, usize)> = caption
+            .split("; ")
+            .filter_map(|s| s.split_once(" removes "))
+            .map(|(_, rest)| {
+                let (removed, left) = rest.split_once(", ").unwrap();
+                (removed.parse().unwrap(), left.trim_end_matches(" left").parse().unwrap())
+            })
+            .collect();
+        let mut left = total;
+        for (removed, after) in &steps {
+            left -= removed;
+            assert_eq!(*after, left, "{args:?}: {caption}");
+        }
+        if l2["emptiedBy"] != "noServingEndpoint" {
+            assert_eq!(left as u64, l2["available"].as_u64().unwrap(), "{args:?}: {caption}");
+        }
+        // Expected beside observed.
+        let compare = between(&html, "<table class=\"compare\">", "</table>");
+        let announcer = between(compare, "<th scope=\"row\">Announcer</th>", "</tr>");
+        assert!(announcer.contains(&format!(">{}<", winner.unwrap_or("&lt;none&gt;"))), "{args:?}: {announcer}");
+        if let Some(actual) = l2["actualAnnouncers"].as_array() {
+            for node in actual {
+                assert!(announcer.contains(node.as_str().unwrap()), "{args:?}: {announcer}");
+            }
+        }
+        // Every node has its row.
+        let rows = between(&html, "<h2 id=\"nodes\">", "</table>").matches("<tr>").count() - 1;
+        assert_eq!(rows, total, "{args:?}");
     }
 }

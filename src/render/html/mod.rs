@@ -8,6 +8,7 @@
 
 mod check;
 mod map;
+mod service;
 
 use std::io::Write;
 
@@ -16,6 +17,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sha2::{Digest, Sha256};
 
 pub use check::check;
+pub use service::service;
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
