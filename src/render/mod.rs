@@ -44,7 +44,7 @@ impl Format {
         match (command, self) {
             ("check", _) | ("snapshot", Format::Json | Format::Yaml) | ("explain", Format::Name) => Ok(self),
             ("snapshot", _) => Err(format!("snapshot writes -o json or -o yaml, not {name}")),
-            ("explain", Format::Html) => Ok(self),
+            ("explain" | "history", Format::Html) => Ok(self),
             (_, Format::Html) => {
                 Err(format!("-o html is a page for check, explain and history; {command} writes -o {writes}"))
             }
@@ -164,6 +164,7 @@ pub fn render_history(
 ) -> std::io::Result<()> {
     match format {
         Format::Table | Format::Wide => within(out, paint, |out| history::history(out, h, paint)),
+        Format::Html => html::history(out, h),
         _ => document(out, h, format),
     }
 }

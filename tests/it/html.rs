@@ -25,6 +25,13 @@ const PAGES: &[&[&str]] = &[
     &["explain", "svc", "api", "-n", "default", "--from", "testdata/html/hostile-annotations.yaml"],
 ];
 
+/// History pages: the story of testdata/history/story (23 days, a flapping node, the fix) and
+/// a history without logs.
+const HISTORY_PAGES: &[&[&str]] = &[
+    &["history", "--from", "testdata/history/story/cluster.yaml", "--logs", "testdata/history/story/logs"],
+    &["history", "--from", "testdata/history/cluster.yaml"],
+];
+
 fn page(args: &[&str]) -> String {
     let mut all = args.to_vec();
     all.extend(["-o", "html"]);
@@ -46,7 +53,7 @@ fn sha256_base64(text: &str) -> String {
 
 #[test]
 fn the_page_runs_its_own_style_and_script_only() {
-    for args in PAGES {
+    for args in PAGES.iter().chain(HISTORY_PAGES) {
         let html = page(args);
         assert!(html.starts_with("<!DOCTYPE html>"), "{args:?}");
         let csp = between(&html, "http-equiv=\"Content-Security-Policy\" content=\"", "\"");
@@ -238,7 +245,7 @@ fn pages_open_in_headless_chromium_without_errors_or_requests() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    for (i, args) in PAGES.iter().enumerate() {
+    for (i, args) in PAGES.iter().chain(HISTORY_PAGES).enumerate() {
         let path = dir.path().join(format!("page-{i}.html"));
         let html = page(args);
         std::fs::write(&path, &html).unwrap();
@@ -247,7 +254,7 @@ fn pages_open_in_headless_chromium_without_errors_or_requests() {
         let opened = open(&chromium, &path, &run_dir);
         assert!(opened.console.is_empty(), "{args:?}: console: {:?}", opened.console);
         assert!(opened.requests.is_empty(), "{args:?}: requests: {:?}", opened.requests);
-        let expected = services(args);
+        let expected = if args[0] == "history" { Vec::new() } else { services(args) };
         // The script ran: it counts the rows the filters leave.
         if !expected.is_empty() && html.contains("<output") {
             let shown = format!("{} shown</output>", expected.len());
@@ -501,5 +508,50 @@ fn one_service_shows_its_funnel_and_both_sides() {
         // Every node has its row.
         let rows = between(&html, "<h2 id=\"nodes\">", "</table>").matches("<tr>").count() - 1;
         assert_eq!(rows, total, "{args:?}");
+    }
+}
+
+#[test]
+fn the_history_heatmap_counts_what_the_json_counts() {
+    let args = HISTORY_PAGES[0];
+    let html = page(args);
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    let (h, _) = json(&all);
+    // Every IP × day cell says its count in its title; the JSON has it by IP and day.
+    let heat = between(&html, "<h2 id=\"heatmap\">", "</table>");
+    let mut cells = 0;
+    for ip in h["ips"].as_array().unwrap() {
+        let name = ip["ip"].as_str().unwrap();
+        let by_day = ip["ownerChangesByDay"].as_object().unwrap();
+        for title in heat.split(&format!("title=\"{name} on ")).skip(1) {
+            let (day, rest) = title.split_once(": ").unwrap();
+            let n: u64 = rest[..rest.find(' ').unwrap()].parse().unwrap();
+            assert_eq!(n, by_day.get(day).and_then(|v| v.as_u64()).unwrap_or(0), "{name} on {day}");
+            cells += 1;
+        }
+    }
+    let days = between(heat, "<thead>", "</thead>").matches("class=\"day").count();
+    assert_eq!(cells, days * h["ips"].as_array().unwrap().len(), "a cell per IP and day");
+    // The day the configuration took the flapping node out is marked, on both tables.
+    let fixed = h["flapping"][0]["fixed"]["at"].as_str().unwrap();
+    assert_eq!(h["flapping"][0]["fixed"]["byConfigurationChange"], true);
+    let marked: Vec<&str> =
+        html.split("<th class=\"day changed\"").skip(1).map(|t| between(t, "<span>", " ⚑")).collect();
+    assert_eq!(marked, [&fixed[5..10], &fixed[5..10]], "{fixed}");
+    // Departures and rejoins per node and day, as the JSON's day rows.
+    let churn = between(&html, "<h2 id=\"churn\">", "</table>");
+    for row in h["days"].as_array().unwrap() {
+        let (node, day) = (row["node"].as_str().unwrap(), row["day"].as_str().unwrap());
+        let (left, rejoined, started) =
+            (row["departures"].as_u64().unwrap(), row["rejoins"].as_u64().unwrap(), row["starts"].as_u64().unwrap());
+        if left + rejoined + started == 0 {
+            continue;
+        }
+        let failed = row["failed"].as_u64().unwrap();
+        let cell = format!(
+            "title=\"{node} on {day}: left {left} times ({failed} marked failed), rejoined {rejoined}, started {started},"
+        );
+        assert!(churn.contains(&cell), "{cell}");
     }
 }

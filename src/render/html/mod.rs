@@ -7,6 +7,7 @@
 //! other source, connections included.
 
 mod check;
+mod history;
 mod map;
 mod service;
 
@@ -17,6 +18,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sha2::{Digest, Sha256};
 
 pub use check::check;
+pub use history::history;
 pub use service::service;
 
 const STYLE: &str = include_str!("page.css");
