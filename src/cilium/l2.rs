@@ -17,7 +17,8 @@ use super::lbipam::CLASS_L2;
 use crate::k8s::selector::{Labels, Selector};
 use crate::metallb::install::version_numbers;
 pub use crate::report::cilium::l2::{
-    DeviceSource, EtpGate, ExcludedCounts, Exclusion, Interfaces, LeaseState, NodeRow, PolicyMatch, Skip, Verdict,
+    CellRow, DeviceSource, EtpGate, ExcludedCounts, Exclusion, Interfaces, L2Cell, LeaseState, NodeRow, PolicyMatch,
+    Skip, Verdict,
 };
 use crate::snapshot::cilium::L2Policy;
 
@@ -101,7 +102,8 @@ pub struct Index<'a> {
     pub setup: Setup,
     pub policies: Vec<Policy>,
     /// Node names in snapshot order, with the labels policies match and the exclude label.
-    pub names: Vec<Arc<str>>,
+    /// Shared: `-o html`'s map rows are these, for every Service.
+    pub names: Arc<[Arc<str>]>,
     exclude_label: Vec<bool>,
     /// Per policy: the nodes its nodeSelector matches (none for an invalid selector).
     policy_nodes: Vec<FixedBitSet>,
@@ -120,7 +122,7 @@ impl<'a> Index<'a> {
     /// `nodes`: every node's name, the labels its agent matches nodeSelectors against, and
     /// whether it carries the exclude-from-external-load-balancers label.
     pub fn new(setup: Setup, policies: Vec<Policy>, nodes: &[(String, &Labels, bool)], leases: &'a [Lease]) -> Self {
-        let names: Vec<Arc<str>> = nodes.iter().map(|(n, ..)| Arc::from(n.as_str())).collect();
+        let names: Arc<[Arc<str>]> = nodes.iter().map(|(n, ..)| Arc::from(n.as_str())).collect();
         let policy_nodes = policies
             .iter()
             .map(|p| {
@@ -176,6 +178,8 @@ pub struct Input<'a> {
     pub collides_with: Vec<String>,
     /// Build the per-node rows (JSON, YAML and the single-Service table need them).
     pub detail: bool,
+    /// Keep every node's part (`Verdict::cells`), for `-o html`'s map.
+    pub map: bool,
 }
 
 pub fn evaluate(input: &Input) -> Verdict {
@@ -203,6 +207,7 @@ pub fn evaluate(input: &Input) -> Verdict {
         lease: None,
         interfaces: None,
         announcer: None,
+        cells: None,
     };
     verdict.skipped = if !setup.l2_announcements {
         Some(Skip::Disabled)
@@ -299,6 +304,16 @@ pub fn evaluate(input: &Input) -> Verdict {
         lease.holder.as_ref().and_then(|h| index.names.iter().position(|x| **x == **h)).map(exclusions);
     // Spec §2.4: offline, the holder of an unexpired Lease is who answers (LBD141 flags a bad holder).
     verdict.announcer = lease.holder.clone().filter(|_| lease.fresh == Some(true));
+    if input.map {
+        let cells = (0..n)
+            .map(|i| match exclusions(i).first() {
+                _ if verdict.announcer.as_deref() == Some(&*index.names[i]) => L2Cell::Holds,
+                Some(x) => L2Cell::Out(*x),
+                None => L2Cell::Competes,
+            })
+            .collect();
+        verdict.cells = Some(CellRow { nodes: index.names.clone(), cells });
+    }
     if !selecting.is_empty() {
         verdict.interfaces = Some(interfaces(index, &selecting, lease.holder.as_deref()));
     }

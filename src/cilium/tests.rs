@@ -271,6 +271,7 @@ fn l2_eval(setup: &Setup, policies: &[L2Policy], service: &Service, leases: &[Le
         captured_at: Some(captured.parse().unwrap()),
         collides_with: vec![],
         detail: true,
+        map: false,
     })
 }
 

@@ -499,6 +499,7 @@ fn service_report(
         &cilium::Subject::new(e.svc, &e.namespace, &e.name),
         &ownership.claimants,
         detail,
+        map,
     );
     let ownership_finding = ownership::finding(world, imps, e, &ownership, anything_installed);
     let config = world.config.as_ref().ok();

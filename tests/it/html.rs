@@ -555,3 +555,64 @@ fn the_history_heatmap_counts_what_the_json_counts() {
         assert!(churn.contains(&cell), "{cell}");
     }
 }
+
+#[test]
+fn the_cilium_map_draws_each_nodes_part_in_the_lease_as_the_json_rows_say() {
+    let cases = [
+        "testdata/scenarios/cilium-l2-findings.yaml",
+        "testdata/scenarios/cilium-l2-holder-agent-lost.yaml",
+        "testdata/scenarios/cilium-l2-renew-overdue.yaml",
+        "testdata/scenarios/cilium-l2-shared-ip.yaml",
+        "testdata/scenarios/metallb-and-cilium-l2.yaml",
+    ];
+    let mut kinds = std::collections::BTreeSet::new();
+    for file in cases {
+        let html = page(&["check", "--from", file]);
+        let (report, _) = json(&["check", "--from", file, "-o", "json", "--nodes", "all"]);
+        let table = between(&html, "<table class=\"map cilium\">", "</table>");
+        let ips: Vec<&str> =
+            table.split("<th class=\"ip\" scope=\"col\"><span>").skip(1).map(|t| &t[..t.find('<').unwrap()]).collect();
+        assert!(!ips.is_empty(), "{file}");
+        let body = between(table, "<tbody>", "</tbody>");
+        for row in body.split("<tr>").skip(1) {
+            let node = between(row, "<th scope=\"row\">", "</th>");
+            let marks: Vec<&str> = row.split("<td ").skip(1).map(|c| between(c, ">", "</td>")).collect();
+            for (ip, mark) in ips.iter().zip(marks) {
+                let per_service: Vec<&str> = report["services"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|s| s["cilium"]["l2"].as_object())
+                    .filter(|l2| {
+                        l2["lbAddresses"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .chain(l2["externalAddresses"].as_array().unwrap())
+                            .any(|a| a == ip)
+                    })
+                    .map(|l2| {
+                        let row =
+                            l2["nodes"].as_array().unwrap().iter().find(|r| r["node"] == node).expect("a row per node");
+                        if l2["announcer"] == node {
+                            "●"
+                        } else {
+                            match row["excludedBy"][0].as_str() {
+                                Some("notSelectedByPolicy") => "P",
+                                Some("noLocalEndpoint") => "E",
+                                Some("agentNotReady") => "A",
+                                _ => "◇",
+                            }
+                        }
+                    })
+                    .collect();
+                let expected = if per_service.contains(&"●") { "●" } else { per_service[0] };
+                assert_eq!(mark, expected, "{file}: {node} × {ip}");
+                kinds.insert(expected);
+            }
+        }
+    }
+    for mark in ["●", "◇", "P"] {
+        assert!(kinds.contains(mark), "no case draws {mark}: {kinds:?}");
+    }
+}

@@ -54,7 +54,7 @@ pub(super) fn report(
     imps: &Implementations,
     subject: &Subject,
     expects_l2: bool,
-    detail: bool,
+    (detail, map): (bool, bool),
     findings: &mut Vec<Finding>,
 ) -> l2::Verdict {
     let (namespace, name) = (subject.namespace, subject.name);
@@ -66,6 +66,7 @@ pub(super) fn report(
         captured_at: imps.captured_at,
         collides_with: l2::dash_collisions(&imps.lease_name_groups, namespace, name),
         detail,
+        map,
     };
     let v = l2::evaluate(&input);
     if v.skipped.is_some() {

@@ -42,6 +42,7 @@ pub(crate) fn service(
     subject: &Subject,
     claimants: &[Implementation],
     detail: bool,
+    map: bool,
 ) -> Parts {
     let mut findings = Vec::new();
     let Subject { svc, namespace, name, object } = subject;
@@ -55,7 +56,7 @@ pub(crate) fn service(
         });
         let expects_l2 = svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref()) == Some(CLASS_L2)
             || (lbipam.is_some() && !c.bgp_control_plane);
-        let l2 = c.l2_announcements.then(|| l2::report(imps, subject, expects_l2, detail, &mut findings));
+        let l2 = c.l2_announcements.then(|| l2::report(imps, subject, expects_l2, (detail, map), &mut findings));
         let l2 = l2.filter(|v| {
             v.skipped != Some(crate::cilium::l2::Skip::OtherClass)
                 && v.skipped != Some(crate::cilium::l2::Skip::Disabled)

@@ -12,6 +12,14 @@ use crate::report::{Cause, Finding, Report, ServiceReport};
 pub fn check(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
     let context = report.source.context.as_deref().unwrap_or(report.source.mode);
     let title = format!("lbdoctor check: {context}");
+    let metallb_map = report
+        .services
+        .iter()
+        .any(|s| s.metallb.as_ref().and_then(|m| m.layer2.as_ref()).is_some_and(|l| l.cells.is_some()));
+    let cilium_map = report
+        .services
+        .iter()
+        .any(|s| s.cilium.as_ref().and_then(|c| c.l2.as_ref()).is_some_and(|l| l.cells.is_some()));
     let body = html! {
         header {
             h1 { "Load balancer check: " (context) }
@@ -19,12 +27,16 @@ pub fn check(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
         }
         nav aria-label="Sections" {
             a href="#causes" { "Causes" } " · " a href="#counts" { "Counts" } " · "
-            a href="#setup" { "Cluster" } " · " a href="#map" { "Layer 2 map" } " · " a href="#services" { "Services" }
+            a href="#setup" { "Cluster" } " · "
+            @if metallb_map { a href="#map" { "Layer 2 map" } " · " }
+            @if cilium_map { a href="#cilium-map" { "Cilium L2 map" } " · " }
+            a href="#services" { "Services" }
         }
         (causes(report))
         (counts(report))
         (setup(report))
         (super::map::map(report))
+        (super::map::cilium_map(report))
         (services(report))
     };
     page(out, &title, body)

@@ -10,6 +10,7 @@ use std::net::IpAddr;
 use maud::{html, Markup};
 
 use super::count;
+use crate::report::cilium::l2 as cilium;
 use crate::report::{Exclusion, L2Cell, Layer2, Report, ServiceReport};
 
 /// Cells drawn one by one; above it, a column per pool.
@@ -282,4 +283,127 @@ fn pool_ips(pool: &Pool, open: bool) -> Markup {
             }
         }
     }
+}
+
+/// One IP Cilium L2 announces, with the Services on it.
+struct CiliumColumn<'r> {
+    ip: &'r str,
+    services: Vec<(&'r ServiceReport, &'r cilium::CellRow)>,
+}
+
+impl CiliumColumn<'_> {
+    /// The holder of any Service's Lease on the IP answers for it.
+    fn cell(&self, node: usize) -> cilium::L2Cell {
+        let cells = self.services.iter().map(|(_, row)| row.cells[node]);
+        cells.clone().find(|c| *c == cilium::L2Cell::Holds).unwrap_or(self.services[0].1.cells[node])
+    }
+}
+
+fn cilium_mark(cell: cilium::L2Cell) -> (&'static str, &'static str, &'static str) {
+    match cell {
+        cilium::L2Cell::Holds => ("●", "c-ann", "holds the Lease: answers ARP/NDP"),
+        cilium::L2Cell::Competes => ("◇", "c-lost", "competes for the Lease: takes over if the holder stops renewing"),
+        cilium::L2Cell::Out(x) => match x {
+            cilium::Exclusion::NotSelectedByPolicy => ("P", "c-svc", "not selected by any L2 policy's nodeSelector"),
+            cilium::Exclusion::NoLocalEndpoint => {
+                ("E", "c-svc", "no ready local backend (externalTrafficPolicy: Local)")
+            }
+            cilium::Exclusion::AgentNotReady => ("A", "c-node", "Cilium agent not ready"),
+        },
+    }
+}
+
+/// Cilium L2 announcements: a row per node, a column per announced address grouped by LB-IPAM
+/// pool, each cell the node's part in the Lease; folded per pool past [`FULL_MAP_CELLS`].
+pub(super) fn cilium_map(report: &Report) -> Markup {
+    let mut by_pool: BTreeMap<&str, BTreeMap<(Option<IpAddr>, &str), CiliumColumn>> = BTreeMap::new();
+    let mut nodes: Option<&std::sync::Arc<[std::sync::Arc<str>]>> = None;
+    for svc in &report.services {
+        let Some(c) = &svc.cilium else { continue };
+        let Some(l2) = &c.l2 else { continue };
+        let Some(row) = &l2.cells else { continue };
+        nodes.get_or_insert(&row.nodes);
+        for ip in l2.lb_addresses.iter().chain(&l2.external_addresses) {
+            let pool =
+                c.lbipam.as_ref().and_then(|v| v.held.iter().find(|h| &h.ip == ip)).map_or("-", |h| h.pool.as_str());
+            by_pool
+                .entry(pool)
+                .or_default()
+                .entry((ip.parse().ok(), ip.as_str()))
+                .or_insert_with(|| CiliumColumn { ip, services: Vec::new() })
+                .services
+                .push((svc, row));
+        }
+    }
+    let Some(nodes) = nodes else { return html! {} };
+    let pools: Vec<(&str, Vec<CiliumColumn>)> =
+        by_pool.into_iter().map(|(name, columns)| (name, columns.into_values().collect())).collect();
+    let ips: usize = pools.iter().map(|(_, c)| c.len()).sum();
+    let mut order: Vec<usize> = (0..nodes.len()).collect();
+    order.sort_by(|a, b| nodes[*a].cmp(&nodes[*b]));
+    let full = nodes.len() * ips <= FULL_MAP_CELLS;
+    let legend = [
+        cilium::L2Cell::Holds,
+        cilium::L2Cell::Competes,
+        cilium::L2Cell::Out(cilium::Exclusion::NotSelectedByPolicy),
+        cilium::L2Cell::Out(cilium::Exclusion::NoLocalEndpoint),
+        cilium::L2Cell::Out(cilium::Exclusion::AgentNotReady),
+    ];
+    html! {
+        (super::section_heading("cilium-map", "Cilium L2 map"))
+        p.note {
+            "Which node holds each address's Lease (and so answers ARP/NDP), which nodes compete for it, and why the others do not. "
+            (count(nodes.len(), "node", "nodes")) " × " (count(ips, "address", "addresses")) "."
+            @if !full { " Too many cells for one table: a column per pool, counting the addresses each node holds." }
+        }
+        ul.legend { @for c in legend { @let (m, class, text) = cilium_mark(c); li { span class={ "cell " (class) } aria-hidden="true" { (m) } " " (text) } } }
+        div.scroll {
+            table class=(if full { "map cilium" } else { "map cilium folded" }) {
+                thead {
+                    @if full {
+                        tr {
+                            th scope="col" rowspan="2" { "Node" }
+                            @for (pool, columns) in &pools { th scope="colgroup" colspan=(columns.len()) { (pool) } }
+                        }
+                        tr { @for (_, columns) in &pools { @for c in columns { th.ip scope="col" { span { (c.ip) } } } } }
+                    } @else {
+                        tr { th scope="col" { "Node" } @for (pool, columns) in &pools { th scope="col" { (pool) br; span.muted { (columns.len()) " addresses" } } } }
+                    }
+                }
+                tbody {
+                    @for &n in &order {
+                        tr {
+                            th scope="row" { (nodes[n]) }
+                            @for (pool, columns) in &pools {
+                                @if full {
+                                    @for c in columns {
+                                        @let cell = c.cell(n);
+                                        @let (m, class, _) = cilium_mark(cell);
+                                        @let title = cilium_title(c, n, &nodes[n]);
+                                        td class={ "cell " (class) } title=(title) { (m) }
+                                    }
+                                } @else {
+                                    @let held = columns.iter().filter(|c| c.cell(n) == cilium::L2Cell::Holds).count();
+                                    @let competes = columns.iter().filter(|c| c.cell(n) == cilium::L2Cell::Competes).count();
+                                    @let title = format!("{} · {pool}: holds {held}, competes for {competes} of {}", nodes[n], columns.len());
+                                    @if held > 0 { td class="cell c-ann" title=(title) { (held) } }
+                                    @else if competes > 0 { td class="cell c-lost" title=(title) { "◇" } }
+                                    @else { td class="cell c-svc" title=(title) { "–" } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn cilium_title(c: &CiliumColumn, n: usize, node: &str) -> String {
+    let parts: Vec<String> = c
+        .services
+        .iter()
+        .map(|(svc, row)| format!("{}/{}: {node} {}", svc.namespace, svc.name, cilium_mark(row.cells[n]).2))
+        .collect();
+    format!("{} — {}", c.ip, parts.join("; "))
 }

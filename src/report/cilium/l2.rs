@@ -147,4 +147,26 @@ pub struct Verdict {
     pub interfaces: Option<Interfaces>,
     /// The node answering ARP/NDP now: the holder of an unexpired Lease; `null` when unknown or nobody.
     pub announcer: Option<String>,
+    /// Every node's part, for `-o html`'s map only.
+    #[serde(skip)]
+    pub cells: Option<CellRow>,
+}
+
+/// Every node's part in the competition for one Service's Lease, by node in `nodes`' order.
+#[derive(Debug, Clone)]
+pub struct CellRow {
+    /// Cilium's node list, shared by every Service.
+    pub nodes: Arc<[Arc<str>]>,
+    pub cells: Box<[L2Cell]>,
+}
+
+/// One node's part for one Service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum L2Cell {
+    /// Holds the unexpired Lease: it answers ARP/NDP.
+    Holds,
+    /// Competes for the Lease: it takes over when the holder stops renewing.
+    Competes,
+    /// The first filter that keeps it out, in Cilium's order.
+    Out(Exclusion),
 }
