@@ -185,6 +185,11 @@ fn require_chromium(test: &str) -> Option<PathBuf> {
 }
 
 fn open(chromium: &Path, page: &Path, dir: &Path) -> Opened {
+    open_at(chromium, page, "", dir)
+}
+
+/// `fragment`: what follows the page's path in the URL (`#services?status=dark`).
+fn open_at(chromium: &Path, page: &Path, fragment: &str, dir: &Path) -> Opened {
     let net_log = dir.join("net.json");
     let screenshot = dir.join("page.png");
     let output = Command::new("timeout")
@@ -208,7 +213,7 @@ fn open(chromium: &Path, page: &Path, dir: &Path) -> Opened {
         .arg(format!("--log-net-log={}", net_log.display()))
         .arg(format!("--screenshot={}", screenshot.display()))
         .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
+        .arg(format!("file://{}{fragment}", page.display()))
         .output()
         .expect("chromium runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -614,5 +619,57 @@ fn the_cilium_map_draws_each_nodes_part_in_the_lease_as_the_json_rows_say() {
     }
     for mark in ["●", "◇", "P"] {
         assert!(kinds.contains(mark), "no case draws {mark}: {kinds:?}");
+    }
+}
+
+/// The Services table as the browser left it: each row's name and whether it shows, in order.
+fn table_rows(dom: &str) -> Vec<(String, bool)> {
+    let table = between(dom, "id=\"services-table\"", "</table>");
+    let body = between(table, "<tbody>", "</tbody>");
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            let shown = !row[..row.find('>').unwrap()].contains("hidden");
+            (between(row, "<td class=\"mono\">", "</td>").to_string(), shown)
+        })
+        .collect()
+}
+
+#[test]
+fn the_table_sorts_and_filters_as_a_link_asks() {
+    let Some(chromium) = require_chromium("the_table_sorts_and_filters_as_a_link_asks") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.html");
+    std::fs::write(&path, page(&["check", "--demo", "healthy"])).unwrap();
+    let (report, _) = json(&["check", "--demo", "healthy", "-o", "json"]);
+    let services = report["services"].as_array().unwrap();
+    let names_where = |keep: &dyn Fn(&serde_json::Value) -> bool| -> std::collections::BTreeSet<String> {
+        services.iter().filter(|s| keep(s)).map(|s| s["name"].as_str().unwrap().to_string()).collect()
+    };
+    let cases: [(&str, std::collections::BTreeSet<String>); 3] = [
+        ("#services?namespace=home&sort=Name&order=desc", names_where(&|s| s["namespace"] == "home")),
+        ("#services?status=error", names_where(&|s| s["status"] == "error")),
+        (
+            "#services?finding=LBD104",
+            names_where(&|s| s["findings"].as_array().unwrap().iter().any(|f| f["code"] == "LBD104")),
+        ),
+    ];
+    for (i, (fragment, expected)) in cases.iter().enumerate() {
+        assert!(!expected.is_empty() && expected.len() < services.len(), "{fragment}: a filter that keeps some rows");
+        let run_dir = dir.path().join(format!("run-{i}"));
+        std::fs::create_dir(&run_dir).unwrap();
+        let opened = open_at(&chromium, &path, fragment, &run_dir);
+        assert!(opened.console.is_empty(), "{fragment}: {:?}", opened.console);
+        let rows = table_rows(&opened.dom);
+        assert_eq!(rows.len(), services.len(), "{fragment}");
+        let shown: std::collections::BTreeSet<String> = rows.iter().filter(|r| r.1).map(|r| r.0.clone()).collect();
+        assert_eq!(&shown, expected, "{fragment}");
+        assert!(opened.dom.contains(&format!("{} shown</output>", expected.len())), "{fragment}");
+        if fragment.contains("order=desc") {
+            let order: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+            let mut descending = order.clone();
+            descending.sort_by(|a, b| b.cmp(a));
+            assert_eq!(order, descending, "{fragment}");
+        }
     }
 }

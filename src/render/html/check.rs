@@ -272,6 +272,13 @@ fn service_row(
 ) -> Markup {
     let status = svc.status.as_str();
     let key = format!("{}/{}", svc.namespace, svc.name);
+    // What the Findings column sorts and filters by: the codes, not the messages under them.
+    let codes: Vec<String> = svc
+        .findings
+        .iter()
+        .map(|f| f.code.to_string())
+        .chain(svc.suppressed.iter().map(|s| format!("({})", s.finding.code)))
+        .collect();
     html! {
         tr {
             td { (svc.namespace) }
@@ -282,7 +289,7 @@ fn service_row(
             td.mono { (svc.announcer) }
             td.mono { (svc.observed) }
             td { (svc.implementation.as_str()) }
-            td {
+            td data-sort=(codes.join(" ")) {
                 @if svc.findings.is_empty() && svc.suppressed.is_empty() { "-" }
                 @for (i, f) in svc.findings.iter().enumerate() {
                     @if i > 0 { ", " }

@@ -53,7 +53,28 @@
         });
       });
     });
-    // Nothing is filtered yet: every row shows.
-    if (shown) { shown.value = rows.length + " shown"; }
+    // A link can carry a view: #services?status=dark&namespace=home&sort=Name&order=desc.
+    var hash = location.hash;
+    var view = hash.indexOf("#" + table.id.replace(/-table$/, "") + "?") === 0 ? new URLSearchParams(hash.slice(hash.indexOf("?") + 1)) : null;
+    if (view) {
+      form.querySelectorAll("[data-col]").forEach(function (f) {
+        var v = view.get(f.name);
+        if (v !== null) { f.value = f.tagName === "SELECT" ? v.toLowerCase() : v; }
+      });
+      var sortBy = view.get("sort");
+      if (sortBy) {
+        table.querySelectorAll("thead th").forEach(function (th) {
+          var b = th.querySelector("button");
+          if (b && b.textContent === sortBy) {
+            b.click();
+            if (view.get("order") === "desc") { b.click(); }
+          }
+        });
+      }
+      apply();
+    } else if (shown) {
+      // Nothing is filtered yet: every row shows.
+      shown.value = rows.length + " shown";
+    }
   });
 })();
