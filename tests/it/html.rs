@@ -673,3 +673,31 @@ fn the_table_sorts_and_filters_as_a_link_asks() {
         }
     }
 }
+
+#[test]
+fn spof_lists_each_node_that_alone_darkens_ips() {
+    let args = ["check", "--spof", "--demo", "healthy"];
+    let html = page(&args);
+    let (report, _) = json(&["check", "--spof", "--demo", "healthy", "-o", "json"]);
+    let nodes = report["spof"].as_array().unwrap();
+    assert!(!nodes.is_empty(), "the demo has single points of failure");
+    let table = between(&html, "<h2 id=\"spof\">", "</table>");
+    let rows: Vec<&str> = between(table, "<tbody>", "</tbody>").split("<tr>").skip(1).collect();
+    assert_eq!(rows.len(), nodes.len());
+    for (row, node) in rows.iter().zip(nodes) {
+        assert!(
+            row.starts_with(&format!(
+                "<td class=\"mono\">{}</td><td>{}</td>",
+                node["node"].as_str().unwrap(),
+                node["ips"]
+            )),
+            "{row}"
+        );
+        for loss in node["losses"].as_array().unwrap() {
+            let svc = format!("{}/{}", loss["namespace"].as_str().unwrap(), loss["name"].as_str().unwrap());
+            assert!(row.contains(&svc), "{row}: {svc}");
+        }
+    }
+    // Without --spof the section is absent.
+    assert!(!page(&["check", "--demo", "healthy"]).contains("id=\"spof\""));
+}

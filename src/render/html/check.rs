@@ -37,6 +37,7 @@ pub fn check(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
         (setup(report))
         (super::map::map(report))
         (super::map::cilium_map(report))
+        (spof(report))
         (services(report))
     };
     page(out, &title, body)
@@ -303,6 +304,37 @@ fn service_row(
                     span title="suppressed" { "(" (s.finding.code.to_string()) ")" }
                 }
                 @if messages { @for f in &svc.findings { div.hint { (f.message) } } }
+            }
+        }
+    }
+}
+
+/// `check --spof`: per node that announces anything, what it alone going down leaves dark.
+fn spof(report: &Report) -> Markup {
+    let Some(nodes) = &report.spof else { return html! {} };
+    html! {
+        (section_heading("spof", "Single points of failure"))
+        @if nodes.is_empty() {
+            p { "No single node going down leaves an IP dark." }
+        } @else {
+            p.note { "Each node whose loss alone leaves IPs nobody announces, with what goes dark (as simulate --down NODE says)." }
+            table data-sortable {
+                thead { tr { @for h in ["Node", "IPs left dark", "Services"] { th scope="col" { button type="button" { (h) } } } } }
+                tbody {
+                    @for n in nodes {
+                        tr {
+                            td.mono { (n.node) }
+                            td { (n.ips) }
+                            td {
+                                @for (i, c) in n.losses.iter().take(CAUSE_SERVICES_SHOWN).enumerate() {
+                                    @if i > 0 { ", " }
+                                    span.mono { (c.namespace) "/" (c.name) } @if let Some(ip) = &c.ip { " (" (ip) ")" }
+                                }
+                                @if n.losses.len() > CAUSE_SERVICES_SHOWN { " … and " (n.losses.len() - CAUSE_SERVICES_SHOWN) " more" }
+                            }
+                        }
+                    }
+                }
             }
         }
     }
