@@ -270,6 +270,8 @@ enum Doc<'a> {
     /// A YAML document as a value, with its place in the file when it is a whole document (not
     /// a List item): a decode error is then placed by decoding its text again.
     Value(serde_json::Value, Option<YamlPlace<'a>>),
+    /// A YAML document or List item transcribed to JSON text (`yaml_block`), placed as `Value` is.
+    Json(String, Option<YamlPlace<'a>>),
     /// A JSON object, with the byte offset of its text in the file and the file's line index.
     Raw(&'a RawValue, usize, &'a LineIndex<'a>),
     /// A JSON object from an API response: no file position to report.
@@ -360,27 +362,34 @@ impl<'t> LineIndex<'t> {
 }
 
 impl Doc<'_> {
-    fn parse<T: DeserializeOwned>(self, origin: &Origin) -> Result<T, (Origin, String)> {
+    /// Borrows the document: an error message may still need its name from it.
+    fn parse<T: DeserializeOwned>(&self, origin: &Origin) -> Result<T, (Origin, String)> {
         match self {
-            Doc::Value(v, source) => serde_json::from_value(v).map_err(|e| {
-                // The value has no positions; the document's text, decoded straight into the
-                // type, says where (the failure path only).
-                let located = source.and_then(|place| {
-                    let e = serde_saphyr::from_str_with_options::<T>(place.own_text(), yaml_options()).err()?;
-                    let loc = e.location()?;
-                    let mut at = origin.clone();
-                    at.line = Some(place.line + loc.line() - 1);
-                    at.column = Some(loc.column());
-                    Some((at, yaml_message(&e)))
-                });
-                located.unwrap_or_else(|| (origin.clone(), e.to_string()))
-            }),
+            Doc::Value(v, source) => T::deserialize(v).map_err(|e| yaml_error::<T>(origin, *source, e.to_string())),
+            Doc::Json(text, source) => {
+                serde_json::from_str(text).map_err(|e| yaml_error::<T>(origin, *source, strip_position(e.to_string())))
+            }
             Doc::Text(t) => serde_json::from_str(t).map_err(|e| (origin.clone(), strip_position(e.to_string()))),
             Doc::Raw(raw, offset, lines) => {
-                serde_json::from_str(raw.get()).map_err(|e| raw_error(e, origin, offset, lines))
+                serde_json::from_str(raw.get()).map_err(|e| raw_error(e, origin, *offset, lines))
             }
         }
     }
+}
+
+/// Where in its file a YAML document's decoding failed: the value or the JSON text made from it
+/// has no positions of the file, so the document's text, decoded straight into the type, says
+/// where (the failure path only). A List item has no place of its own: `message` then.
+fn yaml_error<T: DeserializeOwned>(origin: &Origin, source: Option<YamlPlace>, message: String) -> (Origin, String) {
+    let located = source.and_then(|place| {
+        let e = serde_saphyr::from_str_with_options::<T>(place.own_text(), yaml_options()).err()?;
+        let loc = e.location()?;
+        let mut at = origin.clone();
+        at.line = Some(place.line + loc.line() - 1);
+        at.column = Some(loc.column());
+        Some((at, yaml_message(&e)))
+    });
+    located.unwrap_or_else(|| (origin.clone(), message))
 }
 
 /// Where in the file a JSON object's decoding failed: serde_json counts from the start of the
@@ -528,6 +537,7 @@ impl Pending<'_> {
         let raw_text = match &doc {
             Doc::Raw(raw, ..) => Some(raw.get()),
             Doc::Text(t) => Some(*t),
+            Doc::Json(t, _) => Some(t.as_str()),
             Doc::Value(..) => None,
         };
         let display = |kind: &str| {
@@ -548,7 +558,7 @@ impl Pending<'_> {
         }
         // The kinds a cluster has by the ten thousand note their unread keys while they are
         // decoded, instead of being read a second time for them.
-        let keys_noted = matches!((&doc, depth), (Doc::Raw(..), Depth::Snapshot))
+        let keys_noted = matches!((&doc, depth), (Doc::Raw(..) | Doc::Json(..), Depth::Snapshot))
             && matches!(
                 (api_version.as_str(), kind.as_str()),
                 ("v1", "Service" | "Pod")
@@ -560,11 +570,15 @@ impl Pending<'_> {
             // An API server's own answer.
             (Doc::Text(_), _) => Vec::new(),
             (Doc::Raw(raw, ..), Depth::Snapshot) => super::strict::snapshot_unknown(&api_version, &kind, raw.get()),
+            (Doc::Json(text, _), Depth::Snapshot) => super::strict::snapshot_unknown(&api_version, &kind, text),
             (Doc::Value(v, _), Depth::Snapshot) => super::strict::snapshot_unknown_value(&api_version, &kind, v),
             (Doc::Raw(raw, ..), Depth::Apply) => serde_json::from_str(raw.get())
                 .map(|v| super::strict::unknown_fields(&api_version, &kind, &v))
                 .unwrap_or_default(),
             (Doc::Value(v, _), Depth::Apply) => super::strict::unknown_fields(&api_version, &kind, v),
+            (Doc::Json(text, _), Depth::Apply) => serde_json::from_str(text)
+                .map(|v| super::strict::unknown_fields(&api_version, &kind, &v))
+                .unwrap_or_default(),
         };
         let core = api_version == "v1";
         macro_rules! typed {
@@ -575,9 +589,15 @@ impl Pending<'_> {
         // As `typed!`, the object's unread keys checked in the same pass.
         macro_rules! noting_keys {
             ($variant:ident) => {{
-                let Doc::Raw(raw, offset, lines) = doc else { unreachable!("keys are noted for JSON objects only") };
-                let checked: super::keys::Checked<_> = serde_json::from_str(raw.get())
-                    .map_err(|e| malformed(raw_error(e, &origin, offset, lines), &display(&kind)))?;
+                let checked: super::keys::Checked<$variant> = match &doc {
+                    Doc::Raw(raw, offset, lines) => serde_json::from_str(raw.get())
+                        .map_err(|e| malformed(raw_error(e, &origin, *offset, lines), &display(&kind)))?,
+                    Doc::Json(text, source) => serde_json::from_str(text).map_err(|e| {
+                        let message = strip_position(e.to_string());
+                        malformed(yaml_error::<$variant>(&origin, *source, message), &display(&kind))
+                    })?,
+                    _ => unreachable!("keys are noted for JSON text only"),
+                };
                 unknown = super::strict::unknown_keys(&api_version, &kind, checked.other);
                 Object::$variant(Box::new(checked.object))
             }};
@@ -763,8 +783,8 @@ fn split_text<'a>(
     let trimmed = text.trim_start();
     // JSON documents joined by YAML's `---` (as `kubectl get -o json` output is often
     // concatenated) are YAML; no line of valid JSON can be a document separator.
-    let yaml_stream = text.lines().any(|l| l == "---" || l.starts_with("--- "));
-    if (trimmed.starts_with('{') || trimmed.starts_with('[')) && !yaml_stream {
+    let yaml_stream = || text.lines().any(|l| l == "---" || l.starts_with("--- "));
+    if (trimmed.starts_with('{') || trimmed.starts_with('[')) && !yaml_stream() {
         split_json(file, text, lines, out)
     } else {
         split_yaml(file, text, lines, out)
@@ -877,7 +897,8 @@ fn split_yaml<'a>(
                 .map(|d| super::yaml_pieces::Document {
                     line: d.referenced.line(),
                     column: d.referenced.column(),
-                    value: d.value,
+                    body: super::yaml_pieces::Body::Value(d.value),
+                    items: None,
                 })
                 .collect()
         }
@@ -886,9 +907,42 @@ fn split_yaml<'a>(
     for (i, doc) in docs.into_iter().enumerate() {
         let place = YamlPlace { text, lines, line: doc.line, next: starts.get(i + 1).copied() };
         let origin = Origin { file: file.clone(), line: Some(doc.line), column: Some(doc.column), item: None };
-        split_value(origin, doc.value, Some(place), out)?;
+        match doc.items {
+            None => split_body(origin, doc.body, Some(place), out)?,
+            // A List cut before its items: the pieces saw `kind: …List` and `items:` at its margin.
+            Some(items) => {
+                for (i, item) in items.into_iter().enumerate() {
+                    let mut at = origin.clone();
+                    at.item = Some(i);
+                    split_body(at, item, None, out)?;
+                }
+            }
+        }
     }
     Ok(())
+}
+
+fn split_body<'a>(
+    origin: Origin,
+    body: super::yaml_pieces::Body,
+    source: Option<YamlPlace<'a>>,
+    out: &mut Vec<Split<'a>>,
+) -> Result<(), LoadError> {
+    let json = match body {
+        super::yaml_pieces::Body::Value(value) => return split_value(origin, value, source, out),
+        super::yaml_pieces::Body::Json(json) => json,
+    };
+    match sniff(&json) {
+        Ok((Some(api_version), Some(kind))) if !is_list(Some(&kind)) => {
+            out.push(Split::Ready(Pending { origin, api_version, kind, meta: None, doc: Doc::Json(json, source) }));
+            Ok(())
+        }
+        // A List, or what is not an object: read as a value, as serde-saphyr's documents are.
+        _ => match serde_json::from_str(&json) {
+            Ok(value) => split_value(origin, value, source, out),
+            Err(e) => Err(LoadError::Malformed { origin: origin.to_string(), message: strip_position(e.to_string()) }),
+        },
+    }
 }
 
 /// Every document of a YAML text as JSON values, read as snapshot files are (strict booleans).
@@ -1126,8 +1180,55 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::LineIndex;
+    use super::{load_texts, yaml_documents, LineIndex};
+    use crate::snapshot::Snapshot;
     use proptest::prelude::*;
+
+    /// The objects of every scenario load alike from the testdata's YAML, from one JSON List,
+    /// and from block YAML written by serde-saphyr as documents and as a kubectl `kind: List`
+    /// (transcribed to JSON text by `yaml_block`, not read as values): the same objects, unread
+    /// fields and refusals; only their places in the files differ.
+    #[test]
+    fn yaml_and_json_forms_of_every_scenario_load_alike() {
+        let norm = |mut snap: Snapshot| {
+            snap.origins.clear();
+            for o in &mut snap.ignored_objects {
+                o.at.clear();
+            }
+            for f in &mut snap.ignored_fields {
+                f.at.clear();
+                f.file = "".into();
+                f.line = None;
+            }
+            format!("{snap:?}")
+        };
+        let load = |name: &str, text: String| load_texts(&[(name.into(), text)]).map(norm).unwrap();
+        let (mut documents, mut transcribed) = (0, 0);
+        for file in crate::snapshot::scenario_files() {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let want = load(&file, text.clone());
+            let items = yaml_documents(&file, &text).unwrap();
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+            assert_eq!(load("s.json", serde_json::to_string(&list).unwrap()), want, "{file} as JSON");
+            let (mut docs, mut kubectl_list) = (String::new(), String::from("apiVersion: v1\nitems:\n"));
+            for item in &items {
+                let yaml = serde_saphyr::to_string(item).unwrap();
+                documents += 1;
+                transcribed += usize::from(super::super::yaml_block::mapping_document(&yaml).is_some());
+                docs.push_str("---\n");
+                docs.push_str(&yaml);
+                for (i, line) in yaml.lines().enumerate() {
+                    kubectl_list.push_str(if i == 0 { "- " } else { "  " });
+                    kubectl_list.push_str(line);
+                    kubectl_list.push('\n');
+                }
+            }
+            kubectl_list.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+            assert_eq!(load("s.yaml", docs), want, "{file} as YAML documents");
+            assert_eq!(load("l.yaml", kubectl_list), want, "{file} as a kubectl List");
+        }
+        assert!(transcribed * 10 > documents * 9, "only {transcribed} of {documents} documents were transcribed");
+    }
 
     proptest! {
         /// The sparse index answers as a list of every newline would.

@@ -16,11 +16,20 @@
 use rayon::prelude::*;
 use serde_json::Value;
 
-/// One parsed document: its root value and the 1-based line and column of its root node.
+/// One parsed document: its root, the 1-based line and column of its root node, and, for a
+/// `kind: List` cut before its items, the items (its root's `items` is then null).
 pub(super) struct Document {
-    pub value: Value,
+    pub body: Body,
     pub line: u64,
     pub column: u64,
+    pub items: Option<Vec<Body>>,
+}
+
+/// A document or List item: JSON text where the block reader transcribed it, else the value
+/// serde-saphyr read.
+pub(super) enum Body {
+    Json(String),
+    Value(Value),
 }
 
 enum Piece<'a> {
@@ -46,82 +55,97 @@ fn parse(piece: &Piece, options: &(impl Fn() -> serde_saphyr::Options + Sync)) -
                 .map(|d| Document {
                     line: d.referenced.line() + first_line - 1,
                     column: d.referenced.column(),
-                    value: d.value,
+                    body: Body::Value(d.value),
+                    items: None,
                 })
                 .collect(),
         )
     };
     match piece {
         Piece::Stream { text, first_line } => match super::yaml_block::mapping_document(text) {
-            Some((value, line)) => Some(vec![Document { value, line: line + first_line - 1, column: 1 }]),
+            Some((json, line)) => {
+                Some(vec![Document { body: Body::Json(json), line: line + first_line - 1, column: 1, items: None }])
+            }
             None => stream(text, *first_line),
         },
         Piece::List { head, first_line, items } => {
             let mut docs = stream(head, *first_line)?;
             let [doc] = docs.as_mut_slice() else { return None };
-            let values = items
+            // The head kept `items:` with nothing under it.
+            let Body::Value(value) = &doc.body else { return None };
+            if !matches!(value.get("items"), Some(Value::Null)) {
+                return None;
+            }
+            let bodies = items
                 .par_iter()
                 .map(|item| {
-                    if let Some(value) = super::yaml_block::sequence_entry(item) {
-                        return Some(value);
+                    if let Some(json) = super::yaml_block::sequence_entry(item) {
+                        return Some(Body::Json(json));
                     }
                     let one: Vec<Value> = serde_saphyr::from_str_with_options(item, options()).ok()?;
-                    <[Value; 1]>::try_from(one).ok().map(|[v]| v)
+                    <[Value; 1]>::try_from(one).ok().map(|[v]| Body::Value(v))
                 })
-                .collect::<Option<Vec<Value>>>()?;
-            // The head kept `items:` with nothing under it.
-            match doc.value.get_mut("items") {
-                Some(slot @ Value::Null) => *slot = Value::Array(values),
-                _ => return None,
-            }
+                .collect::<Option<Vec<Body>>>()?;
+            doc.items = Some(bodies);
             Some(docs)
         }
     }
 }
 
 /// The pieces, or `None` when there is only one (nothing to gain) or a directive applies to
-/// what follows it.
+/// what follows it. Offsets, not a list of lines: a 30 MB dump has over a million of them.
 fn cut(text: &str) -> Option<Vec<Piece<'_>>> {
-    // (byte offset, line) of every line start.
-    let starts: Vec<(usize, u64)> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
-        .filter(|&i| i < text.len())
-        .zip(1u64..)
-        .collect();
-    let line_at = |k: usize| &text[starts[k].0..starts.get(k + 1).map_or(text.len(), |s| s.0)];
-    if starts.iter().enumerate().any(|(k, _)| line_at(k).starts_with('%')) {
+    let bytes = text.as_bytes();
+    if bytes.first() == Some(&b'%') || memchr::memmem::find(bytes, b"\n%").is_some() {
         return None;
     }
-    let mut bounds: Vec<usize> = (0..starts.len()).filter(|&k| k == 0 || is_marker(line_at(k))).collect();
-    bounds.dedup();
+    let mut bounds = vec![0];
+    bounds.extend(
+        memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1).filter(|&start| is_marker(line_at(text, start))),
+    );
     let mut pieces = Vec::new();
-    for (i, &k) in bounds.iter().enumerate() {
-        let end = bounds.get(i + 1).copied().unwrap_or(starts.len());
-        let (from, to) = (starts[k].0, starts.get(end).map_or(text.len(), |s| s.0));
-        let lines: Vec<&str> = (k..end).map(line_at).collect();
-        pieces.push(match list_items(&lines) {
-            Some((items_line, item_starts, region_end)) => {
-                let offset = |j: usize| starts[k + j].0;
-                let mut head = String::with_capacity(offset(items_line + 1) - from + 64);
-                head.push_str(&text[from..offset(items_line + 1)]);
-                let rest = if region_end < lines.len() { offset(region_end) } else { to };
-                head.push_str(&text[rest..to]);
+    let (mut first_line, mut counted) = (1u64, 0);
+    for (n, &from) in bounds.iter().enumerate() {
+        let to = bounds.get(n + 1).copied().unwrap_or(text.len());
+        first_line += memchr::memchr_iter(b'\n', &bytes[counted..from]).count() as u64;
+        counted = from;
+        let piece = &text[from..to];
+        pieces.push(match list_items(piece) {
+            Some((after_items, item_starts, region_end)) => {
+                let mut head = String::with_capacity(after_items + piece.len() - region_end + 64);
+                head.push_str(&piece[..after_items]);
+                head.push_str(&piece[region_end..]);
                 let items = item_starts
                     .iter()
                     .enumerate()
-                    .map(|(n, &j)| {
-                        let next = item_starts.get(n + 1).copied().unwrap_or(region_end);
-                        let stop = if next < lines.len() { offset(next) } else { to };
-                        &text[offset(j)..stop]
-                    })
+                    .map(|(i, &start)| &piece[start..item_starts.get(i + 1).copied().unwrap_or(region_end)])
                     .collect();
-                Piece::List { head, first_line: starts[k].1, items }
+                Piece::List { head, first_line, items }
             }
-            None => Piece::Stream { text: &text[from..to], first_line: starts[k].1 },
+            None => Piece::Stream { text: piece, first_line },
         });
     }
     let many = pieces.len() > 1 || pieces.iter().any(|p| matches!(p, Piece::List { items, .. } if items.len() > 1));
     many.then_some(pieces)
+}
+
+/// The line that starts at `start`, with its line break.
+fn line_at(text: &str, start: usize) -> &str {
+    let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i + 1);
+    &text[start..end]
+}
+
+/// The lines of `text` from offset `from` on: (offset, the line with its line break).
+fn lines_from(text: &str, from: usize) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = from;
+    std::iter::from_fn(move || {
+        (at < text.len()).then(|| {
+            let line = line_at(text, at);
+            let start = at;
+            at += line.len();
+            (start, line)
+        })
+    })
 }
 
 /// `---` alone or followed by a space or tab: a document marker.
@@ -130,11 +154,11 @@ fn is_marker(line: &str) -> bool {
     line == "---" || line.starts_with("--- ") || line.starts_with("---\t")
 }
 
-/// In one document's lines: the line of `items:`, the first line of each item, and the line
-/// after the last, when the document is a `kind: List` whose every line at the start of a line
-/// is a plain key, a comment, a blank or an item. Anything else (a quoted scalar continued at
-/// the margin, a flow collection) is left to the whole-stream reader.
-fn list_items(lines: &[&str]) -> Option<(usize, Vec<usize>, usize)> {
+/// In one document: where the line after `items:` starts, where each item starts, and where
+/// the line after the last item starts, when the document is a `kind: List` whose every line
+/// at the start of a line is a plain key, a comment, a blank or an item. Anything else (a
+/// quoted scalar continued at the margin, a flow collection) is left to the whole-stream reader.
+fn list_items(doc: &str) -> Option<(usize, Vec<usize>, usize)> {
     fn bare(l: &str) -> &str {
         l.trim_end_matches(['\n', '\r'])
     }
@@ -148,31 +172,31 @@ fn list_items(lines: &[&str]) -> Option<(usize, Vec<usize>, usize)> {
         let l = bare(l);
         l == "-" || l.starts_with("- ")
     };
-    let mut items_line = None;
+    let mut after_items = None;
     let mut list_kind = false;
-    for (j, l) in lines.iter().enumerate() {
+    for (start, l) in lines_from(doc, 0) {
         if !at_margin(l) || is_marker(l) || is_item(l) {
             continue;
         }
         let (k, v) = key(l)?;
         match k {
-            "items" if v.is_empty() => items_line = Some(j),
+            "items" if v.is_empty() => after_items = Some(start + l.len()),
             "kind" => list_kind = v == "List" || (v.ends_with("List") && v.chars().all(|c| c.is_ascii_alphanumeric())),
             _ => {}
         }
     }
-    let items_line = items_line.filter(|_| list_kind)?;
+    let after_items = after_items.filter(|_| list_kind)?;
     let mut item_starts = Vec::new();
-    let mut region_end = lines.len();
-    for (j, l) in lines.iter().enumerate().skip(items_line + 1) {
+    let mut region_end = doc.len();
+    for (start, l) in lines_from(doc, after_items) {
         if is_item(l) {
-            item_starts.push(j);
+            item_starts.push(start);
         } else if at_margin(l) {
-            region_end = j;
+            region_end = start;
             break;
         }
     }
-    (!item_starts.is_empty()).then_some((items_line, item_starts, region_end))
+    (!item_starts.is_empty()).then_some((after_items, item_starts, region_end))
 }
 
 #[cfg(test)]
@@ -190,7 +214,21 @@ mod tests {
     }
 
     fn pieces(text: &str) -> Option<Vec<(Value, u64, u64)>> {
-        documents(text, options).map(|d| d.into_iter().map(|d| (d.value, d.line, d.column)).collect())
+        let value = |body: Body| match body {
+            Body::Json(json) => serde_json::from_str(&json).unwrap(),
+            Body::Value(v) => v,
+        };
+        documents(text, options).map(|d| {
+            d.into_iter()
+                .map(|d| {
+                    let mut root = value(d.body);
+                    if let Some(items) = d.items {
+                        root["items"] = Value::Array(items.into_iter().map(value).collect());
+                    }
+                    (root, d.line, d.column)
+                })
+                .collect()
+        })
     }
 
     /// Every YAML file the project keeps reads the same piece by piece as whole, with the same
