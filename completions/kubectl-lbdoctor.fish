@@ -31,7 +31,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l user 
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -111,7 +111,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explai
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -184,7 +184,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -261,7 +261,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simula
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -322,7 +322,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simula
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s V -l version -d 'Print version'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l since -d 'Only what happened in this window before the snapshot was taken (live: before now), e.g. 48h, 90m' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l logs -d 'Speaker logs: a directory with one file per speaker Pod, as `kubectl logs POD -c speaker > POD.log` writes them' -r -F
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l logs -d 'Speaker logs: a directory with one file per speaker Pod, as `kubectl logs POD -c speaker > POD.log` writes them (default: those of a --from MetalLB report bundle)' -r -F
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l context -d 'The kubeconfig context to use (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l cluster -d 'The kubeconfig cluster to use (live mode)' -r
@@ -330,7 +330,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand histor
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -398,7 +398,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapsh
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -469,7 +469,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -541,7 +541,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announ
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -611,7 +611,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand versio
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''
@@ -678,7 +678,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand comple
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s n -l namespace -d 'Only this namespace: explain and history default to the context\'s; check and simulate cover every namespace unless -n is given' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l request-timeout -d 'How long to wait for one API request, e.g. 30s, 1m; 0 waits forever (live mode)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l chunk-size -d 'Objects per page when listing (kubectl\'s --chunk-size)' -r
-complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l from -d 'Read a snapshot instead of a cluster: file, directory or - (repeatable)' -r
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l from -d 'Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)' -r
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l demo -d 'Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)' -r -f -a "healthy\t'testdata/clusters/homelab.yaml: eight nodes, ten Services, one of them without endpoints'
 trap\t'testdata/clusters/homelab-trap.yaml: the L2Advertisement selects only exclude-labelled nodes'"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s o -l output -d 'Output format [default: table; json for snapshot]' -r -f -a "table\t''

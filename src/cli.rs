@@ -65,7 +65,7 @@ pub struct GlobalArgs {
     /// Objects per page when listing (kubectl's --chunk-size)
     #[arg(long, global = true, default_value_t = 500, value_name = "N")]
     pub chunk_size: u32,
-    /// Read a snapshot instead of a cluster: file, directory or - (repeatable)
+    /// Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)
     #[arg(long = "from", global = true, value_name = "PATH")]
     pub from: Vec<String>,
     /// Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)
@@ -263,7 +263,7 @@ is the key. Malformed and truncated lines are counted, never fatal. See docs/his
         /// Only what happened in this window before the snapshot was taken (live: before now), e.g. 48h, 90m
         #[arg(long, value_name = "DURATION")]
         since: Option<String>,
-        /// Speaker logs: a directory with one file per speaker Pod, as `kubectl logs POD -c speaker > POD.log` writes them
+        /// Speaker logs: a directory with one file per speaker Pod, as `kubectl logs POD -c speaker > POD.log` writes them (default: those of a --from MetalLB report bundle)
         #[arg(long, value_name = "DIR")]
         logs: Option<std::path::PathBuf>,
     },

@@ -75,12 +75,19 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
             Some(end - window)
         }
     };
+    let bundled: Vec<&crate::snapshot::bundle::PodLog> = snap
+        .bundles
+        .iter()
+        .flat_map(|b| &b.logs)
+        .filter(|l| l.container == crate::snapshot::bundle::Container::Speaker)
+        .collect();
     let (speaker_logs, unknown, refused) = match &args.logs {
         Some(dir) => (scan_dir(dir, since)?, None, Vec::new()),
+        None if !bundled.is_empty() => (scan_bundled(&bundled, since)?, None, Vec::new()),
         None if snap.live => live_logs(r, &snap, since)?,
         None => (
             Vec::new(),
-            Some("no speaker logs: pass --logs DIR, one `kubectl logs -n NAMESPACE POD -c speaker > DIR/POD.log` file per speaker Pod".into()),
+            Some("no speaker logs: pass --logs DIR, one `kubectl logs -n NAMESPACE POD -c speaker > DIR/POD.log` file per speaker Pod, or --from a MetalLB report bundle that holds them".into()),
             Vec::new(),
         ),
     };
@@ -135,6 +142,21 @@ fn scan_dir(dir: &Path, since: Option<Timestamp>) -> Result<Vec<SpeakerLog>, App
                 .map_err(|e| AppError::Usage(format!("--logs: {}: {}", path.display(), crate::plain::io(&e))))?;
             let source = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(SpeakerLog { source, stats })
+        })
+        .collect()
+}
+
+/// The speaker logs a bundle held (MetalLB's report: `…/pods/POD/speaker.log`), named by their
+/// place in it: the Pod is the node.
+fn scan_bundled(
+    logs: &[&crate::snapshot::bundle::PodLog],
+    since: Option<Timestamp>,
+) -> Result<Vec<SpeakerLog>, AppError> {
+    logs.par_iter()
+        .map(|log| {
+            let stats = logs::scan(log.text.as_bytes(), since)
+                .map_err(|e| AppError::Usage(format!("{}: {}", log.entry, crate::plain::io(&e))))?;
+            Ok(SpeakerLog { source: log.entry.clone(), stats })
         })
         .collect()
 }

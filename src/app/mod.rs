@@ -124,7 +124,11 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
         Source::Files(paths) => recorded(snapshot::load_paths(paths, env.stdin)?),
         Source::Demo(demo) => recorded(demo.load()?),
     };
-    if let Some(message) = unreadable_message(&snap) {
+    // What each bundle held comes first: it explains a refusal for what it lacks.
+    for line in bundle_lines(&snap) {
+        eprintln!("{line}");
+    }
+    if let Some(message) = unreadable_message(&snap).or_else(|| bundle_lacks(&snap)) {
         return Err(AppError::Unavailable(message));
     }
     for line in skipped_lines(&snap) {
@@ -139,6 +143,64 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
     }
     let opts = Options { scope: Scope::All, detail, map: false, overrides: r.overrides.clone() };
     Ok((snap, opts, default_ns))
+}
+
+/// What each bundle held, for stderr: its layout, what was read from it and what was not.
+fn bundle_lines(snap: &snapshot::Snapshot) -> Vec<String> {
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    snap.bundles
+        .iter()
+        .map(|b| {
+            let speakers = b.logs.iter().filter(|l| l.container == snapshot::bundle::Container::Speaker).count();
+            let controllers = b.logs.len() - speakers;
+            let mut read = vec![count(b.object_files, "object file", "object files")];
+            if speakers > 0 {
+                read.push(count(speakers, "speaker log", "speaker logs"));
+            }
+            if controllers > 0 {
+                read.push(count(controllers, "controller log", "controller logs"));
+            }
+            let mut line = format!("note: {}: {}: read {}", b.path, b.layout.words(), read.join(", "));
+            if !b.skipped.is_empty() {
+                let shown: Vec<&str> = b.skipped.iter().take(3).map(String::as_str).collect();
+                let more = b.skipped.len().saturating_sub(shown.len());
+                let more = if more > 0 { format!("; and {more} more") } else { String::new() };
+                line.push_str(&format!("; {} not read ({}{more})", b.skipped.len(), shown.join("; ")));
+            }
+            line
+        })
+        .collect()
+}
+
+/// A bundle lacks kinds every answer needs (MetalLB's report has no Nodes, Services,
+/// EndpointSlices or Pods; a sysdump no EndpointSlices) and no other input gave them: which, and
+/// the command that captures them. No answer is better than one built on a guess.
+fn bundle_lacks(snap: &snapshot::Snapshot) -> Option<String> {
+    let has = |kind: &str| match kind {
+        "nodes" => !snap.nodes.is_empty(),
+        "services" => !snap.services.is_empty(),
+        "endpointslices" => !snap.endpoint_slices.is_empty(),
+        "pods" => !snap.pods.is_empty(),
+        _ => true,
+    };
+    let lacking: Vec<&snapshot::bundle::Bundle> =
+        snap.bundles.iter().map(|b| b.as_ref()).filter(|b| b.layout.lacks().iter().any(|k| !has(k))).collect();
+    let first = lacking.first()?;
+    let mut missing: Vec<&str> = lacking.iter().flat_map(|b| b.layout.lacks()).copied().filter(|k| !has(k)).collect();
+    missing.dedup();
+    let froms: Vec<String> = snap.bundles.iter().map(|b| format!("--from {}", b.path)).collect();
+    Some(format!(
+        "{} is {}: it holds no {}, which every answer needs, and no other --from gave them. No answer is given rather than a guess. Capture them where the cluster is reachable and pass both:\n  kubectl get {} -A -o yaml > cluster.yaml\n  kubectl lbdoctor check {} --from cluster.yaml",
+        first.path,
+        first.layout.words(),
+        match missing.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        },
+        missing.join(","),
+        froms.join(" ")
+    ))
 }
 
 /// What the loader left out, for stderr: each object of a kind the engines read that no server

@@ -362,7 +362,10 @@ fn node_of(pod: &Pod) -> Option<String> {
 fn log_source(log: &SpeakerLog, pods: &BTreeMap<String, &Pod>, nodes: &[&str]) -> LogSource {
     // Live: `pods/NAME/log`.
     let live = log.source.strip_prefix("pods/").and_then(|r| r.strip_suffix("/log"));
-    let file = live.unwrap_or_else(|| log.source.rsplit('/').next().unwrap_or(&log.source));
+    // A bundle's: MetalLB's report keeps `…/pods/POD/speaker.log`.
+    let parts: Vec<&str> = log.source.rsplit('/').take(3).collect();
+    let bundled = matches!(parts[..], ["speaker.log", pod, "pods"] if !pod.is_empty()).then(|| parts[1]);
+    let file = live.or(bundled).unwrap_or_else(|| log.source.rsplit('/').next().unwrap_or(&log.source));
     let stem = file.strip_suffix(".log").or_else(|| file.strip_suffix(".txt")).unwrap_or(file);
     let pod = pods
         .get(stem)

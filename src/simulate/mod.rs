@@ -449,6 +449,7 @@ pub(crate) fn restrict(snap: &Snapshot, keys: &BTreeSet<(&str, &str)>) -> Snapsh
         ignored_fields: Default::default(),
         live: snap.live,
         origins: Default::default(),
+        bundles: snap.bundles.clone(),
     }
 }
 

@@ -27,6 +27,9 @@ pub enum LoadError {
     EmptyDirectory { path: String },
     #[error("{origin}: {}", crate::plain::decode(message))]
     Malformed { origin: String, message: String },
+    /// An archive or collector tree that cannot or must not be read.
+    #[error("{path}: {message}")]
+    Bundle { path: String, message: String },
     #[error("{object} is defined twice: at {first} and at {second}")]
     Duplicate { object: String, first: String, second: String },
 }
@@ -59,23 +62,51 @@ impl fmt::Display for Origin {
 
 /// Loads and merges every input. `-` reads `stdin`.
 pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, LoadError> {
-    load_texts(&read_inputs(inputs, stdin)?)
+    let Inputs { texts, bundles } = read_sources(inputs, stdin)?;
+    let mut snap = load_texts(&texts)?;
+    snap.bundles = bundles.into_iter().map(Arc::new).collect();
+    Ok(snap)
+}
+
+/// What the inputs hold: the text of every object file, and what bundles held besides.
+pub struct Inputs {
+    pub texts: Vec<(Arc<str>, String)>,
+    pub bundles: Vec<super::bundle::Bundle>,
 }
 
 /// The text of every input, named as errors name it: a file, each snapshot file of a directory,
 /// or `<stdin>` for `-`.
 pub fn read_inputs(inputs: &[String], stdin: &mut dyn Read) -> Result<Vec<(Arc<str>, String)>, LoadError> {
+    read_sources(inputs, stdin).map(|i| i.texts)
+}
+
+/// As [`read_inputs`], with archives and collector trees opened as bundles
+/// ([`super::bundle`]): their object files join the texts, their logs and layout are kept.
+pub fn read_sources(inputs: &[String], stdin: &mut dyn Read) -> Result<Inputs, LoadError> {
     let mut texts: Vec<(Arc<str>, String)> = Vec::new();
+    let mut bundles = Vec::new();
+    let mut opened = |o: super::bundle::Opened, texts: &mut Vec<(Arc<str>, String)>| {
+        texts.extend(o.texts);
+        bundles.push(o.bundle);
+    };
     for input in inputs {
         if input == "-" {
             let mut bytes = Vec::new();
             stdin.read_to_end(&mut bytes).map_err(|source| LoadError::Io { path: "<stdin>".into(), source })?;
-            texts.push(("<stdin>".into(), without_bom(utf8("<stdin>", bytes)?)));
+            match super::bundle::archive_kind(&bytes) {
+                Some(kind) => {
+                    opened(super::bundle::read_archive(bytes, "<stdin>", kind, super::bundle::LIMITS)?, &mut texts)
+                }
+                None => texts.push(("<stdin>".into(), without_bom(utf8("<stdin>", bytes)?))),
+            }
             continue;
         }
         let path = Path::new(input);
         let meta = std::fs::metadata(path).map_err(|source| LoadError::Io { path: input.clone(), source })?;
-        let files = if meta.is_dir() {
+        let files = if meta.is_dir() && super::bundle::is_bundle_dir(path) {
+            opened(super::bundle::read_dir(path, input, super::bundle::LIMITS)?, &mut texts);
+            continue;
+        } else if meta.is_dir() {
             let mut files = Vec::new();
             walk(path, &mut files).map_err(|source| LoadError::Io { path: input.clone(), source })?;
             if files.is_empty() {
@@ -88,11 +119,16 @@ pub fn read_inputs(inputs: &[String], stdin: &mut dyn Read) -> Result<Vec<(Arc<s
         for file in files {
             let name = file.display().to_string();
             let bytes = std::fs::read(&file).map_err(|source| LoadError::Io { path: name.clone(), source })?;
+            // Told by its first bytes: `metallb_report.tgz`, a sysdump `.zip`, or a renamed one.
+            if let Some(kind) = super::bundle::archive_kind(&bytes) {
+                opened(super::bundle::read_archive(bytes, &name, kind, super::bundle::LIMITS)?, &mut texts);
+                continue;
+            }
             let text = utf8(&name, bytes)?;
             texts.push((name.into(), without_bom(text)));
         }
     }
-    Ok(texts)
+    Ok(Inputs { texts, bundles })
 }
 
 /// Loads named texts already in memory (the embedded demo), exactly as files are loaded.

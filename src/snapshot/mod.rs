@@ -1,6 +1,7 @@
 //! The one input type of every engine: the Kubernetes objects they read, plus what is known about
 //! how they were collected. Files and (later) live clusters both produce it.
 
+pub mod bundle;
 pub(crate) mod cilium;
 pub mod crd;
 pub mod endpoints;
@@ -25,7 +26,9 @@ pub use workload::{DaemonSet, Deployment, Pod};
 
 pub use crate::report::metallb::{BgpType, Memberlist};
 pub use crate::report::ObjectOrigin;
-pub use file::{from_texts, load_paths, load_texts, load_texts_strict, read_inputs, LoadError, ObjectText};
+pub use file::{
+    from_texts, load_paths, load_texts, load_texts_strict, read_inputs, read_sources, Inputs, LoadError, ObjectText,
+};
 
 /// Every scenario and demo cluster of testdata, sorted: what the unit tests run over.
 #[cfg(test)]
@@ -67,6 +70,8 @@ pub struct Snapshot {
     /// Where each object of a file snapshot was read, by `Kind namespace/name` as findings name
     /// objects (empty when live): SARIF points code scanning at these lines.
     pub origins: std::collections::HashMap<String, ObjectOrigin>,
+    /// The bundles among the inputs (archives, collector trees): their logs and what they lack.
+    pub bundles: Vec<std::sync::Arc<bundle::Bundle>>,
 }
 
 /// An object left out of the snapshot, where it was and why.

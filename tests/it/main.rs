@@ -8,6 +8,7 @@ mod util;
 
 mod alloc_properties;
 mod architecture;
+mod bundle;
 mod ci;
 mod cilium_properties;
 mod cli;

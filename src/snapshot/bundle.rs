@@ -1,0 +1,593 @@
+//! Bundles: what people already collect, read as it is. An archive (`.tgz`, `.tar.gz`, `.tar`,
+//! `.zip`, told by its first bytes, not its name) or a collector's unpacked tree: MetalLB's
+//! troubleshooting report (`report/crds/<kind>.yaml` from `kubectl get -o yaml`, and per Pod
+//! `report/pods/<pod>/speaker.log` or `controller.log`), a Cilium sysdump
+//! (`cilium-sysdump-<ts>/k8s-nodes-<ts>.yaml`, …), or any tree of `kubectl get -o yaml|json` files.
+//!
+//! Nothing is extracted to disk: entries are read into memory, and only the ones something reads
+//! (object files and the MetalLB Pods' logs) are kept. A hostile archive is refused before it
+//! costs memory or time: entries that climb out of the bundle (`..`, absolute paths), links,
+//! sizes no collector writes, and decompression far beyond what text compresses to.
+
+use std::io::{self, Read};
+use std::path::{Component, Path};
+use std::sync::Arc;
+
+use super::file::LoadError;
+
+/// How a bundle is laid out, which tells what it holds and what it lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Layout {
+    /// MetalLB's `metallb_report.tgz`: MetalLB's configuration and its Pods' logs only.
+    MetallbReport,
+    /// `cilium sysdump`: the cluster's objects, Cilium's own, and its agents' logs.
+    CiliumSysdump,
+    /// Any other tree of object files.
+    Objects,
+}
+
+impl Layout {
+    pub fn words(self) -> &'static str {
+        match self {
+            Layout::MetallbReport => "MetalLB's troubleshooting report",
+            Layout::CiliumSysdump => "a Cilium sysdump",
+            Layout::Objects => "a bundle of object files",
+        }
+    }
+
+    /// The kinds every answer needs that this kind of bundle never holds (as `kubectl get` names
+    /// them), to be taken from another `--from`.
+    pub fn lacks(self) -> &'static [&'static str] {
+        match self {
+            Layout::MetallbReport => &["nodes", "services", "endpointslices", "pods"],
+            Layout::CiliumSysdump => &["endpointslices"],
+            Layout::Objects => &[],
+        }
+    }
+}
+
+/// Which container of a Pod a log is from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Container {
+    Speaker,
+    Controller,
+}
+
+/// One Pod's log as the bundle holds it.
+#[derive(Debug, Clone)]
+pub struct PodLog {
+    pub pod: String,
+    pub container: Container,
+    /// Where in the bundle, for messages: `metallb_report.tgz/report/pods/speaker-x7k2p/speaker.log`.
+    pub entry: String,
+    pub text: String,
+}
+
+/// What a bundle held besides its objects.
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    /// As given to `--from`.
+    pub path: String,
+    pub layout: Layout,
+    /// The files of objects read from it.
+    pub object_files: usize,
+    pub logs: Vec<PodLog>,
+    /// Entries read past, each with why (`report/pods/speaker-a/frr/logs/dump_frr: FRR's own view, not read`).
+    pub skipped: Vec<String>,
+}
+
+/// The object files of a bundle, named `BUNDLE/ENTRY` as errors name them, and the rest.
+pub struct Opened {
+    pub texts: Vec<(Arc<str>, String)>,
+    pub bundle: Bundle,
+}
+
+/// What no collector writes: past these the bundle is refused, not read.
+#[derive(Clone, Copy)]
+pub struct Limits {
+    pub entries: usize,
+    /// One entry, decompressed.
+    pub entry_bytes: u64,
+    /// Every entry kept (objects and logs), decompressed.
+    pub kept_bytes: u64,
+    /// Every entry read, kept or not, decompressed.
+    pub read_bytes: u64,
+    /// Decompressed bytes per compressed byte, once `ratio_after` bytes were decompressed: text
+    /// compresses 5 to 20 times, a bomb a thousand times.
+    pub ratio: u64,
+    pub ratio_after: u64,
+}
+
+pub const LIMITS: Limits = Limits {
+    entries: 200_000,
+    entry_bytes: 1 << 30,
+    kept_bytes: 2 << 30,
+    read_bytes: 8 << 30,
+    ratio: 200,
+    ratio_after: 64 << 20,
+};
+
+/// The archive format of a file, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Archive {
+    Gzip,
+    Tar,
+    Zip,
+}
+
+pub fn archive_kind(head: &[u8]) -> Option<Archive> {
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Some(Archive::Gzip)
+    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        Some(Archive::Zip)
+    } else if head.len() >= 262 && &head[257..262] == b"ustar" {
+        Some(Archive::Tar)
+    } else {
+        None
+    }
+}
+
+/// Whether a directory is a collector's tree rather than a folder of object files: MetalLB's
+/// report (`crds/` beside `pods/`, or `report/` holding them) or a sysdump (`k8s-nodes-<ts>.yaml`).
+pub fn is_bundle_dir(dir: &Path) -> bool {
+    let has = |p: &Path| p.exists();
+    let report = |d: &Path| has(&d.join("crds")) && has(&d.join("pods"));
+    if report(dir) || report(&dir.join("report")) {
+        return true;
+    }
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| r.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.iter().any(|n| n.starts_with("k8s-nodes-") && n.ends_with(".yaml"))
+}
+
+/// Reads an archive (shown as `shown`) from its bytes: the compressed form is small beside what
+/// it unpacks to, and a `--from <(…)` pipe cannot be read twice.
+pub fn read_archive(bytes: Vec<u8>, shown: &str, kind: Archive, limits: Limits) -> Result<Opened, LoadError> {
+    let mut reader = Reader::new(shown, limits);
+    let data = io::Cursor::new(bytes);
+    match kind {
+        Archive::Zip => read_zip(data, &mut reader)?,
+        Archive::Gzip => {
+            let counted = Counted { inner: data, count: Arc::new(std::sync::atomic::AtomicU64::new(0)) };
+            reader.compressed = Some(counted.count.clone());
+            let mut gz = flate2::read::GzDecoder::new(counted);
+            let mut head = Vec::with_capacity(512);
+            (&mut gz)
+                .take(512)
+                .read_to_end(&mut head)
+                .map_err(|e| reader.refuse(&format!("not a readable gzip file: {}", crate::plain::io(&e))))?;
+            if archive_kind(&head) != Some(Archive::Tar) {
+                return Err(reader.refuse(
+                    "a gzip of one file, not a tar archive of a bundle: unpack it (`gunzip`) and pass the file",
+                ));
+            }
+            read_tar(io::Cursor::new(head).chain(gz), &mut reader)?
+        }
+        Archive::Tar => read_tar(data, &mut reader)?,
+    }
+    reader.finish()
+}
+
+/// Reads a collector's unpacked tree at `dir` (shown as `shown`).
+pub fn read_dir(dir: &Path, shown: &str, limits: Limits) -> Result<Opened, LoadError> {
+    let mut reader = Reader::new(shown, limits);
+    let mut files = Vec::new();
+    walk(dir, dir, &mut files).map_err(|source| LoadError::Io { path: shown.to_string(), source })?;
+    files.sort();
+    for relative in files {
+        let full = dir.join(&relative);
+        let name = relative.to_string_lossy().replace('\\', "/");
+        let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0);
+        let open =
+            std::fs::File::open(&full).map_err(|source| LoadError::Io { path: format!("{shown}/{name}"), source })?;
+        reader.entry(&name, size, open)?;
+    }
+    reader.finish()
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<std::path::PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        // A collector writes regular files and directories; a link could lead out of the tree.
+        if kind.is_dir() {
+            walk(root, &entry.path(), out)?;
+        } else if kind.is_file() {
+            out.push(entry.path().strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| entry.path()));
+        }
+    }
+    Ok(())
+}
+
+/// Counts the compressed bytes the decoder has taken, for the ratio check.
+struct Counted<R> {
+    inner: R,
+    count: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Why a read was stopped, carried through `io::Error` to the bundle's refusal.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Reads one entry and stops, as the bytes come and not after, when it passes a limit: the
+/// entry's own (a size header that lies), the whole bundle's, or the compression ratio.
+struct Guard<'r, 's, R> {
+    inner: R,
+    entry: u64,
+    reader: &'r mut Reader<'s>,
+}
+
+impl<R: Read> Read for Guard<'_, '_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let limits = self.reader.limits;
+        self.entry += n as u64;
+        self.reader.read += n as u64;
+        let stop = |why: String| Err(io::Error::other(Refused(why)));
+        if self.entry > limits.entry_bytes {
+            return stop(format!("unpacks to more than {} bytes, more than its header says", limits.entry_bytes));
+        }
+        if self.reader.read > limits.read_bytes {
+            return stop(format!("unpacks to more than {} bytes in all", limits.read_bytes));
+        }
+        if let Some(compressed) = &self.reader.compressed {
+            let packed = compressed.load(std::sync::atomic::Ordering::Relaxed).max(1);
+            let read = self.reader.read;
+            if read > limits.ratio_after && read / packed > limits.ratio {
+                return stop(format!(
+                    "{read} bytes unpacked from {packed}: a compression bomb, not a collector's archive"
+                ));
+            }
+        }
+        Ok(n)
+    }
+}
+
+fn read_tar(input: impl Read, reader: &mut Reader) -> Result<(), LoadError> {
+    let mut archive = tar::Archive::new(input);
+    let bad =
+        |reader: &Reader, e: io::Error| reader.refuse(&format!("not a readable tar archive: {}", crate::plain::io(&e)));
+    let entries = archive.entries().map_err(|e| bad(reader, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| bad(reader, e))?;
+        let header = entry.header();
+        let path = entry.path().map_err(|e| bad(reader, e))?.into_owned();
+        let name = safe_name(reader, &path)?;
+        let kind = header.entry_type();
+        if kind.is_symlink() || kind.is_hard_link() {
+            let target = entry.link_name().ok().flatten().map(|t| t.display().to_string()).unwrap_or_default();
+            return Err(reader.refuse(&format!(
+                "{name} is a link (to {target}): a collector writes files; links are refused, they can lead out of the bundle"
+            )));
+        }
+        if kind.is_dir() || kind.is_pax_global_extensions() || kind.is_pax_local_extensions() || kind.is_gnu_longname()
+        {
+            continue;
+        }
+        if !kind.is_file() {
+            reader.skipped.push(format!("{name}: not a regular file"));
+            continue;
+        }
+        let size = entry.size();
+        reader.entry(&name, size, entry)?;
+    }
+    Ok(())
+}
+
+fn read_zip(data: io::Cursor<Vec<u8>>, reader: &mut Reader) -> Result<(), LoadError> {
+    let mut archive =
+        zip::ZipArchive::new(data).map_err(|e| reader.refuse(&format!("not a readable zip archive: {e}")))?;
+    if archive.len() > reader.limits.entries {
+        return Err(reader.refuse(&format!(
+            "{} entries, more than the {} a collector writes",
+            archive.len(),
+            reader.limits.entries
+        )));
+    }
+    for i in 0..archive.len() {
+        let entry = archive.by_index(i).map_err(|e| reader.refuse(&format!("entry {i}: {e}")))?;
+        let raw = String::from_utf8_lossy(entry.name_raw()).into_owned();
+        let name = safe_name(reader, Path::new(&raw))?;
+        if entry.enclosed_name().is_none() {
+            return Err(reader.refuse(&format!("{raw} points outside the bundle")));
+        }
+        if entry.is_symlink() {
+            return Err(reader.refuse(&format!(
+                "{name} is a link: a collector writes files; links are refused, they can lead out of the bundle"
+            )));
+        }
+        if entry.is_dir() {
+            continue;
+        }
+        let (size, compressed) = (entry.size(), entry.compressed_size());
+        if size > reader.limits.ratio_after && size / compressed.max(1) > reader.limits.ratio {
+            return Err(reader.refuse(&format!(
+                "{name} unpacks to {size} bytes from {compressed}: a compression bomb, not a collector's file"
+            )));
+        }
+        reader.entry(&name, size, entry)?;
+    }
+    Ok(())
+}
+
+/// The entry's path inside the bundle, `/`-separated, without `./`; refused when it climbs out.
+fn safe_name(reader: &Reader, path: &Path) -> Result<String, LoadError> {
+    let mut parts = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(reader.refuse(&format!(
+                    "{} points outside the bundle (absolute, or through `..`): refused",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+struct Reader<'s> {
+    shown: &'s str,
+    limits: Limits,
+    entries: usize,
+    kept: u64,
+    read: u64,
+    /// Compressed bytes taken so far, for a gzip stream.
+    compressed: Option<Arc<std::sync::atomic::AtomicU64>>,
+    texts: Vec<(Arc<str>, String)>,
+    logs: Vec<PodLog>,
+    skipped: Vec<String>,
+    layout: Option<Layout>,
+}
+
+/// What an entry is, from its path alone.
+enum Role {
+    Objects,
+    Log(String, Container),
+    /// Read past, with why.
+    Skip(&'static str),
+}
+
+impl<'s> Reader<'s> {
+    fn new(shown: &'s str, limits: Limits) -> Reader<'s> {
+        Reader {
+            shown,
+            limits,
+            entries: 0,
+            kept: 0,
+            read: 0,
+            compressed: None,
+            texts: Vec::new(),
+            logs: Vec::new(),
+            skipped: Vec::new(),
+            layout: None,
+        }
+    }
+
+    fn refuse(&self, why: &str) -> LoadError {
+        LoadError::Bundle { path: self.shown.to_string(), message: why.to_string() }
+    }
+
+    fn entry(&mut self, name: &str, size: u64, data: impl Read) -> Result<(), LoadError> {
+        self.entries += 1;
+        if self.entries > self.limits.entries {
+            return Err(self.refuse(&format!("more than {} entries: no collector writes so many", self.limits.entries)));
+        }
+        if size > self.limits.entry_bytes {
+            return Err(self.refuse(&format!(
+                "{name} is {size} bytes, more than the {} a collector's file can be: refused",
+                self.limits.entry_bytes
+            )));
+        }
+        let role = role(name);
+        let keep = !matches!(role, Role::Skip(_));
+        if keep && self.kept + size > self.limits.kept_bytes {
+            return Err(self.refuse(&format!(
+                "what it holds to read passes {} bytes at {name}: more than a collector writes",
+                self.limits.kept_bytes
+            )));
+        }
+        let mut bytes = Vec::with_capacity(if keep { size as usize } else { 0 });
+        let mut guard = Guard { inner: data, entry: 0, reader: self };
+        // A skipped entry is read through all the same: a bomb hidden in it still costs time.
+        let done = if keep {
+            guard.read_to_end(&mut bytes).map(drop)
+        } else {
+            io::copy(&mut guard, &mut io::sink()).map(drop)
+        };
+        if let Err(e) = done {
+            return Err(match e.get_ref().and_then(|inner| inner.downcast_ref::<Refused>()) {
+                Some(Refused(why)) => self.refuse(&format!("{why} (at {name})")),
+                None => self.refuse(&format!("{name}: cannot be read: {}", crate::plain::io(&e))),
+            });
+        }
+        let Role::Skip(why) = role else {
+            self.kept += bytes.len() as u64;
+            return self.keep(name, role, bytes);
+        };
+        self.skipped.push(format!("{name}: {why}"));
+        Ok(())
+    }
+
+    fn keep(&mut self, name: &str, role: Role, bytes: Vec<u8>) -> Result<(), LoadError> {
+        let shown = format!("{}/{name}", self.shown);
+        let Ok(text) = String::from_utf8(bytes) else {
+            self.skipped.push(format!("{name}: not UTF-8 text"));
+            return Ok(());
+        };
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
+        // A sysdump writes what client-go's typed clients return: no apiVersion or kind on the
+        // List or its items. Its file names say what they hold.
+        let text = match sysdump_type(file_name(name)) {
+            Some(typed) if matches!(role, Role::Objects) && !holds_objects(&text) => typed.stamp(&text),
+            _ => text,
+        };
+        match role {
+            Role::Objects if holds_objects(&text) => self.texts.push((shown.into(), text)),
+            Role::Objects => self.skipped.push(format!("{name}: no Kubernetes objects (no `kind`)")),
+            Role::Log(pod, container) => self.logs.push(PodLog { pod, container, entry: shown, text }),
+            Role::Skip(_) => {}
+        }
+        self.note_layout(name);
+        Ok(())
+    }
+
+    fn note_layout(&mut self, name: &str) {
+        let layout = if is_report_entry(name) {
+            Layout::MetallbReport
+        } else if sysdump_type(file_name(name)).is_some() {
+            Layout::CiliumSysdump
+        } else {
+            Layout::Objects
+        };
+        self.layout = match (self.layout, layout) {
+            (Some(Layout::Objects) | None, found) => Some(found),
+            (kept, _) => kept,
+        };
+    }
+
+    fn finish(self) -> Result<Opened, LoadError> {
+        if self.texts.is_empty() && self.logs.is_empty() {
+            let seen = if self.skipped.is_empty() {
+                "it is empty".to_string()
+            } else {
+                format!("of its {} entries none is a Kubernetes object file or a MetalLB Pod's log", self.skipped.len())
+            };
+            return Err(self.refuse(&format!("nothing to read: {seen}")));
+        }
+        let bundle = Bundle {
+            path: self.shown.to_string(),
+            layout: self.layout.unwrap_or(Layout::Objects),
+            object_files: self.texts.len(),
+            logs: self.logs,
+            skipped: self.skipped,
+        };
+        Ok(Opened { texts: self.texts, bundle })
+    }
+}
+
+fn file_name(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+/// `…/crds/<kind>.yaml` or `…/pods/<pod>/<container>.log` as MetalLB's collector writes them.
+fn is_report_entry(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('/').collect();
+    let n = parts.len();
+    (n >= 2 && parts[n - 2] == "crds") || (n >= 3 && parts[n - 3] == "pods" && parts[n - 1].ends_with(".log"))
+}
+
+fn role(name: &str) -> Role {
+    let parts: Vec<&str> = name.split('/').collect();
+    let n = parts.len();
+    let file = parts[n - 1];
+    if n >= 3 && parts[n - 3] == "pods" {
+        let pod = parts[n - 2].to_string();
+        return match file {
+            "speaker.log" => Role::Log(pod, Container::Speaker),
+            "controller.log" => Role::Log(pod, Container::Controller),
+            "frr.log" | "reloader.log" | "frr-metrics.log" => Role::Skip("an FRR container's log, not read"),
+            _ if file.ends_with(".yaml") || file.ends_with(".yml") || file.ends_with(".json") => Role::Objects,
+            _ => Role::Skip("not a file lbdoctor reads"),
+        };
+    }
+    if parts.contains(&"frr") && parts.contains(&"pods") {
+        return Role::Skip("FRR's own view (show running-config, show bgp): not read yet");
+    }
+    match file.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("yaml" | "yml" | "json") => Role::Objects,
+        _ => Role::Skip("not a file lbdoctor reads"),
+    }
+}
+
+/// What a sysdump file holds, by its name (`k8s-nodes-<ts>.yaml`): the kinds the engines read.
+struct SysdumpType {
+    api_version: &'static str,
+    kind: &'static str,
+    /// A List of them, rather than one object.
+    list: bool,
+}
+
+fn sysdump_type(file: &str) -> Option<SysdumpType> {
+    const FILES: [(&str, &str, &str, bool); 12] = [
+        ("k8s-nodes-", "v1", "Node", true),
+        ("k8s-services-", "v1", "Service", true),
+        ("k8s-pods-", "v1", "Pod", true),
+        ("k8s-namespaces-", "v1", "Namespace", true),
+        ("k8s-events-", "v1", "Event", true),
+        ("k8s-leases-", "coordination.k8s.io/v1", "Lease", true),
+        ("ciliumnodes-", "cilium.io/v2", "CiliumNode", true),
+        ("ciliumloadbalancerippools-", "cilium.io/v2alpha1", "CiliumLoadBalancerIPPool", true),
+        ("ciliuml2announcementpolicies-", "cilium.io/v2alpha1", "CiliumL2AnnouncementPolicy", true),
+        ("cilium-configmap-", "v1", "ConfigMap", false),
+        ("cilium-daemonset-", "apps/v1", "DaemonSet", false),
+        ("cilium-operator-deployment-", "apps/v1", "Deployment", false),
+    ];
+    if !file.ends_with(".yaml") {
+        return None;
+    }
+    FILES.iter().find(|(prefix, ..)| file.starts_with(prefix)).map(|&(_, api_version, kind, list)| SysdumpType {
+        api_version,
+        kind,
+        list,
+    })
+}
+
+impl SysdumpType {
+    /// The text with `apiVersion` and `kind` written where kubectl writes them: first in the
+    /// object, or in each item of the List (`- metadata:` becomes `- apiVersion: v1`, `  kind:
+    /// Node`, `  metadata:`), items being the lines at the margin that start with `- `.
+    fn stamp(&self, text: &str) -> String {
+        let head = format!("apiVersion: {}\nkind: {}\n", self.api_version, self.kind);
+        if !self.list {
+            return head + text;
+        }
+        let item = format!("- apiVersion: {}\n  kind: {}\n  ", self.api_version, self.kind);
+        let mut out = String::with_capacity(text.len() + text.len() / 20);
+        out.push_str("apiVersion: v1\nkind: List\n");
+        for line in text.split_inclusive('\n') {
+            match line.strip_prefix("- ") {
+                Some(rest) => {
+                    out.push_str(&item);
+                    out.push_str(rest);
+                }
+                None => out.push_str(line),
+            }
+        }
+        out
+    }
+}
+
+/// Whether a text has a `kind` key where objects have it: YAML at the start of a line (a
+/// document's, or a List item's `- kind:`), or JSON's `"kind"`. Helm values, Hubble flows and
+/// the like have none.
+fn holds_objects(text: &str) -> bool {
+    text.starts_with("kind:")
+        || text.contains("\nkind:")
+        || text.contains("\n- kind:")
+        || text.contains("\n  kind:")
+        || text.contains("\"kind\"")
+}

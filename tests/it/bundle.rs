@@ -1,0 +1,390 @@
+//! Bundles: MetalLB's troubleshooting report (built here as its collector builds it: `kubectl get
+//! -o yaml` Lists under `report/crds/`, one directory per Pod with its `kubectl logs`, then `tar cfvz
+//! metallb_report.tgz ./report`), its unpacked tree, a zip, and hostile archives.
+
+use std::io::{Read as _, Write};
+use std::path::{Path, PathBuf};
+
+use crate::util::run;
+
+/// The history test cluster, split as a MetalLB report and what the report lacks.
+const CLUSTER: &str = "testdata/history/cluster.yaml";
+const LOGS: &str = "testdata/history/logs";
+
+/// The collector's CRD files: `kubectl get KIND -n metallb-system -o yaml`, one per kind, empty
+/// Lists included.
+const CRD_FILES: [(&str, &str); 6] = [
+    ("bgppeers", "BGPPeer"),
+    ("bfdprofiles", "BFDProfile"),
+    ("bgpAdvertisements", "BGPAdvertisement"),
+    ("ipaddresspools", "IPAddressPool"),
+    ("l2advertisements", "L2Advertisement"),
+    ("communities", "Community"),
+];
+
+fn documents(text: &str) -> Vec<String> {
+    text.split("\n---\n").skip(1).map(|d| d.trim_end().to_string() + "\n").collect()
+}
+
+fn kind_of(doc: &str) -> &str {
+    doc.lines().find_map(|l| l.strip_prefix("kind: ")).unwrap_or("")
+}
+
+/// As `kubectl get -o yaml` writes a List.
+fn kubectl_list(docs: &[&String]) -> String {
+    if docs.is_empty() {
+        return "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n".into();
+    }
+    let mut out = String::from("apiVersion: v1\nitems:\n");
+    for doc in docs {
+        for (i, line) in doc.lines().enumerate() {
+            out.push_str(if i == 0 {
+                "- "
+            } else if line.is_empty() {
+                ""
+            } else {
+                "  "
+            });
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out + "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+}
+
+/// The report's entries (path under `./report/`, contents), and the objects it lacks as one file.
+fn report_entries() -> (Vec<(String, Vec<u8>)>, String) {
+    let text = std::fs::read_to_string(CLUSTER).unwrap();
+    let docs = documents(&text);
+    let mut entries = Vec::new();
+    for (file, kind) in CRD_FILES {
+        let of_kind: Vec<&String> = docs.iter().filter(|d| kind_of(d) == kind).collect();
+        entries.push((format!("crds/{file}.yaml"), kubectl_list(&of_kind).into_bytes()));
+    }
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(LOGS).unwrap().map(|e| e.unwrap().path()).collect();
+    logs.sort();
+    for log in logs {
+        let pod = log.file_stem().unwrap().to_string_lossy().into_owned();
+        entries.push((format!("pods/{pod}/speaker.log"), std::fs::read(&log).unwrap()));
+    }
+    entries.push((
+        "pods/controller-6f9c8d7b5-xk2lp/controller.log".into(),
+        b"{\"caller\":\"main.go:159\",\"level\":\"info\",\"msg\":\"MetalLB controller starting version 0.16.1\"}\n"
+            .to_vec(),
+    ));
+    let crd_kinds: Vec<&str> = CRD_FILES.iter().map(|(_, k)| *k).collect();
+    let rest: String = docs.iter().filter(|d| !crd_kinds.contains(&kind_of(d))).map(|d| format!("---\n{d}")).collect();
+    (entries, rest)
+}
+
+fn tgz(path: &Path, entries: &[(String, Vec<u8>)]) {
+    let gz = flate2::write::GzEncoder::new(std::fs::File::create(path).unwrap(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    for (name, data) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, format!("./report/{name}"), data.as_slice()).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap();
+}
+
+/// `history -o json` without the parts that name where logs and objects were read.
+fn history(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["history", "-o", "json"];
+    all.extend_from_slice(args);
+    let (stdout, stderr, code) = run(&all);
+    assert_eq!(code, 0, "{stderr}");
+    let mut report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    report.as_object_mut().unwrap().remove("source");
+    for log in report["logs"].as_array_mut().unwrap() {
+        log.as_object_mut().unwrap().remove("source");
+    }
+    report
+}
+
+#[test]
+fn metallb_report_bundle_answers_as_the_files_and_logs_it_came_from() {
+    let d = tempfile::tempdir().unwrap();
+    let (entries, rest) = report_entries();
+    let bundle = d.path().join("metallb_report.tgz");
+    tgz(&bundle, &entries);
+    let rest_path = d.path().join("cluster.yaml");
+    std::fs::write(&rest_path, rest).unwrap();
+    let (bundle, rest_path) = (bundle.to_str().unwrap(), rest_path.to_str().unwrap());
+
+    let want = history(&["--from", CLUSTER, "--logs", LOGS]);
+    assert!(want["flapping"].as_array().is_some_and(|f| !f.is_empty()), "the story has a flapping node");
+    assert_eq!(history(&["--from", bundle, "--from", rest_path]), want, "the bundle's speaker logs stand for --logs");
+
+    // The same, unpacked as `tar xzf` leaves it.
+    let tree = d.path().join("unpacked");
+    for (name, data) in &entries {
+        let path = tree.join("report").join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, data).unwrap();
+    }
+    let tree = tree.to_str().unwrap();
+    assert_eq!(history(&["--from", tree, "--from", rest_path]), want, "the unpacked tree reads as the archive");
+
+    // check reads the configuration from the bundle and says what it read.
+    let (stdout, stderr, code) = run(&["check", "--from", bundle, "--from", rest_path, "-o", "json"]);
+    assert!(code <= 1, "{stderr}");
+    let (want_check, _, _) = run(&["check", "--from", CLUSTER, "-o", "json"]);
+    let strip = |s: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(s).unwrap();
+        v.as_object_mut().unwrap().remove("source");
+        v
+    };
+    assert_eq!(strip(&stdout), strip(&want_check));
+    assert!(
+        stderr.contains(&format!(
+            "note: {bundle}: MetalLB's troubleshooting report: read 6 object files, 8 speaker logs, 1 controller log"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_report_alone_says_what_it_lacks_and_the_command_that_captures_it() {
+    let d = tempfile::tempdir().unwrap();
+    let (entries, _) = report_entries();
+    let bundle = d.path().join("metallb_report.tgz");
+    tgz(&bundle, &entries);
+    let bundle = bundle.to_str().unwrap();
+    let (stdout, stderr, code) = run(&["check", "--from", bundle]);
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(stdout.is_empty());
+    for part in [
+        "is MetalLB's troubleshooting report: it holds no nodes, services, endpointslices or pods",
+        "kubectl get nodes,services,endpointslices,pods -A -o yaml > cluster.yaml",
+        &format!("kubectl lbdoctor check --from {bundle} --from cluster.yaml"),
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+}
+
+/// The report zipped, and an archive under a name that does not say what it is.
+#[test]
+fn zip_and_renamed_archives_are_told_by_their_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let (entries, rest) = report_entries();
+    let rest_path = d.path().join("cluster.yaml");
+    std::fs::write(&rest_path, rest).unwrap();
+    let zip_path = d.path().join("report.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+    for (name, data) in &entries {
+        zip.start_file(format!("report/{name}"), zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(data).unwrap();
+    }
+    zip.finish().unwrap();
+    let renamed = d.path().join("attachment.bin");
+    tgz(&renamed, &entries);
+    let want = history(&["--from", CLUSTER, "--logs", LOGS]);
+    for archive in [&zip_path, &renamed] {
+        let got = history(&["--from", archive.to_str().unwrap(), "--from", rest_path.to_str().unwrap()]);
+        assert_eq!(got, want, "{}", archive.display());
+    }
+}
+
+/// A raw tar entry: `name` written into the header as is (tar::Builder refuses `..` itself).
+fn raw_entry(tar: &mut tar::Builder<impl Write>, name: &[u8], kind: tar::EntryType, link: Option<&str>, data: &[u8]) {
+    let mut header = tar::Header::new_gnu();
+    header.as_gnu_mut().unwrap().name[..name.len()].copy_from_slice(name);
+    header.set_entry_type(kind);
+    if let Some(link) = link {
+        header.set_link_name(link).unwrap();
+    }
+    header.set_size(data.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append(&header, data).unwrap();
+}
+
+fn refused(path: &Path) -> String {
+    let (stdout, stderr, code) = run(&["check", "--from", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{}: {stdout}{stderr}", path.display());
+    stderr
+}
+
+#[test]
+fn hostile_archives_are_refused_with_what_is_wrong() {
+    let d = tempfile::tempdir().unwrap();
+    let node = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n";
+    /// What, the entry's name, its type, its link target, and what the refusal says.
+    type Case<'a> = (&'a str, &'a [u8], tar::EntryType, Option<&'a str>, &'a str);
+    let cases: [Case; 5] = [
+        ("traversal", b"report/../../evil.yaml", tar::EntryType::Regular, None, "points outside the bundle"),
+        ("absolute", b"/etc/evil.yaml", tar::EntryType::Regular, None, "points outside the bundle"),
+        (
+            "symlink",
+            b"report/crds/l2advertisements.yaml",
+            tar::EntryType::Symlink,
+            Some("/etc/shadow"),
+            "is a link (to /etc/shadow)",
+        ),
+        (
+            "hardlink",
+            b"report/crds/ipaddresspools.yaml",
+            tar::EntryType::Link,
+            Some("/etc/passwd"),
+            "is a link (to /etc/passwd)",
+        ),
+        (
+            "fine-then-traversal",
+            b"./report/./crds/../../../x.yaml",
+            tar::EntryType::Regular,
+            None,
+            "points outside the bundle",
+        ),
+    ];
+    for (what, name, kind, link, expect) in cases {
+        let path = d.path().join(format!("{what}.tar"));
+        let mut tar = tar::Builder::new(std::fs::File::create(&path).unwrap());
+        let data: &[u8] = if link.is_some() { b"" } else { node };
+        raw_entry(&mut tar, name, kind, link, data);
+        tar.into_inner().unwrap().flush().unwrap();
+        let stderr = refused(&path);
+        assert!(stderr.contains(expect), "{what}: {stderr}");
+    }
+
+    // A header that claims a size no collector writes: refused before anything is read.
+    let path = d.path().join("huge.tar");
+    let mut bytes = Vec::new();
+    {
+        let mut tar = tar::Builder::new(&mut bytes);
+        raw_entry(&mut tar, b"report/crds/x.yaml", tar::EntryType::Regular, None, node);
+    }
+    // Rewrite the size field (octal, at 124) to 8 GiB and fix the checksum.
+    bytes[124..136].copy_from_slice(b"77777777777\0");
+    let mut header = tar::Header::new_gnu();
+    header.as_mut_bytes().copy_from_slice(&bytes[..512]);
+    header.set_cksum();
+    bytes[..512].copy_from_slice(header.as_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let stderr = refused(&path);
+    assert!(stderr.contains("is 8589934591 bytes, more than the"), "{stderr}");
+
+    // A compression bomb: 100 MB of zeros, about 100 KB packed.
+    let path = d.path().join("bomb.tgz");
+    let gz = flate2::write::GzEncoder::new(std::fs::File::create(&path).unwrap(), flate2::Compression::fast());
+    let mut tar = tar::Builder::new(gz);
+    let mut header = tar::Header::new_gnu();
+    let size = 100u64 << 20;
+    header.set_size(size);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "report/pods/speaker-a/speaker.log", std::io::repeat(0).take(size)).unwrap();
+    tar.into_inner().unwrap().finish().unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20);
+    let stderr = refused(&path);
+    assert!(stderr.contains("a compression bomb"), "{stderr}");
+
+    // Not an archive after all: a gzip of one file.
+    let path = d.path().join("one.yaml.gz");
+    let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&path).unwrap(), flate2::Compression::fast());
+    gz.write_all(node).unwrap();
+    gz.finish().unwrap();
+    let stderr = refused(&path);
+    assert!(stderr.contains("a gzip of one file, not a tar archive"), "{stderr}");
+}
+
+/// A Cilium sysdump as `cilium sysdump` writes it: a zip of `cilium-sysdump-<ts>/`, one file per
+/// kind, written from client-go's typed Lists (no apiVersion or kind on the List or its items),
+/// among files that hold no objects at all.
+#[test]
+fn cilium_sysdump_reads_its_typed_lists_and_says_it_lacks_endpointslices() {
+    const SCENARIO: &str = "testdata/scenarios/cilium-l2-findings.yaml";
+    const TS: &str = "20261206-101500";
+    let files: [(&str, &str, bool); 9] = [
+        ("Node", "k8s-nodes", true),
+        ("Service", "k8s-services", true),
+        ("Pod", "k8s-pods", true),
+        ("Lease", "k8s-leases", true),
+        ("CiliumNode", "ciliumnodes", true),
+        ("CiliumLoadBalancerIPPool", "ciliumloadbalancerippools", true),
+        ("CiliumL2AnnouncementPolicy", "ciliuml2announcementpolicies", true),
+        ("ConfigMap", "cilium-configmap", false),
+        ("Namespace", "k8s-namespaces", true),
+    ];
+    let text = std::fs::read_to_string(SCENARIO).unwrap();
+    let docs = documents(&text);
+    // As client-go returns them: no apiVersion or kind.
+    let untyped = |doc: &str| -> String {
+        doc.lines()
+            .filter(|l| !l.starts_with("apiVersion:") && !l.starts_with("kind:"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut in_sysdump = Vec::new();
+    for (kind, file, list) in files {
+        let of_kind: Vec<&String> = docs.iter().filter(|d| kind_of(d) == kind).collect();
+        in_sysdump.extend(of_kind.iter().map(|d| d.as_str()));
+        let body = if list {
+            let mut out = String::from("items:\n");
+            for doc in &of_kind {
+                for (i, line) in untyped(doc).lines().enumerate() {
+                    out.push_str(if i == 0 {
+                        "- "
+                    } else if line.is_empty() {
+                        ""
+                    } else {
+                        "  "
+                    });
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            out + "metadata:\n  resourceVersion: \"48213\"\n"
+        } else {
+            let [doc] = of_kind[..] else { panic!("one {kind}") };
+            untyped(doc)
+        };
+        entries.push((format!("{file}-{TS}.yaml"), body.into_bytes()));
+    }
+    // What a sysdump holds besides: Helm values, Hubble flows, agent logs, versions.
+    entries.push((
+        format!("cilium-helm-values-{TS}.yaml"),
+        b"l2announcements:\n  enabled: true\nipam:\n  mode: kubernetes\n".to_vec(),
+    ));
+    entries
+        .push((format!("hubble-flows-cilium-x7k2p-{TS}.json"), b"{\"flow\":{\"verdict\":\"FORWARDED\"}}\n".to_vec()));
+    entries.push((format!("logs-cilium-x7k2p-cilium-agent-{TS}.log"), b"level=info msg=\"Starting\"\n".to_vec()));
+    entries.push((format!("k8s-version-{TS}.txt"), b"v1.33.4\n".to_vec()));
+    let rest: String = docs.iter().filter(|d| !in_sysdump.contains(&d.as_str())).map(|d| format!("---\n{d}")).collect();
+    assert!(rest.contains("kind: EndpointSlice"), "the scenario has what the sysdump lacks");
+
+    let d = tempfile::tempdir().unwrap();
+    let sysdump = d.path().join(format!("cilium-sysdump-{TS}.zip"));
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&sysdump).unwrap());
+    for (name, data) in &entries {
+        zip.start_file(format!("cilium-sysdump-{TS}/{name}"), zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(data).unwrap();
+    }
+    zip.finish().unwrap();
+    let rest_path = d.path().join("endpointslices.yaml");
+    std::fs::write(&rest_path, rest).unwrap();
+    let (sysdump, rest_path) = (sysdump.to_str().unwrap(), rest_path.to_str().unwrap());
+
+    let (stdout, stderr, code) = run(&["check", "--from", sysdump]);
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(stderr.contains("is a Cilium sysdump: it holds no endpointslices"), "{stderr}");
+    assert!(stderr.contains("kubectl get endpointslices -A -o yaml > cluster.yaml"), "{stderr}");
+
+    let strip = |s: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(s).unwrap();
+        v.as_object_mut().unwrap().remove("source");
+        v
+    };
+    let (stdout, stderr, code) = run(&["check", "--from", sysdump, "--from", rest_path, "-o", "json"]);
+    let (want, _, want_code) = run(&["check", "--from", SCENARIO, "-o", "json"]);
+    assert_eq!(code, want_code, "{stderr}");
+    assert_eq!(strip(&stdout), strip(&want));
+    assert!(
+        stderr.contains(&format!("note: {sysdump}: a Cilium sysdump: read 9 object files; 4 not read (")),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("cilium-helm-values-{TS}.yaml: no Kubernetes objects (no `kind`)")), "{stderr}");
+}
