@@ -591,3 +591,148 @@ fn holds_objects(text: &str) -> bool {
         || text.contains("\n  kind:")
         || text.contains("\"kind\"")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::io::Write;
+
+    const NODE: &[u8] = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n";
+
+    fn tar_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut tar = tar::Builder::new(Vec::new());
+        for (name, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            tar.append_data(&mut header, name, *data).unwrap();
+        }
+        tar.into_inner().unwrap()
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+        for (name, data) in entries {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+            zip.write_all(data).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    fn open(bytes: Vec<u8>, limits: Limits) -> Result<Opened, LoadError> {
+        let kind = archive_kind(&bytes).expect("an archive");
+        read_archive(bytes, "b.tgz", kind, limits)
+    }
+
+    fn refusal(result: Result<Opened, LoadError>) -> String {
+        match result {
+            Err(LoadError::Bundle { message, .. }) => message,
+            Err(e) => panic!("not a refusal: {e}"),
+            Ok(_) => panic!("read"),
+        }
+    }
+
+    #[test]
+    fn a_report_is_told_apart_from_a_sysdump_and_a_tree_of_dumps() {
+        let report = [
+            ("./report/crds/l2advertisements.yaml", NODE),
+            ("./report/pods/speaker-a/speaker.log", b"{}\n".as_slice()),
+            ("./report/pods/controller-b/controller.log", b"{}\n".as_slice()),
+            ("./report/pods/speaker-a/frr/logs/dump_frr", b"x".as_slice()),
+        ];
+        let got = open(gzip(&tar_of(&report)), LIMITS).unwrap();
+        assert_eq!(got.bundle.layout, Layout::MetallbReport);
+        assert_eq!(got.texts.len(), 1);
+        assert_eq!(&*got.texts[0].0, "b.tgz/report/crds/l2advertisements.yaml");
+        let logs: Vec<(&str, &Container)> = got.bundle.logs.iter().map(|l| (l.pod.as_str(), &l.container)).collect();
+        assert_eq!(logs, [("speaker-a", &Container::Speaker), ("controller-b", &Container::Controller)]);
+        assert_eq!(got.bundle.skipped.len(), 1, "{:?}", got.bundle.skipped);
+
+        let sysdump =
+            [("cilium-sysdump-x/k8s-nodes-20261206-101500.yaml", b"items:\n- metadata:\n    name: a\n".as_slice())];
+        let got = open(zip_of(&sysdump), LIMITS).unwrap();
+        assert_eq!(got.bundle.layout, Layout::CiliumSysdump);
+        assert_eq!(
+            got.texts[0].1,
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n"
+        );
+
+        let dumps = [("dumps/nodes.yaml", NODE), ("dumps/notes.txt", b"x".as_slice())];
+        let got = open(tar_of(&dumps), LIMITS).unwrap();
+        assert_eq!(got.bundle.layout, Layout::Objects);
+        assert_eq!(got.bundle.skipped, ["dumps/notes.txt: not a file lbdoctor reads"]);
+    }
+
+    #[test]
+    fn every_limit_refuses_with_what_it_is() {
+        let small =
+            Limits { entries: 2, entry_bytes: 100, kept_bytes: 120, read_bytes: 300, ratio: 10, ratio_after: 1000 };
+        let three = [("a.yaml", NODE), ("b.yaml", NODE), ("c.yaml", NODE)];
+        assert!(refusal(open(tar_of(&three), small)).contains("more than 2 entries"));
+        let big = vec![b'#'; 101];
+        assert!(refusal(open(tar_of(&[("a.yaml", &big)]), small)).contains("a.yaml is 101 bytes, more than the 100"));
+        let kept = Limits { entries: 10, ..small };
+        assert!(refusal(open(tar_of(&three), kept)).contains("passes 120 bytes at c.yaml"));
+        // Skipped entries count toward what is unpacked.
+        let skipped = [("a.txt", &big[..90]), ("b.txt", &big[..90]), ("c.txt", &big[..90]), ("d.txt", &big[..90])];
+        assert!(refusal(open(tar_of(&skipped), kept)).contains("unpacks to more than 300 bytes in all"));
+        // The ratio, as the bytes come.
+        let zeros = vec![0u8; 50_000];
+        let ratio = Limits {
+            entries: 10,
+            entry_bytes: 1 << 20,
+            kept_bytes: 1 << 20,
+            read_bytes: 1 << 20,
+            ratio: 10,
+            ratio_after: 1000,
+        };
+        assert!(refusal(open(gzip(&tar_of(&[("z.log", &zeros)])), ratio)).contains("a compression bomb"));
+        let zipped = zip_of(&[("z.yaml", &zeros)]);
+        assert!(refusal(open(zipped, ratio)).contains("a compression bomb"));
+    }
+
+    #[test]
+    fn an_archive_of_nothing_readable_says_so() {
+        assert!(
+            refusal(open(tar_of(&[("notes.txt", b"x")]), LIMITS)).contains("nothing to read: of its 1 entries none")
+        );
+        assert!(refusal(open(tar_of(&[("values.yaml", b"replicas: 1\n")]), LIMITS)).contains("nothing to read"));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        /// A damaged archive (bytes changed, cut short) is read or refused, never a panic.
+        #[test]
+        fn damaged_archives_are_read_or_refused(
+            form in 0usize..3,
+            flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+            cut in any::<prop::sample::Index>(),
+            truncate in any::<bool>(),
+        ) {
+            let entries = [("report/crds/x.yaml", NODE), ("report/pods/speaker-a/speaker.log", b"{\"msg\":\"x\"}\n".as_slice())];
+            let mut bytes = match form {
+                0 => gzip(&tar_of(&entries)),
+                1 => zip_of(&entries),
+                _ => tar_of(&entries),
+            };
+            for (at, b) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] = b;
+            }
+            if truncate {
+                bytes.truncate(cut.index(bytes.len()).max(1));
+            }
+            if let Some(kind) = archive_kind(&bytes) {
+                let _ = read_archive(bytes, "b", kind, LIMITS);
+            }
+        }
+    }
+}

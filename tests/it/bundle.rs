@@ -54,14 +54,18 @@ fn kubectl_list(docs: &[&String]) -> String {
 
 /// The report's entries (path under `./report/`, contents), and the objects it lacks as one file.
 fn report_entries() -> (Vec<(String, Vec<u8>)>, String) {
-    let text = std::fs::read_to_string(CLUSTER).unwrap();
+    report_entries_of(CLUSTER, Path::new(LOGS))
+}
+
+fn report_entries_of(cluster: &str, logs: &Path) -> (Vec<(String, Vec<u8>)>, String) {
+    let text = std::fs::read_to_string(cluster).unwrap();
     let docs = documents(&text);
     let mut entries = Vec::new();
     for (file, kind) in CRD_FILES {
         let of_kind: Vec<&String> = docs.iter().filter(|d| kind_of(d) == kind).collect();
         entries.push((format!("crds/{file}.yaml"), kubectl_list(&of_kind).into_bytes()));
     }
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(LOGS).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(logs).unwrap().map(|e| e.unwrap().path()).collect();
     logs.sort();
     for log in logs {
         let pod = log.file_stem().unwrap().to_string_lossy().into_owned();
@@ -163,6 +167,38 @@ fn a_report_alone_says_what_it_lacks_and_the_command_that_captures_it() {
     ] {
         assert!(stderr.contains(part), "{part}: {stderr}");
     }
+}
+
+/// A report from a v0.13 installation: its speakers write the same records (go-kit JSON, the
+/// same `msg` texts and keys from v0.13.0 to v0.16.1), and the release is told from the Pods'
+/// images as ever.
+#[test]
+fn a_report_from_an_older_release_reads_as_its_files_do() {
+    let d = tempfile::tempdir().unwrap();
+    let older = |text: &str| text.replace("v0.16.1", "v0.13.12").replace("0.16.1", "0.13.12");
+    let cluster = d.path().join("v013.yaml");
+    std::fs::write(&cluster, older(&std::fs::read_to_string(CLUSTER).unwrap())).unwrap();
+    let logs = d.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    for e in std::fs::read_dir(LOGS).unwrap() {
+        let path = e.unwrap().path();
+        std::fs::write(logs.join(path.file_name().unwrap()), older(&std::fs::read_to_string(&path).unwrap())).unwrap();
+    }
+    let cluster = cluster.to_str().unwrap();
+    let (entries, rest) = report_entries_of(cluster, &logs);
+    assert!(entries
+        .iter()
+        .any(|(_, data)| String::from_utf8_lossy(data).contains("MetalLB speaker starting version 0.13.12")));
+    let bundle = d.path().join("metallb_report.tgz");
+    tgz(&bundle, &entries);
+    let rest_path = d.path().join("rest.yaml");
+    std::fs::write(&rest_path, rest).unwrap();
+    let args = ["--from", bundle.to_str().unwrap(), "--from", rest_path.to_str().unwrap()];
+    let want = history(&["--from", cluster, "--logs", logs.to_str().unwrap()]);
+    assert_eq!(history(&args), want);
+    let (stdout, stderr, _) = run(&["check", args[0], args[1], args[2], args[3], "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert_eq!(report["source"]["metallb"]["behaviour"], "v0.13.12", "{}", report["source"]["metallb"]);
 }
 
 /// The report zipped, and an archive under a name that does not say what it is.
