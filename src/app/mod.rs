@@ -160,6 +160,9 @@ fn bundle_lines(snap: &snapshot::Snapshot) -> Vec<String> {
             if controllers > 0 {
                 read.push(count(controllers, "controller log", "controller logs"));
             }
+            if !b.frr.is_empty() {
+                read.push(count(b.frr.len(), "node's FRR view", "nodes' FRR views"));
+            }
             let mut line = format!("note: {}: {}: read {}", b.path, b.layout.words(), read.join(", "));
             if !b.skipped.is_empty() {
                 let shown: Vec<&str> = b.skipped.iter().take(3).map(String::as_str).collect();

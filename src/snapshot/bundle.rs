@@ -9,6 +9,7 @@
 //! costs memory or time: entries that climb out of the bundle (`..`, absolute paths), links,
 //! sizes no collector writes, and decompression far beyond what text compresses to.
 
+use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::{Component, Path};
 use std::sync::Arc;
@@ -64,6 +65,16 @@ pub struct PodLog {
     pub text: String,
 }
 
+/// FRR's own view of one speaker's node (MetalLB's report in FRR mode: `pods/<pod>/frr/logs/`
+/// `dump_frr`, with `frr.conf` standing in for a running configuration the dump lacks).
+#[derive(Debug, Clone)]
+pub struct PodFrr {
+    pub pod: String,
+    /// Where in the bundle: the dump, else `frr.conf`.
+    pub entry: String,
+    pub dump: crate::metallb::bgp::frr_dump::FrrDump,
+}
+
 /// What a bundle held besides its objects.
 #[derive(Debug, Clone)]
 pub struct Bundle {
@@ -73,6 +84,7 @@ pub struct Bundle {
     /// The files of objects read from it.
     pub object_files: usize,
     pub logs: Vec<PodLog>,
+    pub frr: Vec<PodFrr>,
     /// Entries read past, each with why (`report/pods/speaker-a/frr/logs/dump_frr: FRR's own view, not read`).
     pub skipped: Vec<String>,
 }
@@ -356,14 +368,21 @@ struct Reader<'s> {
     compressed: Option<Arc<std::sync::atomic::AtomicU64>>,
     texts: Vec<(Arc<str>, String)>,
     logs: Vec<PodLog>,
+    /// By Pod: the dump's entry and text, `frr.conf`'s.
+    frr: BTreeMap<String, (Option<Named>, Option<Named>)>,
     skipped: Vec<String>,
     layout: Option<Layout>,
 }
+
+/// An entry kept: its name as messages show it, and its text.
+type Named = (String, String);
 
 /// What an entry is, from its path alone.
 enum Role {
     Objects,
     Log(String, Container),
+    /// A file of FRR's in a speaker's directory: `dump_frr` (true) or `frr.conf`.
+    Frr(String, bool),
     /// Read past, with why.
     Skip(&'static str),
 }
@@ -379,6 +398,7 @@ impl<'s> Reader<'s> {
             compressed: None,
             texts: Vec::new(),
             logs: Vec::new(),
+            frr: BTreeMap::new(),
             skipped: Vec::new(),
             layout: None,
         }
@@ -449,6 +469,10 @@ impl<'s> Reader<'s> {
             Role::Objects if holds_objects(&text) => self.texts.push((shown.into(), text)),
             Role::Objects => self.skipped.push(format!("{name}: no Kubernetes objects (no `kind`)")),
             Role::Log(pod, container) => self.logs.push(PodLog { pod, container, entry: shown, text }),
+            Role::Frr(pod, dump) => {
+                let files = self.frr.entry(pod).or_default();
+                *(if dump { &mut files.0 } else { &mut files.1 }) = Some((shown, text));
+            }
             Role::Skip(_) => {}
         }
         self.note_layout(name);
@@ -470,7 +494,7 @@ impl<'s> Reader<'s> {
     }
 
     fn finish(self) -> Result<Opened, LoadError> {
-        if self.texts.is_empty() && self.logs.is_empty() {
+        if self.texts.is_empty() && self.logs.is_empty() && self.frr.is_empty() {
             let seen = if self.skipped.is_empty() {
                 "it is empty".to_string()
             } else {
@@ -478,11 +502,27 @@ impl<'s> Reader<'s> {
             };
             return Err(self.refuse(&format!("nothing to read: {seen}")));
         }
+        let frr = self
+            .frr
+            .into_iter()
+            .map(|(pod, (dump, conf))| {
+                let parsed =
+                    |file: &Option<Named>| file.as_ref().map(|(_, text)| crate::metallb::bgp::frr_dump::parse(text));
+                let (from_dump, from_conf) = (parsed(&dump), parsed(&conf));
+                let mut view = from_dump.clone().unwrap_or_default();
+                if view.config.is_none() {
+                    view.config = from_conf.and_then(|c| c.config);
+                }
+                let entry = dump.or(conf).map(|(entry, _)| entry).unwrap_or_default();
+                PodFrr { pod, entry, dump: view }
+            })
+            .collect();
         let bundle = Bundle {
             path: self.shown.to_string(),
             layout: self.layout.unwrap_or(Layout::Objects),
             object_files: self.texts.len(),
             logs: self.logs,
+            frr,
             skipped: self.skipped,
         };
         Ok(Opened { texts: self.texts, bundle })
@@ -497,7 +537,9 @@ fn file_name(name: &str) -> &str {
 fn is_report_entry(name: &str) -> bool {
     let parts: Vec<&str> = name.split('/').collect();
     let n = parts.len();
-    (n >= 2 && parts[n - 2] == "crds") || (n >= 3 && parts[n - 3] == "pods" && parts[n - 1].ends_with(".log"))
+    (n >= 2 && parts[n - 2] == "crds")
+        || (n >= 3 && parts[n - 3] == "pods" && parts[n - 1].ends_with(".log"))
+        || (n >= 5 && parts[n - 5] == "pods" && parts[n - 3] == "frr")
 }
 
 fn role(name: &str) -> Role {
@@ -514,8 +556,13 @@ fn role(name: &str) -> Role {
             _ => Role::Skip("not a file lbdoctor reads"),
         };
     }
-    if parts.contains(&"frr") && parts.contains(&"pods") {
-        return Role::Skip("FRR's own view (show running-config, show bgp): not read yet");
+    if n >= 5 && parts[n - 5] == "pods" && parts[n - 3] == "frr" && parts[n - 2] == "logs" {
+        let pod = parts[n - 4].to_string();
+        return match file {
+            "dump_frr" => Role::Frr(pod, true),
+            "frr.conf" => Role::Frr(pod, false),
+            _ => Role::Skip("an FRR file that shows nothing MetalLB configures"),
+        };
     }
     match file.rsplit_once('.').map(|(_, ext)| ext) {
         Some("yaml" | "yml" | "json") => Role::Objects,
@@ -646,7 +693,8 @@ mod tests {
             ("./report/crds/l2advertisements.yaml", NODE),
             ("./report/pods/speaker-a/speaker.log", b"{}\n".as_slice()),
             ("./report/pods/controller-b/controller.log", b"{}\n".as_slice()),
-            ("./report/pods/speaker-a/frr/logs/dump_frr", b"x".as_slice()),
+            ("./report/pods/speaker-a/frr/logs/dump_frr", b"###### show bgp neighbor\n".as_slice()),
+            ("./report/pods/speaker-a/frr/logs/daemons", b"bgpd=yes\n".as_slice()),
         ];
         let got = open(gzip(&tar_of(&report)), LIMITS).unwrap();
         assert_eq!(got.bundle.layout, Layout::MetallbReport);
@@ -655,6 +703,9 @@ mod tests {
         let logs: Vec<(&str, &Container)> = got.bundle.logs.iter().map(|l| (l.pod.as_str(), &l.container)).collect();
         assert_eq!(logs, [("speaker-a", &Container::Speaker), ("controller-b", &Container::Controller)]);
         assert_eq!(got.bundle.skipped.len(), 1, "{:?}", got.bundle.skipped);
+        assert_eq!(got.bundle.frr.len(), 1);
+        assert_eq!(got.bundle.frr[0].entry, "b.tgz/report/pods/speaker-a/frr/logs/dump_frr");
+        assert_eq!(got.bundle.frr[0].dump.sessions, Some(Default::default()));
 
         let sysdump =
             [("cilium-sysdump-x/k8s-nodes-20261206-101500.yaml", b"items:\n- metadata:\n    name: a\n".as_slice())];

@@ -2,6 +2,7 @@
 //! -o yaml` Lists under `report/crds/`, one directory per Pod with its `kubectl logs`, then `tar cfvz
 //! metallb_report.tgz ./report`), its unpacked tree, a zip, and hostile archives.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 
@@ -423,4 +424,149 @@ fn cilium_sysdump_reads_its_typed_lists_and_says_it_lacks_endpointslices() {
         "{stderr}"
     );
     assert!(stderr.contains(&format!("cilium-helm-values-{TS}.yaml: no Kubernetes objects (no `kind`)")), "{stderr}");
+}
+
+/// One node's BGP as MetalLB configures it: (vrf, local AS) → neighbour → prefixes.
+type Routers = BTreeMap<(String, u64), BTreeMap<String, BTreeSet<String>>>;
+
+/// What FRR 9 prints for a node whose speaker configured `routers`: (vrf, local AS) → neighbour
+/// → the prefixes its outbound route-map lets through (MetalLB's template, as FRR renders it),
+/// the BGP table of what it originates, and every session Established.
+fn frr_dump(node: &str, routers: &Routers) -> String {
+    let mut lists = String::new();
+    let mut bgp = String::new();
+    let mut originated = BTreeSet::new();
+    for ((vrf, asn), neighbors) in routers {
+        let vrf_part = if vrf.is_empty() { String::new() } else { format!(" vrf {vrf}") };
+        bgp.push_str(&format!("router bgp {asn}{vrf_part}\n no bgp ebgp-requires-policy\n no bgp default ipv4-unicast\n no bgp network import-check\n"));
+        let mut networks = BTreeSet::new();
+        for (n, prefixes) in neighbors {
+            bgp.push_str(&format!(" neighbor {n} remote-as external\n"));
+            for (seq, p) in prefixes.iter().enumerate() {
+                lists.push_str(&format!("ip prefix-list {n}-allowed-ipv4 seq {} permit {p}\n", seq + 1));
+            }
+            if prefixes.is_empty() {
+                lists.push_str(&format!("ip prefix-list {n}-allowed-ipv4 seq 1 deny any\n"));
+            }
+            lists.push_str(&format!(
+                "!\nroute-map {n}-out permit 1\n match ip address prefix-list {n}-allowed-ipv4\nexit\n!\n"
+            ));
+            networks.extend(prefixes.iter().cloned());
+        }
+        bgp.push_str(" !\n address-family ipv4 unicast\n");
+        for p in &networks {
+            bgp.push_str(&format!("  network {p}\n"));
+        }
+        for n in neighbors.keys() {
+            bgp.push_str(&format!("  neighbor {n} activate\n  neighbor {n} route-map {n}-out out\n"));
+        }
+        bgp.push_str(" exit-address-family\nexit\n!\n");
+        originated.extend(networks);
+    }
+    let mut table = String::from("BGP table version is 3, local router ID is 192.0.2.9, vrf id 0\nDefault local pref 100, local AS 64512\nStatus codes:  s suppressed, d damped, h history, * valid, > best, = multipath,\n               i internal, r RIB-failure, S Stale, R Removed\n\n    Network          Next Hop            Metric LocPrf Weight Path\n");
+    for p in &originated {
+        table.push_str(&format!(" *> {p:<16} 0.0.0.0                  0         32768 i\n"));
+    }
+    table.push_str(&format!("\nDisplayed  {} routes and {} total paths\n", originated.len(), originated.len()));
+    let mut neighbors = String::new();
+    for n in routers.values().flat_map(|r| r.keys()) {
+        neighbors.push_str(&format!("BGP neighbor is {n}, remote AS 64512, local AS 64512, internal link\n  BGP version 4, remote router ID {n}, local router ID 192.0.2.9\n  BGP state = Established, up for 02:03:04\n"));
+    }
+    format!(
+        "###### show running-config\nBuilding configuration...\n\nCurrent configuration:\n!\nfrr version 9.1_git\nhostname {node}\n!\n{lists}{bgp}end\n###### show bgp ipv4\n{table}###### show bgp ipv6\nNo BGP prefixes displayed, 0 exist\n###### show bgp neighbor\n{neighbors}###### show bfd peer\nBFD Peers:\n"
+    )
+}
+
+/// FRR mode: each speaker's `frr/logs/dump_frr` is FRR's own view of its node. A dump that runs
+/// what MetalLB configures says nothing; a lost prefix-list line and a session down are LBD226.
+#[test]
+fn frr_dumps_are_compared_with_what_metallb_configures() {
+    const SCENARIO: &str = "testdata/scenarios/bgp-two-routers.yaml";
+    let (stdout, _, _) = run(&["check", "--from", SCENARIO, "--nodes", "all", "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    // Node → (vrf, AS) → neighbour → prefixes, from the sessions lbdoctor expects.
+    let mut expected: BTreeMap<String, Routers> = BTreeMap::new();
+    for svc in report["services"].as_array().unwrap() {
+        for node in svc["metallb"]["bgp"]["nodes"].as_array().unwrap() {
+            let routers = expected.entry(node["node"].as_str().unwrap().to_string()).or_default();
+            for s in node["sessions"].as_array().unwrap() {
+                let router =
+                    routers.entry((s["vrf"].as_str().unwrap().into(), s["myASN"].as_u64().unwrap())).or_default();
+                let prefixes = router.entry(s["address"].as_str().unwrap().into()).or_default();
+                prefixes
+                    .extend(s["routes"].as_array().unwrap().iter().map(|r| r["prefix"].as_str().unwrap().to_string()));
+            }
+        }
+    }
+    assert_eq!(expected.len(), 4);
+
+    let text = std::fs::read_to_string(SCENARIO).unwrap();
+    let docs: Vec<serde_json::Value> = text
+        .split("\n---\n")
+        .filter_map(|d| d.lines().find(|l| l.starts_with('{')))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let build = |edit: &dyn Fn(&str, String) -> String| -> (tempfile::TempDir, String, String) {
+        let mut entries = Vec::new();
+        for (file, kind) in CRD_FILES {
+            let items: Vec<&serde_json::Value> = docs.iter().filter(|d| d["kind"] == kind).collect();
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}});
+            entries.push((format!("crds/{file}.yaml"), serde_saphyr::to_string(&list).unwrap().into_bytes()));
+        }
+        for (node, routers) in &expected {
+            let pod = format!("speaker-{node}");
+            entries.push((format!("pods/{pod}/speaker.log"), b"{\"level\":\"info\",\"msg\":\"x\"}\n".to_vec()));
+            entries.push((format!("pods/{pod}/frr/logs/dump_frr"), edit(node, frr_dump(node, routers)).into_bytes()));
+            entries.push((format!("pods/{pod}/frr/logs/daemons"), b"bgpd=yes\n".to_vec()));
+        }
+        let crd_kinds: Vec<&str> = CRD_FILES.iter().map(|(_, k)| *k).collect();
+        let rest: Vec<&serde_json::Value> =
+            docs.iter().filter(|d| !crd_kinds.contains(&d["kind"].as_str().unwrap())).collect();
+        let d = tempfile::tempdir().unwrap();
+        let bundle = d.path().join("metallb_report.tgz");
+        tgz(&bundle, &entries);
+        let rest_path = d.path().join("cluster.json");
+        std::fs::write(
+            &rest_path,
+            serde_json::to_string(&serde_json::json!({"kind": "List", "apiVersion": "v1", "items": rest})).unwrap(),
+        )
+        .unwrap();
+        let (b, r) = (bundle.to_str().unwrap().to_string(), rest_path.to_str().unwrap().to_string());
+        (d, b, r)
+    };
+    let findings = |bundle: &str, rest: &str| -> (Vec<serde_json::Value>, String) {
+        let (stdout, stderr, _) = run(&["check", "--from", bundle, "--from", rest, "-o", "json"]);
+        let report: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        let lbd226 = report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "LBD226").cloned().collect();
+        (lbd226, stderr)
+    };
+
+    let (_d, bundle, rest) = build(&|_, dump| dump);
+    let (clean, stderr) = findings(&bundle, &rest);
+    assert_eq!(clean, Vec::<serde_json::Value>::new(), "{stderr}");
+    assert!(stderr.contains("read 6 object files, 4 speaker logs, 4 nodes' FRR views"), "{stderr}");
+
+    let (_d, bundle, rest) = build(&|node, dump| match node {
+        "worker-a" => dump.replace(
+            "ip prefix-list 192.0.2.254-allowed-ipv4 seq 1 permit 198.51.100.10/32\n",
+            "ip prefix-list 192.0.2.254-allowed-ipv4 seq 1 deny any\n",
+        ),
+        "edge-1" => {
+            let at = dump.find("BGP neighbor is 198.51.100.254").unwrap();
+            let (head, tail) = dump.split_at(at);
+            head.to_string() + &tail.replacen("BGP state = Established, up for 02:03:04\n", "BGP state = Active\n", 1)
+        }
+        _ => dump,
+    });
+    let (drift, stderr) = findings(&bundle, &rest);
+    let messages: Vec<&str> = drift.iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(
+        messages,
+        [
+            format!("FRR on edge-1 ({bundle}/report/pods/speaker-edge-1/frr/logs/dump_frr) does not run what MetalLB configures there: session with 198.51.100.254 (router AS 64512) is Active"),
+            format!("FRR on worker-a ({bundle}/report/pods/speaker-worker-a/frr/logs/dump_frr) does not run what MetalLB configures there: missing prefix 198.51.100.10/32 for 192.0.2.254 (router AS 64512)"),
+        ],
+        "{stderr}"
+    );
+    assert_eq!(drift[0]["objects"], serde_json::json!(["Pod metallb-system/speaker-edge-1", "Node edge-1"]));
 }

@@ -177,7 +177,7 @@ type PoolCheck = fn(&ClusterCtx, usize, &Pool, &mut Vec<Finding>);
 /// Run per advertisement, then per pool, then once; findings keep that order.
 const AD_CHECKS: &[AdCheck] = &[missing_peer, unreachable_advertisement];
 const POOL_CHECKS: &[PoolCheck] = &[conflicting_local_pref, announced_both_ways];
-const CLUSTER_CHECKS: &[fn(&ClusterCtx, &mut Vec<Finding>)] = &[peers_without_speakers, frr_drift];
+const CLUSTER_CHECKS: &[fn(&ClusterCtx, &mut Vec<Finding>)] = &[peers_without_speakers, frr_drift, frr_dumps];
 
 /// Cluster-level BGP findings: advertisements nobody can carry, peers that do not exist,
 /// LOCAL_PREF conflicts, pools announced both ways, peers without speakers, frr-k8s drift.
@@ -321,18 +321,13 @@ fn peers_without_speakers(c: &ClusterCtx, out: &mut Vec<Finding>) {
     }
 }
 
-/// LBD215: each node's FRRConfiguration against the one MetalLB's speaker would write.
-fn frr_drift(c: &ClusterCtx, out: &mut Vec<Finding>) {
-    use crate::metallb::bgp::frrk8s::{self, FrrDiff, NodeFrr};
+/// Per node, the neighbours its speaker configures and the prefixes each may receive (spec
+/// §9.4, §9.6): what MetalLB writes for FRR, as an FRRConfiguration or as frr.conf. Nodes that
+/// reject the configuration write what their last good one said: left empty, not compared.
+fn expected_frr(c: &ClusterCtx) -> Vec<crate::metallb::bgp::frrk8s::NodeFrr> {
+    use crate::metallb::bgp::frrk8s::{self, NodeFrr};
     let (world, index, config, evals) = (c.world, c.index, c.config, c.evals);
-    let objects = &world.snap.metallb.frr_configurations;
-    // B-8: before v0.14.0 no speaker writes FRRConfigurations.
-    let frr_k8s = world.setup.bgp_type == crate::snapshot::BgpType::FrrK8s && world.setup.rules().frr_k8s_mode;
-    if !frr_k8s || objects.is_empty() {
-        return;
-    }
     let mut expected: Vec<NodeFrr> = vec![NodeFrr::new(); world.table.len()];
-    // A node that rejects the configuration writes what its last good one said: not compared.
     for n in world.bgp_acting.ones() {
         for p in index.node_peers[n].ones() {
             expected[n].entry(frrk8s::neighbor_key(&config.peers[p])).or_default();
@@ -373,6 +368,42 @@ fn frr_drift(c: &ClusterCtx, out: &mut Vec<Finding>) {
             expected[n].entry(key.clone()).or_default().insert(prefix.to_string());
         }
     }
+    expected
+}
+
+/// The differences as LBD215 and LBD226 word them, more than six cut to `…; and K more`.
+fn frr_diff_words(diffs: &[crate::metallb::bgp::frrk8s::FrrDiff]) -> Vec<String> {
+    use crate::metallb::bgp::frrk8s::FrrDiff;
+    diffs
+        .iter()
+        .map(|d| match d {
+            FrrDiff::MissingNeighbor(k) => format!("missing neighbour {k}"),
+            FrrDiff::ExtraNeighbor(k) => format!("extra neighbour {k}"),
+            FrrDiff::MissingPrefix(k, p) => format!("missing prefix {p} for {k}"),
+            FrrDiff::ExtraPrefix(k, p) => format!("extra prefix {p} for {k}"),
+        })
+        .collect()
+}
+
+fn first_six(text: &[String]) -> String {
+    if text.len() > 6 {
+        format!("{}; and {} more", text[..6].join("; "), text.len() - 6)
+    } else {
+        text.join("; ")
+    }
+}
+
+/// LBD215: each node's FRRConfiguration against the one MetalLB's speaker would write.
+fn frr_drift(c: &ClusterCtx, out: &mut Vec<Finding>) {
+    use crate::metallb::bgp::frrk8s::{self, FrrDiff};
+    let world = c.world;
+    let objects = &world.snap.metallb.frr_configurations;
+    // B-8: before v0.14.0 no speaker writes FRRConfigurations.
+    let frr_k8s = world.setup.bgp_type == crate::snapshot::BgpType::FrrK8s && world.setup.rules().frr_k8s_mode;
+    if !frr_k8s || objects.is_empty() {
+        return;
+    }
+    let expected = expected_frr(c);
     let ns = &world.setup.namespace;
     for (n, want) in expected.iter().enumerate() {
         if want.is_empty() {
@@ -393,20 +424,7 @@ fn frr_drift(c: &ClusterCtx, out: &mut Vec<Finding>) {
         if diffs.is_empty() {
             continue;
         }
-        let text: Vec<String> = diffs
-            .iter()
-            .map(|d| match d {
-                FrrDiff::MissingNeighbor(k) => format!("missing neighbour {k}"),
-                FrrDiff::ExtraNeighbor(k) => format!("extra neighbour {k}"),
-                FrrDiff::MissingPrefix(k, p) => format!("missing prefix {p} for {k}"),
-                FrrDiff::ExtraPrefix(k, p) => format!("extra prefix {p} for {k}"),
-            })
-            .collect();
-        let shown = if text.len() > 6 {
-            format!("{}; and {} more", text[..6].join("; "), text.len() - 6)
-        } else {
-            text.join("; ")
-        };
+        let shown = first_six(&frr_diff_words(&diffs));
         out.push(Finding::new(
             Code::LBD215,
             format!(
@@ -415,6 +433,70 @@ fn frr_drift(c: &ClusterCtx, out: &mut Vec<Finding>) {
             ),
             "the speaker applies changes with a 3 s debounce; if this persists, check its logs and whether another controller edits the object",
             vec![object],
+        ));
+    }
+}
+
+/// LBD226: FRR's own view of a node (a bundle's `dump_frr`: `show running-config`, `show bgp`,
+/// `show bgp neighbor`) against what MetalLB configures there: the neighbours and the prefixes
+/// each may receive, the prefixes the node originates, and whether each session is up.
+fn frr_dumps(c: &ClusterCtx, out: &mut Vec<Finding>) {
+    use crate::metallb::bgp::frrk8s::{self, NodeFrr};
+    let world = c.world;
+    let dumps: Vec<&crate::snapshot::bundle::PodFrr> = world.snap.bundles.iter().flat_map(|b| &b.frr).collect();
+    if dumps.is_empty() {
+        return;
+    }
+    let expected = expected_frr(c);
+    let ns = &world.setup.namespace;
+    for dump in dumps {
+        // The Pod is the node; without the Pod, whose view it is stays unknown.
+        let pod = world.snap.pods.iter().find(|p| {
+            p.metadata.name.as_deref() == Some(dump.pod.as_str())
+                && p.metadata.namespace.as_deref() == Some(ns.as_str())
+        });
+        let Some(n) = pod.and_then(|p| p.spec.as_ref()?.node_name.as_deref()).and_then(|node| world.table.id(node))
+        else {
+            continue;
+        };
+        if !world.bgp_acting.contains(n) {
+            continue;
+        }
+        let want: &NodeFrr = &expected[n];
+        let mut text = Vec::new();
+        if let Some(config) = &dump.dump.config {
+            text.extend(frr_diff_words(&frrk8s::diff(want, &config.node_frr())));
+        }
+        let should: BTreeSet<&String> = want.values().flatten().collect();
+        let originates = dump.dump.originated.clone().or_else(|| dump.dump.config.as_ref().map(|c| c.networks()));
+        if let Some(originates) = &originates {
+            text.extend(should.iter().filter(|p| !originates.contains(**p)).map(|p| format!("does not originate {p}")));
+            text.extend(
+                originates
+                    .iter()
+                    .filter(|p| !should.contains(p))
+                    .map(|p| format!("originates {p}, which MetalLB does not advertise from this node")),
+            );
+        }
+        if let Some(sessions) = &dump.dump.sessions {
+            // vtysh's `show bgp neighbor` shows the default VRF's sessions only.
+            for key in want.keys().filter(|k| k.vrf.is_empty()) {
+                match sessions.get(&key.endpoint).map(String::as_str) {
+                    Some("Established") => {}
+                    Some(state) => text.push(format!("session with {key} is {state}")),
+                    None => text.push(format!("no session with {key} in show bgp neighbor")),
+                }
+            }
+        }
+        if text.is_empty() {
+            continue;
+        }
+        let node = world.table.name(n);
+        out.push(Finding::new(
+            Code::LBD226,
+            format!("FRR on {node} ({}) does not run what MetalLB configures there: {}", dump.entry, first_six(&text)),
+            "a prefix or neighbour MetalLB writes but FRR lacks: the reloader did not apply the last frr.conf (read reloader.log and frr.log in the same bundle); a session not Established: check the router's side and the path to it",
+            vec![ObjectRef::new("Pod", ns, &dump.pod), ObjectRef::unqualified("Node", node)],
         ));
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod community;
 pub mod config;
+pub mod frr_dump;
 pub mod frrk8s;
 pub mod speaker;
 
