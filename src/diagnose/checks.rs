@@ -316,7 +316,12 @@ fn observed_disagrees(c: &ServiceCtx) -> Option<Finding> {
         return None;
     }
     let from_events = observed.source == "events";
-    let source = if from_events { "the latest nodeAssigned Event" } else { "ServiceL2Status" };
+    let from_logs = observed.source == "speakerLogs";
+    let source = match observed.source {
+        "events" => "the latest nodeAssigned Event",
+        "speakerLogs" => "the speakers' logs",
+        _ => "ServiceL2Status",
+    };
     let list = |set: &BTreeSet<&str>, none: &str| {
         if set.is_empty() {
             none.to_string()
@@ -326,6 +331,8 @@ fn observed_disagrees(c: &ServiceCtx) -> Option<Finding> {
     };
     let why = if from_events {
         "Events are history: they may predate a configuration or membership change"
+    } else if from_logs {
+        "the logs were collected when the bundle was, which may not be when the objects were; a speaker logs an announce on every reconcile but a withdrawal once"
     } else if actual.is_empty() {
         "the winner may hold the IP without a ServiceL2Status when its interface check failed (announceFailed), or the status was not written yet"
     } else {

@@ -391,7 +391,7 @@ fn evaluate<'w>(
     let raw_ips = ingress_ips(svc);
     let ips: Vec<String> =
         raw_ips.iter().map(|s| crate::k8s::ip::parse_go_ip(s).map(go_ip_string).unwrap_or_else(|| s.clone())).collect();
-    let observed = world.actual.for_service(&namespace, &name);
+    let observed = world.actual.for_service(&namespace, &name, &ips);
     let mut eval =
         Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, bgp: None, observed };
     let Ok(config) = world.config.as_ref() else {

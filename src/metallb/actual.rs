@@ -18,6 +18,11 @@ pub struct ActualIndex {
     statuses: HashMap<(String, String), BTreeSet<String>>,
     events: HashMap<(String, String), (Option<Timestamp>, BTreeSet<String>)>,
     statuses_present: bool,
+    /// From a bundle's speaker logs: per IP, the nodes whose log ends announcing it over layer 2.
+    logs: HashMap<String, BTreeSet<String>>,
+    /// Every speaker Pod of the snapshot has its log in a bundle: an IP no log announces is
+    /// announced by nobody, rather than unknown.
+    logs_complete: bool,
 }
 
 const NODE_LABEL: &str = "metallb.io/node";
@@ -65,11 +70,14 @@ impl ActualIndex {
                 entry.1.insert(node);
             }
         }
-        ActualIndex { statuses, events, statuses_present: !relevant.is_empty() }
+        let (logs, logs_complete) = speaker_logs(snap);
+        ActualIndex { statuses, events, statuses_present: !relevant.is_empty(), logs, logs_complete }
     }
 
-    /// `None` when nothing in the snapshot says who announces.
-    pub fn for_service(&self, namespace: &str, name: &str) -> Option<Observed> {
+    /// `None` when nothing in the snapshot says who announces. ServiceL2Status first, then the
+    /// latest `nodeAssigned` Events, then the speakers' own logs (a bundle's) for the Service's
+    /// `ips` (as MetalLB writes them).
+    pub fn for_service(&self, namespace: &str, name: &str, ips: &[String]) -> Option<Observed> {
         let key = (namespace.to_string(), name.to_string());
         if let Some(nodes) = self.statuses.get(&key) {
             return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "serviceL2Status" });
@@ -77,9 +85,51 @@ impl ActualIndex {
         if let Some((_, nodes)) = self.events.get(&key) {
             return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "events" });
         }
+        let logged: BTreeSet<&String> = ips.iter().filter_map(|ip| self.logs.get(ip)).flatten().collect();
+        if !logged.is_empty() {
+            return Some(Observed { nodes: logged.into_iter().cloned().collect(), source: "speakerLogs" });
+        }
         // Statuses were collected and none names this Service: nobody holds it.
-        self.statuses_present.then(|| Observed { nodes: Vec::new(), source: "serviceL2Status" })
+        if self.statuses_present {
+            return Some(Observed { nodes: Vec::new(), source: "serviceL2Status" });
+        }
+        (self.logs_complete && !ips.is_empty()).then(|| Observed { nodes: Vec::new(), source: "speakerLogs" })
     }
+}
+
+/// Per IP, the nodes whose speaker log (from a bundle) ends announcing it over layer 2, and
+/// whether every speaker Pod of the snapshot has its log there. The Pod is the node.
+fn speaker_logs(snap: &Snapshot) -> (HashMap<String, BTreeSet<String>>, bool) {
+    let logs: Vec<&crate::snapshot::bundle::PodLog> = snap
+        .bundles
+        .iter()
+        .flat_map(|b| &b.logs)
+        .filter(|l| l.container == crate::snapshot::bundle::Container::Speaker)
+        .collect();
+    if logs.is_empty() {
+        return (HashMap::new(), false);
+    }
+    let node_of = |pod: &str| {
+        snap.pods
+            .iter()
+            .find(|p| p.metadata.name.as_deref() == Some(pod))
+            .and_then(|p| p.spec.as_ref()?.node_name.clone())
+    };
+    let mut by_ip: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for log in &logs {
+        let Some(node) = node_of(&log.pod) else { continue };
+        for ip in &log.layer2_at_end {
+            by_ip.entry(ip.clone()).or_default().insert(node.clone());
+        }
+    }
+    let speakers: Vec<&str> = snap
+        .pods
+        .iter()
+        .filter(|p| crate::metallb::install::is_speaker_labelled(p.metadata.labels.as_ref()))
+        .filter_map(|p| p.metadata.name.as_deref())
+        .collect();
+    let complete = !speakers.is_empty() && speakers.iter().all(|s| logs.iter().any(|l| l.pod == *s));
+    (by_ip, complete)
 }
 
 /// The node of a speaker `nodeAssigned` Event for layer 2.

@@ -88,6 +88,7 @@ fn source_words(source: &str) -> &str {
         "macMap" => "mac-map",
         "serviceL2Status" => "per ServiceL2Status",
         "events" => "per Events",
+        "speakerLogs" => "per speaker logs",
         "lease" => "per Lease",
         other => other,
     }

@@ -5,13 +5,15 @@
 //! (`cilium-sysdump-<ts>/k8s-nodes-<ts>.yaml`, …), or any tree of `kubectl get -o yaml|json` files.
 //!
 //! Nothing is extracted to disk: entries are read into memory, and only the ones something reads
-//! (object files and the MetalLB Pods' logs) are kept. A hostile archive is refused before it
+//! (object files, the MetalLB Pods' logs, FRR's dumps) are kept. A hostile archive is refused before it
 //! costs memory or time: entries that climb out of the bundle (`..`, absolute paths), links,
 //! sizes no collector writes, and decompression far beyond what text compresses to.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::{Component, Path};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::file::LoadError;
@@ -63,6 +65,9 @@ pub struct PodLog {
     /// Where in the bundle, for messages: `metallb_report.tgz/report/pods/speaker-x7k2p/speaker.log`.
     pub entry: String,
     pub text: String,
+    /// A speaker's: the IPs it still announces over layer 2 after its last line (its last
+    /// `serviceAnnounced` not followed by a withdraw or a restart), as MetalLB writes IPs.
+    pub layer2_at_end: std::collections::BTreeSet<String>,
 }
 
 /// FRR's own view of one speaker's node (MetalLB's report in FRR mode: `pods/<pod>/frr/logs/`
@@ -85,7 +90,7 @@ pub struct Bundle {
     pub object_files: usize,
     pub logs: Vec<PodLog>,
     pub frr: Vec<PodFrr>,
-    /// Entries read past, each with why (`report/pods/speaker-a/frr/logs/dump_frr: FRR's own view, not read`).
+    /// Entries read past, each with why (`cilium-sysdump-x/cilium-helm-values-x.yaml: no Kubernetes objects (no `kind`)`).
     pub skipped: Vec<String>,
 }
 
@@ -162,7 +167,7 @@ pub fn read_archive(bytes: Vec<u8>, shown: &str, kind: Archive, limits: Limits) 
     match kind {
         Archive::Zip => read_zip(data, &mut reader)?,
         Archive::Gzip => {
-            let counted = Counted { inner: data, count: Arc::new(std::sync::atomic::AtomicU64::new(0)) };
+            let counted = Counted { inner: data, count: Rc::new(Cell::new(0)) };
             reader.compressed = Some(counted.count.clone());
             let mut gz = flate2::read::GzDecoder::new(counted);
             let mut head = Vec::with_capacity(512);
@@ -213,16 +218,17 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<std::path::PathBuf>) -> io::Resul
     Ok(())
 }
 
-/// Counts the compressed bytes the decoder has taken, for the ratio check.
+/// Counts the compressed bytes the decoder has taken, for the ratio check (shared with the
+/// [`Reader`], since the decoder owns this).
 struct Counted<R> {
     inner: R,
-    count: Arc<std::sync::atomic::AtomicU64>,
+    count: Rc<Cell<u64>>,
 }
 
 impl<R: Read> Read for Counted<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        self.count.set(self.count.get() + n as u64);
         Ok(n)
     }
 }
@@ -261,7 +267,7 @@ impl<R: Read> Read for Guard<'_, '_, R> {
             return stop(format!("unpacks to more than {} bytes in all", limits.read_bytes));
         }
         if let Some(compressed) = &self.reader.compressed {
-            let packed = compressed.load(std::sync::atomic::Ordering::Relaxed).max(1);
+            let packed = compressed.get().max(1);
             let read = self.reader.read;
             if read > limits.ratio_after && read / packed > limits.ratio {
                 return stop(format!(
@@ -365,7 +371,7 @@ struct Reader<'s> {
     kept: u64,
     read: u64,
     /// Compressed bytes taken so far, for a gzip stream.
-    compressed: Option<Arc<std::sync::atomic::AtomicU64>>,
+    compressed: Option<Rc<Cell<u64>>>,
     texts: Vec<(Arc<str>, String)>,
     logs: Vec<PodLog>,
     /// By Pod: the dump's entry and text, `frr.conf`'s.
@@ -468,7 +474,13 @@ impl<'s> Reader<'s> {
         match role {
             Role::Objects if holds_objects(&text) => self.texts.push((shown.into(), text)),
             Role::Objects => self.skipped.push(format!("{name}: no Kubernetes objects (no `kind`)")),
-            Role::Log(pod, container) => self.logs.push(PodLog { pod, container, entry: shown, text }),
+            Role::Log(pod, container) => {
+                let layer2_at_end = match container {
+                    Container::Speaker => layer2_at_end(&text),
+                    Container::Controller => Default::default(),
+                };
+                self.logs.push(PodLog { pod, container, entry: shown, text, layer2_at_end })
+            }
             Role::Frr(pod, dump) => {
                 let files = self.frr.entry(pod).or_default();
                 *(if dump { &mut files.0 } else { &mut files.1 }) = Some((shown, text));
@@ -527,6 +539,18 @@ impl<'s> Reader<'s> {
         };
         Ok(Opened { texts: self.texts, bundle })
     }
+}
+
+/// The IPs a speaker's log leaves it announcing over layer 2.
+fn layer2_at_end(text: &str) -> std::collections::BTreeSet<String> {
+    // Reading from memory cannot fail; a log that is not MetalLB's leaves nothing announced.
+    let Ok(stats) = crate::history::logs::scan(text.as_bytes(), None) else { return Default::default() };
+    stats
+        .ips
+        .into_iter()
+        .filter(|(_, counts)| counts.announcing_at_end && counts.protocol.contains_key("layer2"))
+        .map(|(ip, _)| crate::k8s::ip::parse_go_ip(&ip).map(crate::k8s::ip::go_ip_string).unwrap_or(ip))
+        .collect()
 }
 
 fn file_name(name: &str) -> &str {

@@ -570,3 +570,38 @@ fn frr_dumps_are_compared_with_what_metallb_configures() {
     );
     assert_eq!(drift[0]["objects"], serde_json::json!(["Pod metallb-system/speaker-edge-1", "Node edge-1"]));
 }
+
+/// MetalLB's report and `kubectl get nodes,services,endpointslices,pods` hold no ServiceL2Status
+/// and no Event: the speakers' logs say who announces, as history reads them.
+#[test]
+fn the_speakers_logs_say_who_announces_when_nothing_else_does() {
+    let d = tempfile::tempdir().unwrap();
+    let (entries, rest) = report_entries();
+    let rest: String = rest
+        .split("---\n")
+        .filter(|doc| !doc.trim().is_empty() && !matches!(kind_of(doc), "ServiceL2Status" | "Event"))
+        .map(|doc| format!("---\n{doc}"))
+        .collect();
+    let bundle = d.path().join("metallb_report.tgz");
+    tgz(&bundle, &entries);
+    let rest_path = d.path().join("cluster.yaml");
+    std::fs::write(&rest_path, rest).unwrap();
+    let (stdout, stderr, _) =
+        run(&["check", "--from", bundle.to_str().unwrap(), "--from", rest_path.to_str().unwrap(), "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let owners: BTreeMap<String, String> = history(&["--from", CLUSTER, "--logs", LOGS])["ips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|ip| (ip["ip"].as_str().unwrap().to_string(), ip["currentOwner"].as_str().unwrap().to_string()))
+        .collect();
+    let mut seen = 0;
+    for svc in report["services"].as_array().unwrap() {
+        let l2 = &svc["metallb"]["layer2"];
+        let Some(ip) = l2["ip"].as_str() else { continue };
+        assert_eq!(l2["actualSource"], "speakerLogs", "{svc}");
+        assert_eq!(l2["actualAnnouncers"], serde_json::json!([owners[ip]]), "{ip}");
+        seen += 1;
+    }
+    assert!(seen >= 8, "{seen} layer-2 Services");
+}
