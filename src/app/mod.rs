@@ -189,9 +189,17 @@ fn bundle_lacks(snap: &snapshot::Snapshot) -> Option<String> {
     let lacking: Vec<&snapshot::bundle::Bundle> =
         snap.bundles.iter().map(|b| b.as_ref()).filter(|b| b.layout.lacks().iter().any(|k| !has(k))).collect();
     let first = lacking.first()?;
-    let mut missing: Vec<&str> = lacking.iter().flat_map(|b| b.layout.lacks()).copied().filter(|k| !has(k)).collect();
-    missing.dedup();
-    let froms: Vec<String> = snap.bundles.iter().map(|b| format!("--from {}", b.path)).collect();
+    let mut missing: Vec<&str> = Vec::new();
+    for kind in lacking.iter().flat_map(|b| b.layout.lacks()).filter(|k| !has(k)) {
+        if !missing.contains(kind) {
+            missing.push(kind);
+        }
+    }
+    let froms: Vec<String> = snap
+        .bundles
+        .iter()
+        .map(|b| format!("--from {}", if b.path == "<stdin>" { "-" } else { b.path.as_str() }))
+        .collect();
     Some(format!(
         "{} is {}: it holds no {}, which every answer needs, and no other --from gave them. No answer is given rather than a guess. Capture them where the cluster is reachable and pass both:\n  kubectl get {} -A -o yaml > cluster.yaml\n  kubectl lbdoctor check {} --from cluster.yaml",
         first.path,

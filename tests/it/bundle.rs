@@ -223,6 +223,20 @@ fn zip_and_renamed_archives_are_told_by_their_bytes() {
         let got = history(&["--from", archive.to_str().unwrap(), "--from", rest_path.to_str().unwrap()]);
         assert_eq!(got, want, "{}", archive.display());
     }
+    // Piped in: `curl … | kubectl lbdoctor history --from - --from cluster.yaml`.
+    let (stdout, stderr, code) = crate::util::output(
+        crate::util::lbdoctor()
+            .args(["history", "-o", "json", "--from", "-", "--from", rest_path.to_str().unwrap()])
+            .write_stdin(std::fs::read(&renamed).unwrap()),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let mut got: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    got.as_object_mut().unwrap().remove("source");
+    for log in got["logs"].as_array_mut().unwrap() {
+        log.as_object_mut().unwrap().remove("source");
+    }
+    assert_eq!(got, want, "from standard input");
+    assert!(stderr.contains("note: <stdin>: MetalLB's troubleshooting report"), "{stderr}");
 }
 
 /// A raw tar entry: `name` written into the header as is (tar::Builder refuses `..` itself).
