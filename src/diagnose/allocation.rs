@@ -36,7 +36,20 @@ pub(super) fn assess(world: &World, namespace: &str, name: &str, is_lb: bool) ->
     };
     let detail = detail(world, namespace, o);
     let found = findings(world, namespace, name, o, &detail);
-    (Some(report(o, detail)), found)
+    let mut allocation = report(o, detail);
+    // What the controller said matters while the Service still waits for an IP.
+    if o.held.is_empty() {
+        let key = format!("{namespace}/{name}");
+        allocation.controller_log = world
+            .snap
+            .bundles
+            .iter()
+            .flat_map(|b| &b.logs)
+            .filter_map(|log| log.allocation_failures.get(&key))
+            .max_by(|a, b| a.at.cmp(&b.at))
+            .cloned();
+    }
+    (Some(allocation), found)
 }
 
 fn report(o: &Outcome, detail: String) -> Allocation {
@@ -62,6 +75,7 @@ fn report(o: &Outcome, detail: String) -> Allocation {
         metallb_event,
         events,
         detail,
+        controller_log: None,
     }
 }
 

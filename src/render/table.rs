@@ -373,6 +373,10 @@ fn allocation_lines(out: &mut dyn Write, svc: &ServiceReport, paint: Paint) -> s
     if let Some(e) = &a.metallb_event {
         writeln!(out, "  MetalLB's event: {} {} {:?}", e.type_, e.reason, e.message)?;
     }
+    if let Some(logged) = &a.controller_log {
+        let at = logged.at.as_deref().map(|t| format!(" at {t}")).unwrap_or_default();
+        writeln!(out, "  MetalLB's controller logged{at}: IP allocation failed: {}", logged.error)?;
+    }
     writeln!(out)
 }
 

@@ -74,6 +74,19 @@ pub struct Allocation {
     /// Every Event of that pass, in order.
     pub events: Vec<Event>,
     pub detail: String,
+    /// For a Service with no IP in the snapshot: the last allocation failure MetalLB's
+    /// controller logged for it (a bundle's `controller.log`); `null` without one.
+    pub controller_log: Option<LoggedFailure>,
+}
+
+/// An allocation MetalLB's controller logged as failed: `IP allocation failed` with its error,
+/// told apart by the ServiceReconciler's `failed to handle service` line that names the Service
+/// (the allocation line itself does not).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoggedFailure {
+    /// `ts` of the failure line, as written.
+    pub at: Option<String>,
+    pub error: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -68,7 +68,11 @@ pub struct PodLog {
     /// A speaker's: the IPs it still announces over layer 2 after its last line (its last
     /// `serviceAnnounced` not followed by a withdraw or a restart), as MetalLB writes IPs.
     pub layer2_at_end: std::collections::BTreeSet<String>,
+    /// A controller's: per Service (`namespace/name`), the last allocation it logged as failed.
+    pub allocation_failures: BTreeMap<String, LoggedFailure>,
 }
+
+pub use crate::report::LoggedFailure;
 
 /// FRR's own view of one speaker's node (MetalLB's report in FRR mode: `pods/<pod>/frr/logs/`
 /// `dump_frr`, with `frr.conf` standing in for a running configuration the dump lacks).
@@ -475,11 +479,11 @@ impl<'s> Reader<'s> {
             Role::Objects if holds_objects(&text) => self.texts.push((shown.into(), text)),
             Role::Objects => self.skipped.push(format!("{name}: no Kubernetes objects (no `kind`)")),
             Role::Log(pod, container) => {
-                let layer2_at_end = match container {
-                    Container::Speaker => layer2_at_end(&text),
-                    Container::Controller => Default::default(),
+                let (layer2_at_end, allocation_failures) = match container {
+                    Container::Speaker => (layer2_at_end(&text), BTreeMap::new()),
+                    Container::Controller => (Default::default(), allocation_failures(&text)),
                 };
-                self.logs.push(PodLog { pod, container, entry: shown, text, layer2_at_end })
+                self.logs.push(PodLog { pod, container, entry: shown, text, layer2_at_end, allocation_failures })
             }
             Role::Frr(pod, dump) => {
                 let files = self.frr.entry(pod).or_default();
@@ -539,6 +543,51 @@ impl<'s> Reader<'s> {
         };
         Ok(Opened { texts: self.texts, bundle })
     }
+}
+
+/// Per Service, the last allocation failure a controller's log records. The controller logs
+/// `IP allocation failed` (with the error) under a logger that names no Service; the reconcile
+/// then ends with `failed to handle service` naming it (one reconcile at a time). An allocation
+/// that succeeds, or a reconcile that ends otherwise, clears what is pending.
+fn allocation_failures(text: &str) -> BTreeMap<String, LoggedFailure> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        #[serde(default)]
+        msg: Option<String>,
+        #[serde(default)]
+        event: Option<String>,
+        #[serde(default)]
+        error: Option<serde_json::Value>,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        ts: Option<String>,
+    }
+    let mut out = BTreeMap::new();
+    let mut pending: Option<LoggedFailure> = None;
+    for raw in text.lines() {
+        // kubectl's --timestamps and --prefix put text before the object.
+        let Some(start) = raw.find('{') else { continue };
+        let Ok(line) = serde_json::from_str::<Line>(&raw[start..]) else { continue };
+        match (line.msg.as_deref(), line.event.as_deref()) {
+            (Some("IP allocation failed"), _) => {
+                let error = match line.error {
+                    Some(serde_json::Value::String(s)) => s,
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                pending = Some(LoggedFailure { at: line.ts, error });
+            }
+            (_, Some("failed to handle service")) => {
+                if let (Some(failure), Some(name)) = (pending.take(), line.name) {
+                    out.insert(name, failure);
+                }
+            }
+            (_, Some("ipAllocated" | "serviceUpdated" | "force service reload")) => pending = None,
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The IPs a speaker's log leaves it announcing over layer 2.
@@ -780,6 +829,36 @@ mod tests {
             refusal(open(tar_of(&[("notes.txt", b"x")]), LIMITS)).contains("nothing to read: of its 1 entries none")
         );
         assert!(refusal(open(tar_of(&[("values.yaml", b"replicas: 1\n")]), LIMITS)).contains("nothing to read"));
+    }
+
+    /// As MetalLB's controller logs them (v0.13.0 to v0.16.1 alike): the failure names no
+    /// Service, the reconcile's end does.
+    #[test]
+    fn a_controller_log_names_each_services_last_allocation_failure() {
+        let log = r#"{"branch":"HEAD","caller":"main.go:189","level":"info","msg":"MetalLB controller starting version 0.16.1 (commit 791dfcc6, branch HEAD)","ts":"2026-12-01T10:00:00Z","version":"0.16.1"}
+{"caller":"service.go:179","error":"no available IPs","level":"error","msg":"IP allocation failed","op":"allocateIPs","ts":"2026-12-01T10:00:01Z"}
+{"caller":"service_controller.go:112","controller":"ServiceReconciler","endpoints":"{}","event":"failed to handle service","level":"error","name":"default/new","service":"{}","ts":"2026-12-01T10:00:01Z"}
+{"caller":"service.go:186","event":"ipAllocated","ip":["198.51.100.9"],"level":"info","msg":"IP address assigned by controller","ts":"2026-12-01T10:00:02Z"}
+{"caller":"main.go:136","event":"serviceUpdated","level":"info","msg":"updated service object","ts":"2026-12-01T10:00:02Z"}
+2026-12-01T10:00:03.000000001Z {"caller":"service.go:179","error":"[\"198.51.100.8\"] is not allowed in config","level":"error","msg":"IP allocation failed","op":"allocateIPs","ts":"2026-12-01T10:00:03Z"}
+{"caller":"service_controller.go:112","controller":"ServiceReconciler","event":"failed to handle service","level":"error","name":"default/pinned","ts":"2026-12-01T10:00:03Z"}
+{"caller":"service.go:179","error":"no available IPs","level":"error","msg":"IP allocation failed","op":"allocateIPs","ts":"2026-12-01T10:00:04Z"}
+{"caller":"service_controller.go:106","controller":"ServiceReconciler","event":"force service reload","level":"info","ts":"2026-12-01T10:00:04Z"}
+{"caller":"service_controller.go:112","controller":"ServiceReconciler","event":"failed to handle service","level":"error","name":"default/other","ts":"2026-12-01T10:00:05Z"}
+"#;
+        let got = allocation_failures(log);
+        let failure = |at: &str, error: &str| LoggedFailure { at: Some(at.into()), error: error.into() };
+        assert_eq!(
+            got,
+            BTreeMap::from([
+                ("default/new".to_string(), failure("2026-12-01T10:00:01Z", "no available IPs")),
+                (
+                    "default/pinned".to_string(),
+                    failure("2026-12-01T10:00:03Z", "[\"198.51.100.8\"] is not allowed in config")
+                ),
+            ]),
+            "a failure whose reconcile ends without naming its Service is nobody's"
+        );
     }
 
     proptest! {

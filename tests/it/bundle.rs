@@ -619,3 +619,43 @@ fn the_speakers_logs_say_who_announces_when_nothing_else_does() {
     }
     assert!(seen >= 8, "{seen} layer-2 Services");
 }
+
+/// The controller's log in a report is MetalLB's own word on a Service still waiting for an IP.
+#[test]
+fn the_controllers_logged_failure_stands_beside_the_expected_one() {
+    const SCENARIO: &str = "testdata/scenarios/alloc-pool-exhausted.yaml";
+    let controller = concat!(
+        r#"{"caller":"service.go:179","error":"no available IPs","level":"error","msg":"IP allocation failed","op":"allocateIPs","ts":"2026-12-01T10:00:01Z"}"#,
+        "\n",
+        r#"{"caller":"service_controller.go:112","controller":"ServiceReconciler","event":"failed to handle service","level":"error","name":"default/new","ts":"2026-12-01T10:00:01Z"}"#,
+        "\n",
+        r#"{"caller":"service.go:179","error":"no available IPs","level":"error","msg":"IP allocation failed","op":"allocateIPs","ts":"2026-12-01T10:00:02Z"}"#,
+        "\n",
+        r#"{"caller":"service_controller.go:112","controller":"ServiceReconciler","event":"failed to handle service","level":"error","name":"default/app0","ts":"2026-12-01T10:00:02Z"}"#,
+        "\n",
+    );
+    let entries = vec![("pods/controller-5c8d9b7f6-abcde/controller.log".to_string(), controller.as_bytes().to_vec())];
+    let d = tempfile::tempdir().unwrap();
+    let bundle = d.path().join("metallb_report.tgz");
+    tgz(&bundle, &entries);
+    let args = |svc: &'static str, out: &'static str| {
+        vec!["explain", "svc", svc, "-n", "default", "--from", SCENARIO, "--from", bundle.to_str().unwrap(), "-o", out]
+    };
+    let (stdout, stderr, _) = run(&args("new", "json"));
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let allocation = &report["services"][0]["allocation"];
+    assert_eq!(
+        allocation["controllerLog"],
+        serde_json::json!({"at": "2026-12-01T10:00:01Z", "error": "no available IPs"})
+    );
+    assert_eq!(allocation["metallbEvent"]["message"], "Failed to allocate IP for \"default/new\": no available IPs");
+    let (text, _, _) = run(&args("new", "table"));
+    assert!(
+        text.contains("MetalLB's controller logged at 2026-12-01T10:00:01Z: IP allocation failed: no available IPs"),
+        "{text}"
+    );
+    // app0 holds its IP in the snapshot: an old failure is history, not shown.
+    let (stdout, _, _) = run(&args("app0", "json"));
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["services"][0]["allocation"]["controllerLog"], serde_json::Value::Null);
+}
