@@ -83,7 +83,7 @@ _kubectl__lbdoctor() {
 
     case "${cmd}" in
         kubectl__lbdoctor)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version explain check simulate history snapshot arping announce version completion help"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version explain check simulate history snapshot arping announce version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,7 +173,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__announce)
-            opts="-I -n -A -o -h -V --interface --duration --until-interrupted --force --dry-run --ndp-source --node --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-I -n -A -o -h -V --interface --duration --until-interrupted --force --dry-run --ndp-source --node --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -283,7 +283,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__arping)
-            opts="-I -c -n -A -o -h -V --interface --count --timeout --mac-map --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-I -c -n -A -o -h -V --interface --count --timeout --mac-map --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -397,7 +397,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__check)
-            opts="-w -n -A -o -h -V --ignore --config --no-config --spof --nodes --watch --timeout --all --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-w -n -A -o -h -V --ignore --config --no-config --spof --nodes --watch --timeout --all --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,7 +503,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__completion)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version bash zsh fish kubectl"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version bash zsh fish kubectl"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -593,7 +593,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__explain)
-            opts="-w -n -A -o -h -V --nodes --watch --timeout --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-w -n -A -o -h -V --nodes --watch --timeout --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -845,7 +845,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__history)
-            opts="-n -A -o -h -V --all --since --logs --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --all --since --logs --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -943,7 +943,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__simulate)
-            opts="-n -A -o -h -V --down --delete --speaker-down --label --unlabel --apply --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --down --delete --speaker-down --label --unlabel --apply --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1057,7 +1057,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__snapshot)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1147,7 +1147,7 @@ _kubectl__lbdoctor() {
             return 0
             ;;
         kubectl__lbdoctor__subcmd__version)
-            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
+            opts="-n -A -o -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --chunk-size --from --fill-from-cluster --demo --output --color --no-headers --fail-on --ignore-exclude-lb --lb-class --memberlist --bgp-type --metallb-version --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_lbdoctor_global_optspecs
-    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= chunk-size= from= demo= o/output= color= no-headers fail-on= ignore-exclude-lb= lb-class= memberlist= bgp-type= metallb-version= h/help V/version
+    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= chunk-size= from= fill-from-cluster demo= o/output= color= no-headers fail-on= ignore-exclude-lb= lb-class= memberlist= bgp-type= metallb-version= h/help V/version
 end
 
 function __fish_kubectl_lbdoctor_needs_command
@@ -88,6 +88,7 @@ v0.16.0\t''
 v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_needs_command" -s V -l version -d 'Print version'
@@ -169,6 +170,7 @@ v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s w -l watch -d 'Keep watching the cluster and print a line per change (announcer, status, allocation, causes)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand explain" -s V -l version -d 'Print version'
@@ -245,6 +247,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s w -l watch -d 'Keep watching the cluster and print a line per change (announcer, status, allocation, causes)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l all -d 'List every Service, the healthy ones too: past 40 Services a terminal gets the problems first'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand check" -s V -l version -d 'Print version'
@@ -318,6 +321,7 @@ v0.16.0\t''
 v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand simulate" -s V -l version -d 'Print version'
@@ -388,6 +392,7 @@ v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l all -d 'Every Service (the default without svc NAME)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand history" -s V -l version -d 'Print version'
@@ -455,6 +460,7 @@ v0.16.0\t''
 v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand snapshot" -s V -l version -d 'Print version'
@@ -526,6 +532,7 @@ v0.16.0\t''
 v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand arping" -s V -l version -d 'Print version'
@@ -601,6 +608,7 @@ complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announ
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l force -d 'Answer even when another MAC already answers for an IP (split brain)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l dry-run -d 'Print what would be sent and answered; send nothing'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand announce" -s V -l version -d 'Print version'
@@ -668,6 +676,7 @@ v0.16.0\t''
 v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand version" -s V -l version -d 'Print version'
@@ -735,6 +744,7 @@ v0.16.0\t''
 v0.16.1\t''
 main\t''"
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l fill-from-cluster -d 'Take what the --from bundles lack (MetalLB\'s report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -l no-headers -d 'Tables without their header row (for scripts)'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-lbdoctor -n "__fish_kubectl_lbdoctor_using_subcommand completion" -s V -l version -d 'Print version'

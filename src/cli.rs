@@ -68,6 +68,9 @@ pub struct GlobalArgs {
     /// Read a snapshot instead of a cluster: file, directory, archive (metallb_report.tgz, a sysdump .zip) or - (repeatable)
     #[arg(long = "from", global = true, value_name = "PATH")]
     pub from: Vec<String>,
+    /// Take what the --from bundles lack (MetalLB's report: Nodes, Services, EndpointSlices, Pods) from the cluster kubectl reads
+    #[arg(long, global = true, requires = "from")]
+    pub fill_from_cluster: bool,
     /// Run on a demo cluster built into the binary instead: healthy, or trap (nodeSelectors that pick only excluded nodes)
     #[arg(long, global = true, value_enum, num_args = 0..=1, default_missing_value = "healthy", value_name = "WHICH", conflicts_with = "from")]
     pub demo: Option<crate::demo::Demo>,

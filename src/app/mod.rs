@@ -121,7 +121,13 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
             let c = collect(r, env, false)?;
             (c.snapshot, c.default_namespace)
         }
-        Source::Files(paths) => recorded(snapshot::load_paths(paths, env.stdin)?),
+        Source::Files(paths) => {
+            let mut snap = snapshot::load_paths(paths, env.stdin)?;
+            if r.fill_from_cluster {
+                fill_from_cluster(r, env, &mut snap)?;
+            }
+            recorded(snap)
+        }
         Source::Demo(demo) => recorded(demo.load()?),
     };
     // What each bundle held comes first: it explains a refusal for what it lacks.
@@ -179,29 +185,14 @@ fn bundle_lines(snap: &snapshot::Snapshot) -> Vec<String> {
 /// EndpointSlices or Pods; a sysdump no EndpointSlices) and no other input gave them: which, and
 /// the command that captures them. No answer is better than one built on a guess.
 fn bundle_lacks(snap: &snapshot::Snapshot) -> Option<String> {
-    let has = |kind: &str| match kind {
-        "nodes" => !snap.nodes.is_empty(),
-        "services" => !snap.services.is_empty(),
-        "endpointslices" => !snap.endpoint_slices.is_empty(),
-        "pods" => !snap.pods.is_empty(),
-        _ => true,
-    };
-    let lacking: Vec<&snapshot::bundle::Bundle> =
-        snap.bundles.iter().map(|b| b.as_ref()).filter(|b| b.layout.lacks().iter().any(|k| !has(k))).collect();
-    let first = lacking.first()?;
-    let mut missing: Vec<&str> = Vec::new();
-    for kind in lacking.iter().flat_map(|b| b.layout.lacks()).filter(|k| !has(k)) {
-        if !missing.contains(kind) {
-            missing.push(kind);
-        }
-    }
+    let (first, missing) = bundle_missing(snap)?;
     let froms: Vec<String> = snap
         .bundles
         .iter()
         .map(|b| format!("--from {}", if b.path == "<stdin>" { "-" } else { b.path.as_str() }))
         .collect();
     Some(format!(
-        "{} is {}: it holds no {}, which every answer needs, and no other --from gave them. No answer is given rather than a guess. Capture them where the cluster is reachable and pass both:\n  kubectl get {} -A -o yaml > cluster.yaml\n  kubectl lbdoctor check {} --from cluster.yaml",
+        "{} is {}: it holds no {}, which every answer needs, and no other --from gave them. No answer is given rather than a guess. Capture them where the cluster is reachable and pass both:\n  kubectl get {} -A -o yaml > cluster.yaml\n  kubectl lbdoctor check {} --from cluster.yaml\nor add --fill-from-cluster to read them from the cluster kubectl reads now.",
         first.path,
         first.layout.words(),
         match missing.split_last() {
@@ -212,6 +203,59 @@ fn bundle_lacks(snap: &snapshot::Snapshot) -> Option<String> {
         missing.join(","),
         froms.join(" ")
     ))
+}
+
+/// The first bundle that lacks kinds no other input gave, and every such kind once (as
+/// `kubectl get` names them).
+fn bundle_missing(snap: &snapshot::Snapshot) -> Option<(&snapshot::bundle::Bundle, Vec<&'static str>)> {
+    let has = |kind: &str| match kind {
+        "nodes" => !snap.nodes.is_empty(),
+        "services" => !snap.services.is_empty(),
+        "endpointslices" => !snap.endpoint_slices.is_empty(),
+        "pods" => !snap.pods.is_empty(),
+        _ => true,
+    };
+    let lacking: Vec<&snapshot::bundle::Bundle> =
+        snap.bundles.iter().map(|b| b.as_ref()).filter(|b| b.layout.lacks().iter().any(|k| !has(k))).collect();
+    let first = lacking.first()?;
+    let mut missing: Vec<&'static str> = Vec::new();
+    for kind in lacking.iter().flat_map(|b| b.layout.lacks()).filter(|k| !has(k)) {
+        if !missing.contains(kind) {
+            missing.push(kind);
+        }
+    }
+    Some((first, missing))
+}
+
+/// `--fill-from-cluster`: the kinds the bundles lack, read now from the cluster kubectl reads
+/// (GET and LIST only, as every live read); everything else stays the bundle's. What the cluster
+/// refuses to list is unknown, as in live mode.
+fn fill_from_cluster(r: &Resolved, env: &Env, snap: &mut snapshot::Snapshot) -> Result<(), AppError> {
+    let Some((_, missing)) = bundle_missing(snap) else {
+        eprintln!("note: --fill-from-cluster: no --from bundle lacks anything, so the cluster was not read");
+        return Ok(());
+    };
+    let live = collect(r, env, false)?.snapshot;
+    for kind in &missing {
+        match *kind {
+            "nodes" => snap.nodes = live.nodes.clone(),
+            "services" => snap.services = live.services.clone(),
+            "endpointslices" => snap.endpoint_slices = live.endpoint_slices.clone(),
+            "pods" => snap.pods = live.pods.clone(),
+            _ => {}
+        }
+    }
+    for denied in live.info.denied.iter().filter(|d| missing.contains(&d.resource.split('.').next().unwrap_or(""))) {
+        snap.info.unreadable.push(denied.summary());
+        snap.info.denied.push(denied.clone());
+    }
+    let context = live.info.context.as_deref().map(|c| format!(" (context {c})")).unwrap_or_default();
+    eprintln!(
+        "note: {} read from the cluster{context} at {}; the bundle's objects and logs are from when it was collected",
+        missing.join(", "),
+        live.info.captured_at.as_deref().unwrap_or("an unknown time")
+    );
+    Ok(())
 }
 
 /// What the loader left out, for stderr: each object of a kind the engines read that no server

@@ -39,6 +39,8 @@ pub struct Resolved {
     pub fail_on: Option<Severity>,
     /// Where the objects come from.
     pub source: Source,
+    /// `--fill-from-cluster`: what the `--from` bundles lack is read from the cluster.
+    pub fill_from_cluster: bool,
     /// `-n` and `-A`.
     pub namespaces: Namespaces,
     /// The engine switches (`--ignore-exclude-lb`, `--lb-class`, `--memberlist`, …).
@@ -222,6 +224,8 @@ pub fn globals(g: GlobalArgs, env: &Env, format: Format) -> Result<Resolved, App
     };
     let request_timeout = match (&source, g.request_timeout.as_deref()) {
         (Source::Live, Some(text)) => request_timeout(text)?,
+        // What the bundles lack is read live.
+        (Source::Files(_), Some(text)) if g.fill_from_cluster => request_timeout(text)?,
         _ => RequestTimeout::Unset,
     };
     Ok(Resolved {
@@ -236,6 +240,7 @@ pub fn globals(g: GlobalArgs, env: &Env, format: Format) -> Result<Resolved, App
         progress: env.stderr_is_terminal,
         fail_on: g.fail_on.threshold(),
         source,
+        fill_from_cluster: g.fill_from_cluster,
         namespaces: Namespaces { namespace: g.namespace, all: g.all_namespaces },
         overrides: Overrides {
             ignore_exclude_lb: g.ignore_exclude_lb,

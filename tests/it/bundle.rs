@@ -659,3 +659,62 @@ fn the_controllers_logged_failure_stands_beside_the_expected_one() {
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["services"][0]["allocation"]["controllerLog"], serde_json::Value::Null);
 }
+
+/// `--fill-from-cluster`: what the report lacks is read from the cluster (here the fake API
+/// server, holding the cluster the report came from), the rest stays the report's.
+#[test]
+fn fill_from_cluster_reads_what_the_report_lacks_and_nothing_else() {
+    use crate::fakeapi::{objects_of, Behaviour, FakeApi};
+    let api = FakeApi::start(objects_of(Path::new(CLUSTER)), Behaviour::default(), None);
+    let d = tempfile::tempdir().unwrap();
+    let kubeconfig = api.kubeconfig(d.path(), "fake", "default", "token");
+    let (entries, _) = report_entries();
+    let bundle = d.path().join("metallb_report.tgz");
+    tgz(&bundle, &entries);
+    let run_with = |args: &[&str]| {
+        crate::util::output(crate::util::lbdoctor().env("KUBECONFIG", &kubeconfig).env("HOME", d.path()).args(args))
+    };
+    let (stdout, stderr, code) =
+        run_with(&["check", "--from", bundle.to_str().unwrap(), "--fill-from-cluster", "-o", "json"]);
+    let (want, _, want_code) = run(&["check", "--from", CLUSTER, "-o", "json"]);
+    assert_eq!(code, want_code, "{stderr}");
+    let got: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let want: serde_json::Value = serde_json::from_str(&want).unwrap();
+    assert_eq!(got["summary"], want["summary"]);
+    let verdicts = |r: &serde_json::Value| -> Vec<(String, String, serde_json::Value, serde_json::Value)> {
+        r["services"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let l2 = &s["metallb"]["layer2"];
+                (
+                    s["name"].as_str().unwrap().into(),
+                    s["status"].as_str().unwrap().into(),
+                    l2["expectedAnnouncer"].clone(),
+                    l2["actualAnnouncers"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(verdicts(&got), verdicts(&want));
+    assert!(
+        stderr.contains("note: nodes, services, endpointslices, pods read from the cluster (context fake) at "),
+        "{stderr}"
+    );
+    // Toward the cluster: GETs only, of the lacking kinds among the rest of a live read.
+    let requests = api.requests();
+    assert!(requests.iter().all(|r| r.starts_with("GET ")), "{requests:?}");
+    assert!(requests.iter().any(|r| r.contains("/api/v1/nodes")), "{requests:?}");
+    assert!(!requests.iter().any(|r| r.contains("/secrets")), "{requests:?}");
+
+    // Without it, the report alone still says what it lacks, and how to add it.
+    let (_, stderr, code) = run_with(&["check", "--from", bundle.to_str().unwrap()]);
+    assert_eq!(code, 3);
+    assert!(stderr.contains("or add --fill-from-cluster to read them from the cluster kubectl reads now"), "{stderr}");
+    // A complete input reads nothing from the cluster.
+    let before = api.requests().len();
+    let (_, stderr, _) = run_with(&["check", "--from", CLUSTER, "--fill-from-cluster"]);
+    assert!(stderr.contains("no --from bundle lacks anything, so the cluster was not read"), "{stderr}");
+    assert_eq!(api.requests().len(), before);
+}
