@@ -58,7 +58,7 @@ fn report_entries() -> (Vec<(String, Vec<u8>)>, String) {
     report_entries_of(CLUSTER, Path::new(LOGS))
 }
 
-fn report_entries_of(cluster: &str, logs: &Path) -> (Vec<(String, Vec<u8>)>, String) {
+pub(crate) fn report_entries_of(cluster: &str, logs: &Path) -> (Vec<(String, Vec<u8>)>, String) {
     let text = std::fs::read_to_string(cluster).unwrap();
     let docs = documents(&text);
     let mut entries = Vec::new();
@@ -82,7 +82,7 @@ fn report_entries_of(cluster: &str, logs: &Path) -> (Vec<(String, Vec<u8>)>, Str
     (entries, rest)
 }
 
-fn tgz(path: &Path, entries: &[(String, Vec<u8>)]) {
+pub(crate) fn tgz(path: &Path, entries: &[(String, Vec<u8>)]) {
     let gz = flate2::write::GzEncoder::new(std::fs::File::create(path).unwrap(), flate2::Compression::default());
     let mut tar = tar::Builder::new(gz);
     for (name, data) in entries {

@@ -42,6 +42,48 @@ fn live_equals_file(test: &str, file: &str) -> Option<Server> {
     Some(server)
 }
 
+/// `--fill-from-cluster` on a real API server: MetalLB's report of the homelab cluster (its
+/// configuration; no speaker logs) with the Nodes, Services, EndpointSlices and Pods it lacks
+/// read from the server gives the file's verdicts, announcers aside (the report holds no
+/// ServiceL2Status, so the observed ones are unknown).
+#[test]
+fn a_report_filled_from_the_cluster_equals_the_file() {
+    let file = crate::util::HOMELAB;
+    let Some(server) = Server::start("a_report_filled_from_the_cluster_equals_the_file") else { return };
+    load::apply(&server, &load::objects(file));
+    let logs = tempfile::tempdir().unwrap();
+    let (entries, _) = crate::bundle::report_entries_of(file, logs.path());
+    let bundle = server.dir().join("metallb_report.tgz");
+    crate::bundle::tgz(&bundle, &entries);
+    let (stdout, stderr, code) =
+        server.lbdoctor(&["check", "-A", "-o", "json", "--from", bundle.to_str().unwrap(), "--fill-from-cluster"]);
+    let filled = parse_json(&stdout, &stderr);
+    assert!(stderr.contains("nodes, services, endpointslices, pods read from the cluster"), "{stderr}");
+    let (fstdout, fstderr, fcode) = output(lbdoctor().args(["check", "-A", "-o", "json", "--from", file]));
+    let from_file = parse_json(&fstdout, &fstderr);
+    let services = |r: &Value| -> Vec<(Value, Value, Value, Value)> {
+        r["services"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].clone(),
+                    s["status"].clone(),
+                    s["metallb"]["layer2"]["expectedAnnouncer"].clone(),
+                    s["allocation"].clone(),
+                )
+            })
+            .collect()
+    };
+    let want = services(&from_file);
+    assert!(
+        want.len() >= 10 && want.iter().all(|(_, status, _, allocation)| status.is_string() && allocation.is_object())
+    );
+    assert_eq!(services(&filled), want);
+    assert_eq!(code <= 1, fcode <= 1, "{stderr}");
+}
+
 #[test]
 fn homelab_live_equals_file() {
     live_equals_file("homelab_live_equals_file", crate::util::HOMELAB);
