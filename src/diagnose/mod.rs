@@ -846,5 +846,23 @@ pub(crate) fn source(world: &World) -> Source {
                 reason: o.reason.clone(),
             })
             .collect(),
+        bundles: world
+            .snap
+            .bundles
+            .iter()
+            .map(|b| {
+                let speakers =
+                    b.logs.iter().filter(|l| l.container == crate::snapshot::bundle::Container::Speaker).count();
+                crate::report::BundleRead {
+                    path: b.path.clone(),
+                    layout: b.layout.as_str(),
+                    object_files: b.object_files,
+                    speaker_logs: speakers,
+                    controller_logs: b.logs.len() - speakers,
+                    frr_views: b.frr.len(),
+                    not_read: b.skipped.clone(),
+                }
+            })
+            .collect(),
     }
 }

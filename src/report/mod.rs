@@ -142,6 +142,26 @@ pub struct Source {
     pub ignored_objects: Vec<IgnoredObject>,
     /// Fields of file objects that no server returns for their kind: not read.
     pub ignored_fields: Vec<IgnoredField>,
+    /// The bundles among the `--from` inputs (archives, collectors' trees) and what was read
+    /// from each; absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bundles: Vec<BundleRead>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BundleRead {
+    /// As given to `--from`.
+    pub path: String,
+    /// `metallbReport`, `ciliumSysdump` or `objects`.
+    pub layout: &'static str,
+    pub object_files: usize,
+    pub speaker_logs: usize,
+    pub controller_logs: usize,
+    /// Nodes whose FRR dump was read.
+    pub frr_views: usize,
+    /// Entries read past, each with why.
+    pub not_read: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -31,6 +31,15 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// As JSON names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::MetallbReport => "metallbReport",
+            Layout::CiliumSysdump => "ciliumSysdump",
+            Layout::Objects => "objects",
+        }
+    }
+
     pub fn words(self) -> &'static str {
         match self {
             Layout::MetallbReport => "MetalLB's troubleshooting report",

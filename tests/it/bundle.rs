@@ -142,7 +142,19 @@ fn metallb_report_bundle_answers_as_the_files_and_logs_it_came_from() {
         v.as_object_mut().unwrap().remove("source");
         v
     };
+    let source: serde_json::Value = serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["source"].clone();
+    assert_eq!(
+        source["bundles"],
+        serde_json::json!([{"path": bundle, "layout": "metallbReport", "objectFiles": 6, "speakerLogs": 8,
+            "controllerLogs": 1, "frrViews": 0, "notRead": []}])
+    );
     assert_eq!(strip(&stdout), strip(&want_check));
+    // The page says what it was read from.
+    let (page, _, _) = run(&["check", "--from", bundle, "--from", rest_path, "-o", "html"]);
+    assert!(
+        page.contains("(metallbReport): 6 object files, 8 speaker logs, 1 controller logs, 0 FRR views"),
+        "no bundle line"
+    );
     assert!(
         stderr.contains(&format!(
             "note: {bundle}: MetalLB's troubleshooting report: read 6 object files, 8 speaker logs, 1 controller log"

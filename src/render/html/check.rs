@@ -143,6 +143,14 @@ fn setup(report: &Report) -> Markup {
         dl.facts {
             dt { "Read from" } dd { (src.mode) @if let Some(c) = &src.context { " (context " code { (c) } ")" } }
             dt { "Captured at" } dd { (src.captured_at.as_deref().unwrap_or("unknown: the snapshot does not say")) }
+            @for b in &src.bundles {
+                dt { "Bundle" }
+                dd {
+                    code { (b.path) } " (" (b.layout) "): " (b.object_files) " object files, " (b.speaker_logs) " speaker logs, "
+                    (b.controller_logs) " controller logs, " (b.frr_views) " FRR views"
+                    @if !b.not_read.is_empty() { "; not read: " (b.not_read.len()) }
+                }
+            }
             dt { "Implementations" }
             dd {
                 @if src.implementations.is_empty() { "none found" }
