@@ -218,7 +218,13 @@ fn open_at(chromium: &Path, page: &Path, fragment: &str, dir: &Path) -> Opened {
         .expect("chromium runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "chromium failed on {}: {stderr}", page.display());
-    let console = stderr.lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect();
+    // Chromium's own pages (chrome://resources/…) log to the same stream now and then ("Slow
+    // network is detected" from its new-tab composebox): only the page's messages count.
+    let console = stderr
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") && !l.contains("source: chrome://"))
+        .map(str::to_string)
+        .collect();
     let log: serde_json::Value = serde_json::from_slice(&std::fs::read(&net_log).expect("net log")).expect("net log");
     let start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"].as_u64().expect("event type");
     let requests = log["events"]
