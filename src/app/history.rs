@@ -75,12 +75,7 @@ pub(super) fn history(r: &Resolved, env: &mut Env, args: HistoryArgs, out: &mut 
             Some(end - window)
         }
     };
-    let bundled: Vec<&crate::snapshot::bundle::PodLog> = snap
-        .bundles
-        .iter()
-        .flat_map(|b| &b.logs)
-        .filter(|l| l.container == crate::snapshot::bundle::Container::Speaker)
-        .collect();
+    let bundled: Vec<&crate::snapshot::bundle::PodLog> = snap.bundled_speaker_logs().collect();
     let (speaker_logs, unknown, refused) = match &args.logs {
         Some(dir) => (scan_dir(dir, since)?, None, Vec::new()),
         None if !bundled.is_empty() => (scan_bundled(&bundled, since)?, None, Vec::new()),

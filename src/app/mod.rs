@@ -157,7 +157,7 @@ fn bundle_lines(snap: &snapshot::Snapshot) -> Vec<String> {
     snap.bundles
         .iter()
         .map(|b| {
-            let speakers = b.logs.iter().filter(|l| l.container == snapshot::bundle::Container::Speaker).count();
+            let speakers = b.speaker_logs().count();
             let controllers = b.logs.len() - speakers;
             let mut read = vec![count(b.object_files, "object file", "object files")];
             if speakers > 0 {

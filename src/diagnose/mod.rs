@@ -851,8 +851,7 @@ pub(crate) fn source(world: &World) -> Source {
             .bundles
             .iter()
             .map(|b| {
-                let speakers =
-                    b.logs.iter().filter(|l| l.container == crate::snapshot::bundle::Container::Speaker).count();
+                let speakers = b.speaker_logs().count();
                 crate::report::BundleRead {
                     path: b.path.clone(),
                     layout: b.layout.as_str(),

@@ -100,12 +100,7 @@ impl ActualIndex {
 /// Per IP, the nodes whose speaker log (from a bundle) ends announcing it over layer 2, and
 /// whether every speaker Pod of the snapshot has its log there. The Pod is the node.
 fn speaker_logs(snap: &Snapshot) -> (HashMap<String, BTreeSet<String>>, bool) {
-    let logs: Vec<&crate::snapshot::bundle::PodLog> = snap
-        .bundles
-        .iter()
-        .flat_map(|b| &b.logs)
-        .filter(|l| l.container == crate::snapshot::bundle::Container::Speaker)
-        .collect();
+    let logs: Vec<&crate::snapshot::bundle::PodLog> = snap.bundled_speaker_logs().collect();
     if logs.is_empty() {
         return (HashMap::new(), false);
     }

@@ -568,12 +568,7 @@ pub fn services(
     for svc in &rows {
         let m = svc.metallb.as_ref();
         let l2 = m.and_then(|m| m.layer2.as_ref());
-        let codes: Vec<String> = svc
-            .findings
-            .iter()
-            .map(|f| f.code.to_string())
-            .chain(svc.suppressed.iter().map(|s| format!("({})", s.finding.code)))
-            .collect();
+        let codes = svc.finding_codes();
         let mut row = vec![
             svc.namespace.clone(),
             svc.name.clone(),

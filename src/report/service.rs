@@ -39,6 +39,18 @@ pub struct ServiceReport {
     pub suppressed: Vec<Suppressed>,
 }
 
+impl ServiceReport {
+    /// The codes of its findings, then its suppressed ones in parentheses: what the tables'
+    /// FINDINGS column shows, sorts and filters by.
+    pub fn finding_codes(&self) -> Vec<String> {
+        self.findings
+            .iter()
+            .map(|f| f.code.to_string())
+            .chain(self.suppressed.iter().map(|s| format!("({})", s.finding.code)))
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ownership {

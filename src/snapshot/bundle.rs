@@ -107,6 +107,13 @@ pub struct Bundle {
     pub skipped: Vec<String>,
 }
 
+impl Bundle {
+    /// The speakers' logs, not the controller's.
+    pub fn speaker_logs(&self) -> impl Iterator<Item = &PodLog> {
+        self.logs.iter().filter(|l| l.container == Container::Speaker)
+    }
+}
+
 /// The object files of a bundle, named `BUNDLE/ENTRY` as errors name them, and the rest.
 pub struct Opened {
     pub texts: Vec<(Arc<str>, String)>,

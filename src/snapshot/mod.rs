@@ -43,6 +43,13 @@ pub(crate) fn scenario_files() -> Vec<String> {
     files
 }
 
+impl Snapshot {
+    /// The speakers' logs every bundle among the inputs held.
+    pub fn bundled_speaker_logs(&self) -> impl Iterator<Item = &bundle::PodLog> {
+        self.bundles.iter().flat_map(|b| b.speaker_logs())
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     pub info: SnapshotInfo,

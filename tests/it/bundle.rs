@@ -36,7 +36,15 @@ fn kubectl_list(docs: &[&String]) -> String {
     if docs.is_empty() {
         return "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n".into();
     }
-    let mut out = String::from("apiVersion: v1\nitems:\n");
+    format!(
+        "apiVersion: v1\nitems:\n{}kind: List\nmetadata:\n  resourceVersion: \"\"\n",
+        items(docs.iter().map(|d| d.as_str()))
+    )
+}
+
+/// Documents as the entries of a block sequence at the margin, as kubectl writes a List's `items`.
+fn items<'a>(docs: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
     for doc in docs {
         for (i, line) in doc.lines().enumerate() {
             out.push_str(if i == 0 {
@@ -50,7 +58,7 @@ fn kubectl_list(docs: &[&String]) -> String {
             out.push('\n');
         }
     }
-    out + "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+    out
 }
 
 /// The report's entries (path under `./report/`, contents), and the objects it lacks as one file.
@@ -386,21 +394,8 @@ fn cilium_sysdump_reads_its_typed_lists_and_says_it_lacks_endpointslices() {
         let of_kind: Vec<&String> = docs.iter().filter(|d| kind_of(d) == kind).collect();
         in_sysdump.extend(of_kind.iter().map(|d| d.as_str()));
         let body = if list {
-            let mut out = String::from("items:\n");
-            for doc in &of_kind {
-                for (i, line) in untyped(doc).lines().enumerate() {
-                    out.push_str(if i == 0 {
-                        "- "
-                    } else if line.is_empty() {
-                        ""
-                    } else {
-                        "  "
-                    });
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }
-            out + "metadata:\n  resourceVersion: \"48213\"\n"
+            let untyped: Vec<String> = of_kind.iter().map(|d| untyped(d)).collect();
+            format!("items:\n{}metadata:\n  resourceVersion: \"48213\"\n", items(untyped.iter().map(String::as_str)))
         } else {
             let [doc] = of_kind[..] else { panic!("one {kind}") };
             untyped(doc)

@@ -282,12 +282,7 @@ fn service_row(
     let status = svc.status.as_str();
     let key = format!("{}/{}", svc.namespace, svc.name);
     // What the Findings column sorts and filters by: the codes, not the messages under them.
-    let codes: Vec<String> = svc
-        .findings
-        .iter()
-        .map(|f| f.code.to_string())
-        .chain(svc.suppressed.iter().map(|s| format!("({})", s.finding.code)))
-        .collect();
+    let codes = svc.finding_codes();
     html! {
         tr {
             td { (svc.namespace) }
