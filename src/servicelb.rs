@@ -79,7 +79,7 @@ pub fn evaluate(setup: &Setup, svc: &Service, nodes: &[Node], pods: &[&Pod], sli
         .copied()
         .filter(|p| {
             let l = p.metadata.labels.as_ref();
-            l.and_then(|l| l.get(SVC_NAME)).map(String::as_str) == Some(name)
+            l.and_then(|l| l.get(SVC_NAME)) == Some(name)
                 && l.and_then(|l| l.get(SVC_NAMESPACE)).is_none_or(|ns| ns == namespace)
         })
         .collect();
@@ -107,7 +107,7 @@ pub fn evaluate(setup: &Setup, svc: &Service, nodes: &[Node], pods: &[&Pod], sli
             if labels.get(ENABLE_LB).map(String::as_str) != Some("true") {
                 excluded_by.push(Exclusion::NotEnableLB);
             }
-            if pool.is_some_and(|p| labels.get(LB_POOL) != Some(p)) {
+            if pool.is_some_and(|p| labels.get(LB_POOL).map(String::as_str) != Some(p)) {
                 excluded_by.push(Exclusion::LbpoolMismatch);
             }
         }

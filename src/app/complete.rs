@@ -358,7 +358,7 @@ fn snapshot_names(resource: &str, words: &Words, env: &mut Env) -> Option<Candid
         .filter_map(|s| {
             let ips = ingress_ips(s).into_iter().filter(|ip| !ip.is_empty()).collect::<Vec<_>>();
             let help = if ips.is_empty() { "<pending>".to_string() } else { ips.join(",") };
-            s.metadata.name.clone().map(|n| (n, Some(help)))
+            s.metadata.name.as_deref().map(|n| (n.to_string(), Some(help)))
         })
         .collect();
     names.sort();
@@ -373,7 +373,7 @@ fn namespaces(words: &Words, env: &mut Env) -> Option<Candidates> {
         .namespaces
         .iter()
         .filter_map(|n| n.metadata.name.clone())
-        .chain(snap.services.iter().filter_map(|s| s.metadata.namespace.clone()))
+        .chain(snap.services.iter().filter_map(|s| s.metadata.namespace.as_deref().map(str::to_string)))
         .collect();
     names.sort();
     names.dedup();

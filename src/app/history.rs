@@ -166,7 +166,7 @@ fn live_logs(r: &Resolved, snap: &crate::snapshot::Snapshot, since: Option<Times
         .pods
         .iter()
         .filter(|p| crate::metallb::install::is_speaker_labelled(p.metadata.labels.as_ref()))
-        .filter_map(|p| Some((p.metadata.namespace.clone()?, p.metadata.name.clone()?)))
+        .filter_map(|p| Some((p.metadata.namespace.as_deref()?.to_string(), p.metadata.name.as_deref()?.to_string())))
         .collect();
     if pods.is_empty() {
         return Ok((Vec::new(), Some("no speaker Pods in the cluster, so no speaker logs".into()), Vec::new()));

@@ -41,16 +41,13 @@ impl Setup {
 
 fn is_agent(pod: &Pod) -> bool {
     let labels = pod.metadata.labels.as_ref();
-    labels.is_some_and(|l| {
-        l.get("k8s-app").map(String::as_str) == Some("cilium")
-            || l.get("app.kubernetes.io/name").map(String::as_str) == Some("cilium-agent")
-    })
+    labels
+        .is_some_and(|l| l.get("k8s-app") == Some("cilium") || l.get("app.kubernetes.io/name") == Some("cilium-agent"))
 }
 
 fn is_operator(pod: &Pod) -> bool {
     pod.metadata.labels.as_ref().is_some_and(|l| {
-        l.get("io.cilium/app").map(String::as_str) == Some("operator")
-            || l.get("app.kubernetes.io/name").map(String::as_str) == Some("cilium-operator")
+        l.get("io.cilium/app") == Some("operator") || l.get("app.kubernetes.io/name") == Some("cilium-operator")
     })
 }
 
@@ -124,8 +121,8 @@ pub fn discover(snap: &Snapshot) -> Setup {
     let installed = !evidence.is_empty();
     let namespace = config
         .and_then(|c| c.metadata.namespace.clone())
-        .or_else(|| agents.first().and_then(|p| p.metadata.namespace.clone()))
-        .or_else(|| agent_ds.and_then(|d| d.metadata.namespace.clone()))
+        .or_else(|| agents.first().and_then(|p| p.metadata.namespace.clone()).map(String::from))
+        .or_else(|| agent_ds.and_then(|d| d.metadata.namespace.clone()).map(String::from))
         .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
     static EMPTY: BTreeMap<String, String> = BTreeMap::new();
     let data = config.and_then(|c| c.data.as_ref()).unwrap_or(&EMPTY);
@@ -164,7 +161,7 @@ pub fn discover(snap: &Snapshot) -> Setup {
             agents
                 .iter()
                 .map(|p| Agent {
-                    pod: p.metadata.name.clone().unwrap_or_default(),
+                    pod: String::from(p.metadata.name.clone().unwrap_or_default()),
                     node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
                     ready: pod_is_live(p),
                     phase: p.status.as_ref().and_then(|s| s.phase.clone()),

@@ -191,7 +191,8 @@ pub fn evaluate(input: &Input) -> Verdict {
     let name = svc.metadata.name.clone().unwrap_or_default();
     let lb_addresses: Vec<String> =
         crate::metallb::service::ingress_ips(svc).into_iter().filter(|s| !s.is_empty()).collect();
-    let external_addresses: Vec<String> = spec.and_then(|s| s.external_ips.clone()).unwrap_or_default();
+    let external_addresses: Vec<String> =
+        spec.and_then(|s| s.external_ips.as_deref()).unwrap_or_default().iter().map(|s| s.to_string()).collect();
     let class = spec.and_then(|s| s.load_balancer_class.as_deref());
     let etp_local = spec.and_then(|s| s.external_traffic_policy.as_deref()) == Some("Local");
     let mut verdict = Verdict {

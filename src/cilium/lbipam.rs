@@ -251,7 +251,7 @@ pub struct Request {
 /// The first alias present wins, even when empty.
 fn annotation<'a>(svc: &'a Service, keys: &[&str]) -> Option<&'a str> {
     let a = svc.metadata.annotations.as_ref()?;
-    keys.iter().find_map(|k| a.get(k)).map(String::as_str)
+    keys.iter().find_map(|k| a.get(k))
 }
 
 pub fn request(setup: &Setup, svc: &Service) -> Request {
@@ -264,7 +264,7 @@ pub fn request(setup: &Setup, svc: &Service) -> Request {
         .load_balancer_ip
         .iter()
         .filter(|s| !s.is_empty())
-        .cloned()
+        .map(|s| s.to_string())
         .chain(annotation(svc, &IPS).into_iter().flat_map(|v| v.split(',')).map(|s| s.trim().to_string()));
     for text in raw {
         match text.parse::<IpAddr>() {
@@ -308,8 +308,8 @@ pub fn request(setup: &Setup, svc: &Service) -> Request {
         })
     });
     Request {
-        namespace,
-        name,
+        namespace: String::from(namespace),
+        name: String::from(name),
         labels,
         specific,
         unparsable,

@@ -15,8 +15,11 @@ use crate::k8s::selector::Labels;
 /// plus the pseudo-labels `io.kubernetes.service.namespace` and `io.kubernetes.service.name`.
 pub fn selector_labels(svc: &Service) -> Labels {
     let mut labels = svc.metadata.labels.as_ref().map(|l| l.to_btree()).unwrap_or_default();
-    labels.insert("io.kubernetes.service.namespace".into(), svc.metadata.namespace.clone().unwrap_or_default());
-    labels.insert("io.kubernetes.service.name".into(), svc.metadata.name.clone().unwrap_or_default());
+    labels.insert(
+        "io.kubernetes.service.namespace".into(),
+        String::from(svc.metadata.namespace.clone().unwrap_or_default()),
+    );
+    labels.insert("io.kubernetes.service.name".into(), String::from(svc.metadata.name.clone().unwrap_or_default()));
     labels
 }
 

@@ -119,7 +119,7 @@ pub fn reconcile(input: &Input) -> Outcome {
     }
     let spec = svc.spec.as_ref();
     let etp_local = spec.and_then(|s| s.external_traffic_policy.as_deref()) == Some("Local");
-    let selector_text = svc.metadata.annotations.as_ref().and_then(|a| a.get(MATCH_NODE_LABELS)).cloned();
+    let selector_text = svc.metadata.annotations.as_ref().and_then(|a| a.get(MATCH_NODE_LABELS)).map(str::to_string);
     let selector = match selector_text.as_deref().map(Selector::parse) {
         None => None,
         Some(Ok(s)) => Some(s),

@@ -76,7 +76,7 @@ impl<'a> Implementations<'a> {
         if servicelb.installed {
             for pod in &snap.pods {
                 if let Some(name) = pod.metadata.labels.as_ref().and_then(|l| l.get(servicelb::SVC_NAME)) {
-                    svclb_pods.entry(name.as_str()).or_default().push(pod);
+                    svclb_pods.entry(name).or_default().push(pod);
                 }
             }
         }

@@ -385,8 +385,8 @@ fn evaluate<'w>(
     svc: &'w Service,
     detail: bool,
 ) -> Evaluation<'w> {
-    let namespace = svc.metadata.namespace.clone().unwrap_or_default();
-    let name = svc.metadata.name.clone().unwrap_or_default();
+    let namespace = svc.metadata.namespace.as_deref().unwrap_or_default().to_string();
+    let name = svc.metadata.name.as_deref().unwrap_or_default().to_string();
     let handled = world.setup.installed && handles_class(svc, &world.setup.lb_class);
     let raw_ips = ingress_ips(svc);
     let ips: Vec<String> =
@@ -522,8 +522,11 @@ fn service_report(
         namespace: e.namespace.clone(),
         name: e.name.clone(),
         type_: service_type(e.svc).to_string(),
-        external_traffic_policy: spec.and_then(|s| s.external_traffic_policy.clone()).filter(|p| !p.is_empty()),
-        load_balancer_class: spec.and_then(|s| s.load_balancer_class.clone()),
+        external_traffic_policy: spec
+            .and_then(|s| s.external_traffic_policy.as_deref())
+            .filter(|p| !p.is_empty())
+            .map(str::to_string),
+        load_balancer_class: spec.and_then(|s| s.load_balancer_class.as_deref()).map(str::to_string),
         implementation,
         // Decided from the finished report just below.
         status: ServiceStatus::Ok,

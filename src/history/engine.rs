@@ -348,7 +348,7 @@ fn speaker_pods(snap: &Snapshot) -> BTreeMap<String, &Pod> {
     snap.pods
         .iter()
         .filter(|p| is_speaker_labelled(p.metadata.labels.as_ref()))
-        .filter_map(|p| Some((p.metadata.name.clone()?, p)))
+        .filter_map(|p| Some((p.metadata.name.as_deref()?.to_string(), p)))
         .collect()
 }
 

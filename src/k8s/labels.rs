@@ -1,12 +1,16 @@
 //! A compact string map for labels, annotations and selectors of the objects a cluster has by
 //! the ten thousand. Kubernetes' own type is a `BTreeMap`, whose first node alone takes about
 //! 540 bytes however few entries it holds; objects carry two or three such maps. This one is a
-//! sorted slice: one allocation of the pairs, looked up by binary search.
+//! sorted slice: one allocation of the pairs, looked up by binary search. Keys and values are
+//! `CompactString`s: most (`app`, `svc-00042`, `zone-b`) fit in its 24 bytes and take no
+//! allocation of their own.
 
 use std::collections::BTreeMap;
 
+use compact_str::CompactString;
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LabelMap(Box<[(String, String)]>);
+pub struct LabelMap(Box<[(CompactString, CompactString)]>);
 
 impl LabelMap {
     /// The empty map, for objects without any.
@@ -15,8 +19,8 @@ impl LabelMap {
         &EMPTY
     }
 
-    pub fn get(&self, key: &str) -> Option<&String> {
-        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|i| &self.0[i].1)
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|i| self.0[i].1.as_str())
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -24,16 +28,16 @@ impl LabelMap {
     }
 
     /// In key order, as a `BTreeMap` iterates.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&String, &String)> + Clone {
-        self.0.iter().map(|(k, v)| (k, v))
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + Clone {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     pub fn to_btree(&self) -> BTreeMap<String, String> {
-        self.0.iter().cloned().collect()
+        self.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     /// Sorted by key; of pairs with the same key, the last one stays (as `BTreeMap::insert`).
-    fn from_pairs(mut pairs: Vec<(String, String)>) -> LabelMap {
+    fn from_pairs(mut pairs: Vec<(CompactString, CompactString)>) -> LabelMap {
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
         // Stable: within a key, input order. Reversed, the last comes first and dedup keeps it.
         pairs.reverse();
@@ -46,13 +50,13 @@ impl LabelMap {
 impl From<BTreeMap<String, String>> for LabelMap {
     fn from(map: BTreeMap<String, String>) -> Self {
         // A BTreeMap yields its keys sorted and unique: the order binary search needs.
-        LabelMap(map.into_iter().collect())
+        LabelMap(map.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
     }
 }
 
 impl FromIterator<(String, String)> for LabelMap {
     fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Self {
-        LabelMap::from_pairs(iter.into_iter().collect())
+        LabelMap::from_pairs(iter.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
     }
 }
 
@@ -66,7 +70,7 @@ impl<'de> serde::Deserialize<'de> for LabelMap {
                 f.write_str("a map")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LabelMap, A::Error> {
-                let mut pairs: Vec<(String, String)> = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                let mut pairs: Vec<(CompactString, CompactString)> = Vec::with_capacity(map.size_hint().unwrap_or(0));
                 while let Some(pair) = map.next_entry()? {
                     pairs.push(pair);
                 }
@@ -78,10 +82,13 @@ impl<'de> serde::Deserialize<'de> for LabelMap {
 }
 
 impl<'a> IntoIterator for &'a LabelMap {
-    type Item = (&'a String, &'a String);
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, (String, String)>, fn(&'a (String, String)) -> Self::Item>;
+    type Item = (&'a str, &'a str);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (CompactString, CompactString)>,
+        fn(&'a (CompactString, CompactString)) -> Self::Item,
+    >;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(k, v)| (k, v))
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 }
 
@@ -98,7 +105,7 @@ impl<T: LabelLookup + ?Sized> LabelLookup for &T {
 
 impl LabelLookup for LabelMap {
     fn label(&self, key: &str) -> Option<&str> {
-        self.get(key).map(String::as_str)
+        self.get(key)
     }
 }
 
@@ -118,9 +125,9 @@ mod tests {
         fn behaves_as_the_btree_map(pairs in prop::collection::vec(("[a-d]{0,3}", "[x-z]{0,2}"), 0..12), probe in "[a-d]{0,3}") {
             let btree: BTreeMap<String, String> = pairs.iter().cloned().collect();
             let map: LabelMap = btree.clone().into();
-            prop_assert_eq!(map.get(&probe), btree.get(&probe));
+            prop_assert_eq!(map.get(&probe), btree.get(&probe).map(String::as_str));
             prop_assert_eq!(map.contains_key(&probe), btree.contains_key(&probe));
-            prop_assert_eq!(map.iter().collect::<Vec<_>>(), btree.iter().collect::<Vec<_>>());
+            prop_assert_eq!(map.iter().collect::<Vec<_>>(), btree.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>());
             prop_assert_eq!(map.to_btree(), btree);
             let collected: LabelMap = pairs.iter().cloned().collect();
             prop_assert_eq!(&collected, &map);

@@ -79,7 +79,7 @@ pub type Versions = BTreeMap<String, Vec<String>>;
 fn helm_version(meta: &Meta) -> Option<String> {
     let labels = meta.labels.as_ref()?;
     if let Some(v) = labels.get("app.kubernetes.io/version").filter(|v| Release::resolve(v).is_some()) {
-        return Some(v.clone());
+        return Some(v.to_string());
     }
     let chart = labels.get("helm.sh/chart")?;
     chart.strip_prefix("metallb-").map(str::to_string)
@@ -239,7 +239,7 @@ pub fn speakers(
             && super::install::is_speaker_labelled(p.metadata.labels.as_ref())
     }) {
         if let Some(v) = container_version(pod.spec.as_ref(), "speaker") {
-            versions.entry(v).or_default().push(pod.metadata.name.clone().unwrap_or_default());
+            versions.entry(v).or_default().push(String::from(pod.metadata.name.clone().unwrap_or_default()));
         }
     }
     for pods in versions.values_mut() {
@@ -298,8 +298,7 @@ pub fn controller(
 ) -> (Choice, Option<String>) {
     let is_controller = |in_namespace: Option<&str>, labels: Option<&LabelMap>, spec: Option<&PodSpec>| {
         let labelled = labels.is_some_and(|l| {
-            l.get("component").map(String::as_str) == Some("controller")
-                || l.get("app.kubernetes.io/component").map(String::as_str) == Some("controller")
+            l.get("component") == Some("controller") || l.get("app.kubernetes.io/component") == Some("controller")
         });
         let image = spec.is_some_and(|s| {
             s.containers.iter().any(|c| c.image.as_deref().is_some_and(|i| i.contains("metallb/controller")))

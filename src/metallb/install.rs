@@ -67,16 +67,12 @@ impl Setup {
 
 pub fn is_speaker_labelled(labels: Option<&LabelMap>) -> bool {
     labels.is_some_and(|l| {
-        l.get("component").map(String::as_str) == Some("speaker")
-            || l.get("app.kubernetes.io/component").map(String::as_str) == Some("speaker")
+        l.get("component") == Some("speaker") || l.get("app.kubernetes.io/component") == Some("speaker")
     })
 }
 
 fn is_metallb_labelled(labels: Option<&LabelMap>) -> bool {
-    labels.is_some_and(|l| {
-        l.get("app").map(String::as_str) == Some("metallb")
-            || l.get("app.kubernetes.io/name").map(String::as_str) == Some("metallb")
-    })
+    labels.is_some_and(|l| l.get("app") == Some("metallb") || l.get("app.kubernetes.io/name") == Some("metallb"))
 }
 
 fn runs_metallb_image(spec: Option<&PodSpec>) -> bool {
@@ -107,7 +103,7 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
 
     let (namespace, namespace_source) = if let Some(ns) = &info.namespace {
         (ns.clone(), "SnapshotInfo".to_string())
-    } else if let Some(ds) = speaker_ds.and_then(|d| d.metadata.namespace.clone()) {
+    } else if let Some(ds) = speaker_ds.and_then(|d| d.metadata.namespace.as_deref().map(str::to_string)) {
         (ds, "speaker DaemonSet".to_string())
     } else if let Some(ns) = snap
         .pods
@@ -116,7 +112,7 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
             is_speaker_labelled(p.metadata.labels.as_ref())
                 && (is_metallb_labelled(p.metadata.labels.as_ref()) || runs_metallb_image(p.spec.as_ref()))
         })
-        .and_then(|p| p.metadata.namespace.clone())
+        .and_then(|p| p.metadata.namespace.as_deref().map(str::to_string))
     {
         (ns, "speaker Pods".to_string())
     } else if metallb_namespaces.iter().any(|n| n == DEFAULT_NAMESPACE) {
@@ -135,7 +131,7 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
                 && is_speaker_labelled(p.metadata.labels.as_ref())
         })
         .map(|p| SpeakerPod {
-            pod: p.metadata.name.clone().unwrap_or_default(),
+            pod: String::from(p.metadata.name.clone().unwrap_or_default()),
             node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
             live: pod_is_live(p),
         })

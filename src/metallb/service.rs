@@ -38,7 +38,7 @@ pub fn ingress_ips(svc: &Service) -> Vec<String> {
         .iter()
         .filter_map(|s| s.load_balancer.as_ref())
         .flat_map(|lb| lb.ingress.iter().flatten())
-        .map(|i| i.ip.clone().unwrap_or_default())
+        .map(|i| i.ip.as_deref().unwrap_or_default().to_string())
         .collect()
 }
 

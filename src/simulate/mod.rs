@@ -266,7 +266,7 @@ fn may_go_dark(world: &World, node: &str, key: &Key, before: &ServiceReport) -> 
     l2 || bgp || before.cilium.is_some()
 }
 
-fn key_str(s: &Option<String>) -> &str {
+fn key_str(s: &Option<compact_str::CompactString>) -> &str {
     s.as_deref().unwrap_or("")
 }
 

@@ -75,9 +75,9 @@ impl TopLevel for EndpointSlice {
     fn build(metadata: Option<Metadata>, endpoints: Option<Vec<RawEndpoint>>) -> EndpointSlice {
         let meta = metadata.unwrap_or_default().meta;
         EndpointSlice {
-            namespace: meta.namespace.unwrap_or_default(),
-            name: meta.name.unwrap_or_default(),
-            service: meta.labels.and_then(|l| l.get(SERVICE_NAME_LABEL).cloned()),
+            namespace: String::from(meta.namespace.unwrap_or_default()),
+            name: String::from(meta.name.unwrap_or_default()),
+            service: meta.labels.and_then(|l| l.get(SERVICE_NAME_LABEL).map(str::to_string)),
             endpoints: endpoints
                 .unwrap_or_default()
                 .into_iter()

@@ -107,7 +107,7 @@ fn services_and_slices_refuse_bad_fields_the_engines_read_only() {
     fs::write(&file, svc(r#"{"type":"LoadBalancer","sessionAffinity":5,"healthCheckNodePort":"x"}"#)).unwrap();
     let snap = load(&[file.to_str().unwrap()]).unwrap();
     assert_eq!(snap.services[0].spec.as_ref().unwrap().type_.as_deref(), Some("LoadBalancer"));
-    assert_eq!(snap.services[0].metadata.labels.as_ref().unwrap().get("app").map(String::as_str), Some("web"));
+    assert_eq!(snap.services[0].metadata.labels.as_ref().unwrap().get("app"), Some("web"));
     fs::write(&file, svc(r#"{"type":"LoadBalancer","externalTrafficPolicy":5}"#)).unwrap();
     let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
     assert!(err.contains("Service d/web") && err.contains("wrong type"), "{err}");
@@ -189,7 +189,7 @@ fn pods_and_workloads_refuse_bad_fields_the_engines_read_only() {
     .unwrap();
     let snap = load(&[file.to_str().unwrap()]).unwrap();
     let d = &snap.daemon_sets[0];
-    assert_eq!(d.pod_labels().and_then(|l| l.get("component")).map(String::as_str), Some("speaker"));
+    assert_eq!(d.pod_labels().and_then(|l| l.get("component")), Some("speaker"));
     let spec = d.pod_spec().unwrap();
     assert!(spec.containers.is_empty());
     assert_eq!(spec.tolerations.as_ref().unwrap()[0].key.as_deref(), Some("k"));

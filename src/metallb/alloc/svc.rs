@@ -5,6 +5,8 @@ use std::fmt;
 
 use crate::snapshot::Service;
 
+use compact_str::CompactString;
+
 use crate::k8s::labels::LabelMap;
 
 pub const ANN_ALLOCATED_FROM: &str = "metallb.io/ip-allocated-from-pool";
@@ -80,10 +82,10 @@ pub struct SvcView<'a> {
     pub ports: Vec<Port>,
     pub selector: &'a LabelMap,
     pub external_traffic_policy: &'a str,
-    pub ip_families: &'a [String],
+    pub ip_families: &'a [CompactString],
     pub ip_family_policy: Option<&'a str>,
     pub cluster_ip: &'a str,
-    pub cluster_ips: &'a [String],
+    pub cluster_ips: &'a [CompactString],
     pub load_balancer_ip: &'a str,
     pub load_balancer_class: Option<&'a str>,
     /// `None` is a nil ingress list.
@@ -121,8 +123,8 @@ impl<'a> SvcView<'a> {
             ingress: ingress.map(|list| {
                 list.iter()
                     .map(|i| Ingress {
-                        ip: i.ip.clone().unwrap_or_default(),
-                        hostname: i.hostname.clone().unwrap_or_default(),
+                        ip: i.ip.as_deref().unwrap_or_default().to_string(),
+                        hostname: i.hostname.as_deref().unwrap_or_default().to_string(),
                         extra: i.ip_mode.is_some() || i.ports.is_some(),
                     })
                     .collect()
@@ -158,7 +160,7 @@ impl<'a> SvcView<'a> {
         let Some(a) = &self.annotations else { return "" };
         let (new, old) = which.keys();
         let new = if self.metallb_io { a.get(new) } else { None };
-        new.or_else(|| a.get(old)).map(String::as_str).unwrap_or("")
+        new.or_else(|| a.get(old)).unwrap_or("")
     }
 
     pub fn sharing_key(&self) -> &str {
@@ -179,7 +181,7 @@ impl<'a> SvcView<'a> {
     }
 
     pub fn ipv6_primary(&self) -> bool {
-        self.ip_families.first().map(String::as_str) == Some("IPv6")
+        self.ip_families.first().map(CompactString::as_str) == Some("IPv6")
     }
 
     /// The non-empty ingress IP strings, in status order.
@@ -195,7 +197,7 @@ impl<'a> SvcView<'a> {
         self.annotations
             .into_iter()
             .flatten()
-            .map(|(k, _)| k.as_str())
+            .map(|(k, _)| k)
             .filter(|k| k.starts_with("metallb.universe.tf"))
             .collect()
     }
