@@ -62,10 +62,125 @@ impl fmt::Display for Origin {
 
 /// Loads and merges every input. `-` reads `stdin`.
 pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, LoadError> {
+    if !inputs.iter().any(|i| i == "-") && inputs.iter().any(|i| streamable(i)) {
+        if let Some(snap) = load_streaming(inputs) {
+            return Ok(snap);
+        }
+    }
     let Inputs { texts, bundles } = read_sources(inputs, stdin)?;
     let mut snap = load_texts(&texts)?;
     snap.bundles = bundles.into_iter().map(Arc::new).collect();
     Ok(snap)
+}
+
+/// A JSON file at least this large is read and decoded a piece at a time ([`load_streaming`]).
+const STREAM_FROM: u64 = 4 << 20;
+/// Items are decoded (in parallel) once this much of their text has arrived.
+const STREAM_BATCH: usize = 4 << 20;
+const STREAM_READ: usize = 1 << 20;
+
+/// A plain file large enough to stream that starts as a JSON object.
+fn streamable(input: &str) -> bool {
+    let Ok(meta) = std::fs::metadata(input) else { return false };
+    if !meta.is_file() || meta.len() < STREAM_FROM {
+        return false;
+    }
+    let mut head = [0u8; 256];
+    let Ok(n) = std::fs::File::open(input).and_then(|mut f| f.read(&mut head)) else { return false };
+    let head = head[..n].strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head[..n]);
+    head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// [`load_paths`] with each large JSON List file read and decoded a few megabytes at a time,
+/// so that its text is never whole in memory: the same snapshot, objects in the same order.
+/// `None` on anything unusual — an error of any kind, a file the scanner cannot follow — and
+/// the caller reads every file whole, which reports errors as it always has.
+fn load_streaming(inputs: &[String]) -> Option<Snapshot> {
+    let mut collector = Collector::default();
+    let mut bundles = Vec::new();
+    for input in inputs {
+        if streamable(input) {
+            stream_list(input, &mut collector)?;
+            continue;
+        }
+        let read = read_sources(std::slice::from_ref(input), &mut std::io::empty()).ok()?;
+        bundles.extend(read.bundles.into_iter().map(Arc::new));
+        let indexes: Vec<LineIndex> = read.texts.iter().map(|(_, t)| LineIndex::new(t)).collect();
+        let mut pending = Vec::new();
+        for ((file, text), lines) in read.texts.iter().zip(&indexes) {
+            split_text(file, text, lines, &mut pending).ok()?;
+        }
+        decode_into(pending, false, Depth::Snapshot, &mut collector).ok()?;
+    }
+    let mut snap = collector.finish(false);
+    snap.bundles = bundles;
+    Some(snap)
+}
+
+/// Reads one JSON List file into `collector`, its items decoded a batch at a time.
+fn stream_list(input: &str, collector: &mut Collector) -> Option<()> {
+    let file: Arc<str> = Path::new(input).display().to_string().into();
+    let mut reader = std::fs::File::open(input).ok()?;
+    let mut scanner = super::list_scan::ListScanner::new();
+    let (mut buf, mut items) = (Vec::with_capacity(STREAM_BATCH + 2 * STREAM_READ), Vec::new());
+    // The file's line and column of `buf[0]`.
+    let mut base = (1u64, 1u64);
+    let (mut first, mut next_item) = (true, 0usize);
+    loop {
+        let len = buf.len();
+        buf.resize(len + STREAM_READ, 0);
+        let n = loop {
+            match reader.read(&mut buf[len..]) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => break other.ok()?,
+            }
+        };
+        buf.truncate(len + n);
+        if std::mem::take(&mut first) && buf.starts_with(b"\xEF\xBB\xBF") {
+            // As `without_bom`: positions count from after it.
+            buf.drain(..3);
+        }
+        let eof = n == 0;
+        scanner.scan(&buf, eof, &mut items).ok()?;
+        let pending: usize = items.iter().map(|r: &std::ops::Range<usize>| r.len()).sum();
+        if !items.is_empty() && (eof || pending >= STREAM_BATCH) {
+            let (start, end) = (items[0].start, items[items.len() - 1].end);
+            let text = std::str::from_utf8(&buf[start..end]).ok()?;
+            let lines = LineIndex::at(text, advance(base, &buf[..start]));
+            let splits = items
+                .drain(..)
+                .map(|r| {
+                    let origin = Origin { file: file.clone(), line: None, column: None, item: Some(next_item) };
+                    next_item += 1;
+                    Split::Raw(RawItem {
+                        origin,
+                        raw: &text[r.start - start..r.end - start],
+                        offset: r.start - start,
+                        lines: &lines,
+                    })
+                })
+                .collect();
+            decode_into(splits, false, Depth::Snapshot, collector).ok()?;
+        }
+        let keep = items.first().map_or(scanner.keep_from(), |r| r.start);
+        base = advance(base, &buf[..keep]);
+        buf.drain(..keep);
+        scanner.shift(keep);
+        for r in &mut items {
+            *r = r.start - keep..r.end - keep;
+        }
+        if eof {
+            return is_list(scanner.finish().ok()?.as_deref()).then_some(());
+        }
+    }
+}
+
+/// The line and column after `bytes`, from `base` at their start.
+fn advance(base: (u64, u64), bytes: &[u8]) -> (u64, u64) {
+    match memchr::memrchr(b'\n', bytes) {
+        None => (base.0, base.1 + bytes.len() as u64),
+        Some(last) => (base.0 + memchr::memchr_iter(b'\n', bytes).count() as u64, (bytes.len() - last) as u64),
+    }
 }
 
 /// What the inputs hold: the text of every object file, and what bundles held besides.
@@ -191,6 +306,13 @@ pub fn from_texts<'a>(objects: impl IntoIterator<Item = &'a ObjectText>) -> Resu
 /// `trim`: drop the managedFields no engine reads, as a live snapshot's file does, so that the
 /// objects of a live run are those the written file gives back.
 fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot, LoadError> {
+    let mut collector = Collector::default();
+    decode_into(pending, trim, depth, &mut collector)?;
+    Ok(collector.finish(trim))
+}
+
+/// Decodes `pending` and adds the objects to `collector`, in order.
+fn decode_into(pending: Vec<Split>, trim: bool, depth: Depth, collector: &mut Collector) -> Result<(), LoadError> {
     // Typed decoding is the expensive part and each object is independent.
     let parsed: Vec<Result<Decoded, LoadError>> = pending
         .into_par_iter()
@@ -204,7 +326,6 @@ fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot,
             Ok(decoded)
         })
         .collect();
-    let mut collector = Collector::default();
     collector.reserve(parsed.iter().flatten().flat_map(Decoded::items));
     for decoded in parsed {
         match decoded? {
@@ -216,17 +337,7 @@ fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot,
             }
         }
     }
-    let mut snap = collector.snap;
-    if !trim {
-        snap.origins = collector
-            .seen
-            .into_iter()
-            .map(|((_, kind, namespace, name), o)| {
-                (object_label(&kind, &namespace, &name), crate::snapshot::ObjectOrigin { file: o.file, line: o.line })
-            })
-            .collect();
-    }
-    Ok(snap)
+    Ok(())
 }
 
 /// The text of a file, or where it stops being UTF-8.
@@ -309,7 +420,7 @@ enum Doc<'a> {
     /// A YAML document or List item transcribed to JSON text (`yaml_block`), placed as `Value` is.
     Json(String, Option<YamlPlace<'a>>),
     /// A JSON object, with the byte offset of its text in the file and the file's line index.
-    Raw(&'a RawValue, usize, &'a LineIndex<'a>),
+    Raw(&'a str, usize, &'a LineIndex<'a>),
     /// A JSON object from an API response: no file position to report.
     Text(&'a str),
 }
@@ -346,6 +457,9 @@ struct LineIndex<'t> {
     text: &'t str,
     /// Per block: newlines before its start, and the offset of the last of them.
     blocks: Vec<(usize, Option<usize>)>,
+    /// The file's line and column where `text` starts: a streamed piece of a file
+    /// ([`load_streaming`]) starts in its middle.
+    base: (u64, u64),
 }
 
 impl<'t> LineIndex<'t> {
@@ -363,7 +477,12 @@ impl<'t> LineIndex<'t> {
                 last = Some(start + n);
             }
         }
-        LineIndex { text, blocks }
+        LineIndex { text, blocks, base: (1, 1) }
+    }
+
+    /// For a piece of a file that starts at `base` (1-based line and column).
+    fn at(text: &'t str, base: (u64, u64)) -> LineIndex<'t> {
+        LineIndex { base, ..LineIndex::new(text) }
     }
 
     /// The offset of newline number `i` (0-based), if the text has that many.
@@ -393,7 +512,11 @@ impl<'t> LineIndex<'t> {
             Some(n) => from + n + 1,
             None => last.map_or(0, |n| n + 1),
         };
-        (lines as u64 + 1, (offset - start) as u64 + 1)
+        let (line, column) = (lines as u64 + 1, (offset - start) as u64 + 1);
+        match line {
+            1 => (self.base.0, self.base.1 + column - 1),
+            _ => (self.base.0 + line - 1, column),
+        }
     }
 }
 
@@ -406,9 +529,7 @@ impl Doc<'_> {
                 serde_json::from_str(text).map_err(|e| yaml_error::<T>(origin, *source, strip_position(e.to_string())))
             }
             Doc::Text(t) => serde_json::from_str(t).map_err(|e| (origin.clone(), strip_position(e.to_string()))),
-            Doc::Raw(raw, offset, lines) => {
-                serde_json::from_str(raw.get()).map_err(|e| raw_error(e, origin, *offset, lines))
-            }
+            Doc::Raw(raw, offset, lines) => serde_json::from_str(raw).map_err(|e| raw_error(e, origin, *offset, lines)),
         }
     }
 }
@@ -464,7 +585,7 @@ struct Pending<'a> {
 /// A JSON object whose head is still to be read: that read costs a full scan, so it runs in parallel.
 struct RawItem<'a> {
     origin: Origin,
-    raw: &'a RawValue,
+    raw: &'a str,
     offset: usize,
     lines: &'a LineIndex<'a>,
 }
@@ -571,7 +692,7 @@ impl Pending<'_> {
         // Only an error message needs the name before decoding; read it then.
         let known_meta = meta.clone();
         let raw_text = match &doc {
-            Doc::Raw(raw, ..) => Some(raw.get()),
+            Doc::Raw(raw, ..) => Some(*raw),
             Doc::Text(t) => Some(*t),
             Doc::Json(t, _) => Some(t.as_str()),
             Doc::Value(..) => None,
@@ -605,10 +726,10 @@ impl Pending<'_> {
             _ if keys_noted => Vec::new(),
             // An API server's own answer.
             (Doc::Text(_), _) => Vec::new(),
-            (Doc::Raw(raw, ..), Depth::Snapshot) => super::strict::snapshot_unknown(&api_version, &kind, raw.get()),
+            (Doc::Raw(raw, ..), Depth::Snapshot) => super::strict::snapshot_unknown(&api_version, &kind, raw),
             (Doc::Json(text, _), Depth::Snapshot) => super::strict::snapshot_unknown(&api_version, &kind, text),
             (Doc::Value(v, _), Depth::Snapshot) => super::strict::snapshot_unknown_value(&api_version, &kind, v),
-            (Doc::Raw(raw, ..), Depth::Apply) => serde_json::from_str(raw.get())
+            (Doc::Raw(raw, ..), Depth::Apply) => serde_json::from_str(raw)
                 .map(|v| super::strict::unknown_fields(&api_version, &kind, &v))
                 .unwrap_or_default(),
             (Doc::Value(v, _), Depth::Apply) => super::strict::unknown_fields(&api_version, &kind, v),
@@ -626,7 +747,7 @@ impl Pending<'_> {
         macro_rules! noting_keys {
             ($variant:ident) => {{
                 let checked: super::keys::Checked<$variant> = match &doc {
-                    Doc::Raw(raw, offset, lines) => serde_json::from_str(raw.get())
+                    Doc::Raw(raw, offset, lines) => serde_json::from_str(raw)
                         .map_err(|e| malformed(raw_error(e, &origin, *offset, lines), &display(&kind)))?,
                     Doc::Json(text, source) => serde_json::from_str(text).map_err(|e| {
                         let message = strip_position(e.to_string());
@@ -847,7 +968,7 @@ fn split_json<'a>(
         let items: Vec<&RawValue> = serde_json::from_str(text).map_err(malformed_json)?;
         for (i, raw) in items.into_iter().enumerate() {
             let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
-            out.push(Split::Raw(RawItem { origin, raw, offset: offset_of(raw), lines }));
+            out.push(Split::Raw(RawItem { origin, raw: raw.get(), offset: offset_of(raw), lines }));
         }
         return Ok(());
     }
@@ -865,13 +986,13 @@ fn split_json<'a>(
             for (i, item) in items.into_iter().enumerate() {
                 let offset = offset_of(item);
                 let origin = Origin { file: file.clone(), line: None, column: None, item: Some(i) };
-                out.push(Split::Raw(RawItem { origin, raw: item, offset, lines }));
+                out.push(Split::Raw(RawItem { origin, raw: item.get(), offset, lines }));
             }
             Ok(())
         }
         None => {
             let raw: &RawValue = serde_json::from_str(text).map_err(malformed_json)?;
-            split_raw(file, None, raw, offset_of(raw), lines, out)
+            split_raw(file, None, raw.get(), offset_of(raw), lines, out)
         }
     }
 }
@@ -879,7 +1000,7 @@ fn split_json<'a>(
 fn split_raw<'a>(
     file: &Arc<str>,
     item: Option<usize>,
-    raw: &'a RawValue,
+    raw: &'a str,
     offset: usize,
     lines: &'a LineIndex<'a>,
     out: &mut Vec<Split<'a>>,
@@ -890,7 +1011,7 @@ fn split_raw<'a>(
         origin: origin.to_string(),
         message: format!("not a Kubernetes object: {}", strip_position(e.to_string())),
     };
-    let (api_version, kind) = sniff(raw.get()).map_err(not_an_object)?;
+    let (api_version, kind) = sniff(raw).map_err(not_an_object)?;
     if !is_list(kind.as_deref()) {
         let (Some(api_version), Some(kind)) = (api_version, kind) else {
             return Err(LoadError::Malformed {
@@ -901,11 +1022,11 @@ fn split_raw<'a>(
         out.push(Split::Ready(Pending { origin, api_version, kind, meta: None, doc: Doc::Raw(raw, offset, lines) }));
         return Ok(());
     }
-    let head: Head = serde_json::from_str(raw.get()).map_err(not_an_object)?;
+    let head: Head = serde_json::from_str(raw).map_err(not_an_object)?;
     if let Some(items) = head.items.as_ref().filter(|_| is_list(head.kind.as_deref())) {
         for (i, raw_item) in items.iter().enumerate() {
-            let off = raw_item.get().as_ptr() as usize - raw.get().as_ptr() as usize + offset;
-            split_raw(file, Some(i), raw_item, off, lines, out)?;
+            let off = raw_item.get().as_ptr() as usize - raw.as_ptr() as usize + offset;
+            split_raw(file, Some(i), raw_item.get(), off, lines, out)?;
         }
         return Ok(());
     }
@@ -1188,6 +1309,26 @@ impl Collector {
             }
         }
         Ok(())
+    }
+}
+
+impl Collector {
+    /// The snapshot of everything added; `live`: no file origins to keep.
+    fn finish(self, live: bool) -> Snapshot {
+        let mut snap = self.snap;
+        if !live {
+            snap.origins = self
+                .seen
+                .into_iter()
+                .map(|((_, kind, namespace, name), o)| {
+                    (
+                        object_label(&kind, &namespace, &name),
+                        crate::snapshot::ObjectOrigin { file: o.file, line: o.line },
+                    )
+                })
+                .collect();
+        }
+        snap
     }
 }
 

@@ -7,6 +7,7 @@ pub mod crd;
 pub mod endpoints;
 pub(crate) mod file;
 pub(crate) mod keys;
+mod list_scan;
 pub(crate) mod served;
 pub mod service;
 pub mod strict;

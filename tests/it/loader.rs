@@ -403,3 +403,65 @@ fn fields_no_server_returns_are_reported() {
     let (_, stderr, _) = crate::util::run(&["check", "--from", crate::util::HOMELAB]);
     assert!(stderr.is_empty(), "{stderr}");
 }
+
+/// A List file past 4 MiB is read and decoded a piece at a time; it must give what the same
+/// text read whole gives: the objects in order, their lines and columns, and the same errors.
+#[test]
+fn a_large_list_read_in_pieces_loads_as_read_whole() {
+    use lbdoctor::snapshot::load_texts;
+    use std::sync::Arc;
+    let items: Vec<serde_json::Value> = (0..6000)
+        .flat_map(|i| {
+            let name = format!("svc-{i:05}");
+            [
+                serde_json::json!({"apiVersion": "v1", "kind": "Service",
+                    "metadata": {"name": name, "namespace": format!("ns-{}", i % 7), "labels": {"app": name, "note": "}]\"\\{["}},
+                    "spec": {"type": "LoadBalancer", "ports": [{"port": 80, "protocol": "TCP"}], "selector": {"app": name}},
+                    "status": {"loadBalancer": {"ingress": [{"ip": format!("192.0.2.{}", i % 250)}]}}}),
+                serde_json::json!({"apiVersion": "v1", "kind": "Widget", "metadata": {"name": name}, "pad": "x".repeat(700)}),
+            ]
+        })
+        .collect();
+    let list = |items: &[serde_json::Value]| {
+        let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}});
+        // A BOM, and lines: positions count from after the BOM.
+        format!("\u{feff}{}\n", serde_json::to_string_pretty(&list).unwrap())
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.json");
+    let name = path.to_str().unwrap().to_string();
+    let whole = |text: &str| load_texts(&[(Arc::from(name.as_str()), text.trim_start_matches('\u{feff}').to_string())]);
+    let shown = |snap: lbdoctor::snapshot::Snapshot| {
+        let mut snap = snap;
+        let origins: std::collections::BTreeMap<_, _> =
+            std::mem::take(&mut snap.origins).into_iter().map(|(k, o)| (k, (o.file.to_string(), o.line))).collect();
+        format!("{snap:?}\n{origins:?}")
+    };
+
+    let text = list(&items);
+    assert!(text.len() > 8 << 20, "large enough to be read in several pieces: {}", text.len());
+    fs::write(&path, &text).unwrap();
+    let streamed = load(&[&name]).unwrap();
+    assert_eq!(streamed.services.len(), 6000);
+    assert_eq!(
+        streamed.origins["Service ns-6/svc-05998"].line,
+        whole(&text).unwrap().origins["Service ns-6/svc-05998"].line
+    );
+    assert_eq!(shown(streamed), shown(whole(&text).unwrap()));
+
+    // A wrong type late in the file: the error names the same line and column.
+    let mut bad = items.clone();
+    bad[11000]["spec"]["ports"] = serde_json::json!(5);
+    let text = list(&bad);
+    fs::write(&path, &text).unwrap();
+    let (a, b) = (load(&[&name]).unwrap_err().to_string(), whole(&text).unwrap_err().to_string());
+    assert!(a.contains("(items[11000]): Service ns-5/svc-05500: wrong type"), "{a}");
+    assert_eq!(a, b);
+
+    // Cut short, and followed by a second document: the whole-file reader's messages.
+    fs::write(&path, &text[..text.len() - 40]).unwrap();
+    assert!(load(&[&name]).unwrap_err().to_string().contains("the text ends inside"));
+    let list_then_more = format!("{}{{\"kind\": \"List\"}}\n", list(&items));
+    fs::write(&path, &list_then_more).unwrap();
+    assert_eq!(load(&[&name]).unwrap_err().to_string(), whole(&list_then_more).unwrap_err().to_string());
+}
