@@ -6,6 +6,7 @@ use super::world::World;
 use super::{L2Outcome, SharedAnswer};
 use crate::k8s::EXCLUDE_LB_LABEL;
 use crate::metallb::config::Pool;
+use crate::report::metallb::Sentence;
 use crate::report::Exclusion;
 
 /// `groups`: the non-announcing nodes by the first filter that removes them
@@ -19,7 +20,7 @@ pub(super) fn sentence(
     groups: &[(Exclusion, FixedBitSet)],
     named: bool,
     shared_by: &[SharedAnswer],
-) -> String {
+) -> Sentence {
     let el = &l2.election;
     let ip = &el.ip;
     let head = match head(world, pool, l2) {
@@ -32,9 +33,9 @@ pub(super) fn sentence(
         }
         Head::Nobody { verb, why } => format!("nobody {verb} {ip}: {why}"),
     };
-    let mut parts = vec![head];
+    let mut parts = Vec::new();
     body(world, el, groups, named, &mut parts);
-    parts.join("; ")
+    Sentence::new(head, (!parts.is_empty()).then(|| world.shared_text(parts.join("; "))))
 }
 
 /// The first clause, before the IP is written in: who announces, or why nobody does.

@@ -74,6 +74,9 @@ pub struct Shared<'a> {
     pub exclude_values: Vec<Option<String>>,
     /// Node-name lists handed out by `node_list`, by node set.
     node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
+    /// Texts many Services' reports repeat word for word (the verdicts' clauses about the node
+    /// groups the filters removed), held once: see [`World::shared_text`].
+    texts: Mutex<std::collections::HashSet<Arc<str>>>,
 }
 
 impl<'a> std::ops::Deref for World<'a> {
@@ -220,6 +223,7 @@ impl<'a> World<'a> {
                 role_nodes,
                 exclude_values,
                 node_lists: Mutex::default(),
+                texts: Mutex::default(),
             }),
             l2_filters: Default::default(),
             liveness,
@@ -284,6 +288,19 @@ impl<'a> World<'a> {
         set.extend(nodes);
         let mut lists = self.node_lists.lock().unwrap_or_else(|e| e.into_inner());
         lists.entry(set).or_insert_with_key(|set| set.ones().map(|n| self.node_names[n].clone()).collect()).clone()
+    }
+
+    /// `text`, held once for every report that repeats it.
+    pub fn shared_text(&self, text: String) -> Arc<str> {
+        let mut texts = self.texts.lock().unwrap_or_else(|e| e.into_inner());
+        match texts.get(text.as_str()) {
+            Some(held) => held.clone(),
+            None => {
+                let held: Arc<str> = text.into();
+                texts.insert(held.clone());
+                held
+            }
+        }
     }
 
     /// Replays MetalLB's controller over every Service. Sequential by nature, so callers run it

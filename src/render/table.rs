@@ -68,7 +68,7 @@ pub fn service(out: &mut dyn Write, report: &Report, wide: bool, paint: Paint) -
                 m.pool.as_deref().unwrap_or("-"),
                 if l2.advertisements.is_empty() { "none matching".to_string() } else { l2.advertisements.join(", ") }
             )?;
-            wrapped(out, &l2.verdict, paint, 2, true)?;
+            wrapped(out, &l2.verdict.to_string(), paint, 2, true)?;
             observed_line(out, report, l2, paint)?;
             writeln!(out)?;
             match &l2.nodes {

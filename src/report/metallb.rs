@@ -109,7 +109,7 @@ pub struct Layer2 {
     pub available: usize,
     /// The filter that emptied the candidate set, when it is empty.
     pub emptied_by: Option<Exclusion>,
-    pub verdict: String,
+    pub verdict: Sentence,
     /// The head of the election order: the winner first (up to 5; every candidate with
     /// `--nodes all`).
     pub ranks: Vec<L2Rank>,
@@ -122,6 +122,38 @@ pub struct Layer2 {
     /// `-o html` only (a byte or two per node, where a row is a hundred).
     #[serde(skip)]
     pub cells: Option<Box<[L2Cell]>>,
+}
+
+/// A layer-2 verdict: its own first clause (who announces which IP, or why nobody does), then
+/// the clauses about the nodes the filters removed, which most Services of a cluster share word
+/// for word and so hold once (3.4 MB of 10,000 reports were these clauses, copied). Written as
+/// one string, `head; tail`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    head: String,
+    tail: Option<std::sync::Arc<str>>,
+}
+
+impl Sentence {
+    pub fn new(head: String, tail: Option<std::sync::Arc<str>>) -> Sentence {
+        Sentence { head, tail }
+    }
+}
+
+impl std::fmt::Display for Sentence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.head)?;
+        match &self.tail {
+            Some(tail) => write!(f, "; {tail}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Serialize for Sentence {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// One node's part in one Service's layer-2 election.

@@ -771,7 +771,10 @@ impl Pending<'_> {
             }
             // Never keep a Secret, not even in memory.
             ("", "Secret") => Object::Ignored("Secret (v1, never stored)".into()),
-            ("", "Node") if core => typed!(Node),
+            ("", "Node") if core => {
+                let node: super::node::LeanNode = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
+                Object::Node(Box::new(node.0))
+            }
             ("", "Service") if core && keys_noted => noting_keys!(Service),
             ("", "Service") if core => typed!(Service),
             ("", "Namespace") if core => typed!(Namespace),

@@ -8,6 +8,7 @@ pub mod endpoints;
 pub(crate) mod file;
 pub(crate) mod keys;
 mod list_scan;
+pub(crate) mod node;
 pub(crate) mod served;
 pub mod service;
 pub mod strict;
