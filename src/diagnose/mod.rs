@@ -491,7 +491,7 @@ fn service_report(
     let (allocation, allocation_findings) = allocation::assess(world, &e.namespace, &e.name, is_lb);
     let anything_installed =
         world.setup.installed || imps.cilium.installed || imps.servicelb.installed || imps.kube_vip.installed;
-    let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc));
+    let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc), &world.names);
     let implementation = ownership::decide(anything_installed, &ownership);
     let others = cilium::service(
         world.snap,
@@ -627,7 +627,7 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[Sha
         actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
         actual_source: e.observed.as_ref().map(|o| o.source.to_string()),
         actual_unknown_because: e.observed.is_none().then(|| observation_gaps(world)).flatten(),
-        advertisements,
+        advertisements: world.names.hold(advertisements),
         candidates: el.candidates.count_ones(..),
         available: el.available.count_ones(..),
         emptied_by: el.emptied_by(&ctx),
@@ -644,17 +644,19 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[Sha
                 score: ctx.rules.head.then_some(r.score),
             })
             .collect(),
-        excluded: groups
-            .iter()
-            .map(|(x, set)| NodeGroup {
-                excluded_by: *x,
-                count: set.count_ones(..),
-                // Node-wide filters name the same nodes for every Service: the top-level
-                // `nodes` lists them once. The election's losers are in `ranks`.
-                nodes: (detail || one || !(x.node_wide() || *x == Exclusion::LostElection))
-                    .then(|| set.ones().take(shown).map(|n| world.node_names[n].clone()).collect()),
-            })
-            .collect(),
+        excluded: world.groups.hold(
+            groups
+                .iter()
+                .map(|(x, set)| NodeGroup {
+                    excluded_by: *x,
+                    count: set.count_ones(..),
+                    // Node-wide filters name the same nodes for every Service: the top-level
+                    // `nodes` lists them once. The election's losers are in `ranks`.
+                    nodes: (detail || one || !(x.node_wide() || *x == Exclusion::LostElection))
+                        .then(|| set.ones().take(shown).map(|n| world.node_names[n].clone()).collect()),
+                })
+                .collect::<Vec<_>>(),
+        ),
         nodes: detail.then(|| node_rows(world, e, el, &ctx, rows)),
         cells: map.then(|| l2_cells(world, el, &groups)),
     }

@@ -58,7 +58,12 @@ const MARKS: &[(&str, &str)] = &[
     ("svccontroller.k3s.cattle.io/", "k3s-servicelb"),
 ];
 
-pub(crate) fn ownership(svc: &Service, claimants: Vec<Implementation>) -> Ownership {
+/// `names`: where the evidence lists are held once (most Services of a cluster carry the same).
+pub(crate) fn ownership(
+    svc: &Service,
+    claimants: Vec<Implementation>,
+    names: &crate::diagnose::world::Interned<[String]>,
+) -> Ownership {
     let mut status_writers: Vec<StatusWriter> = svc
         .status_writers
         .iter()
@@ -88,7 +93,7 @@ pub(crate) fn ownership(svc: &Service, claimants: Vec<Implementation>) -> Owners
             evidence.push(format!("condition {}={} ({}) (cilium-lbipam)", c.type_, c.status, c.reason));
         }
     }
-    Ownership { claimants, status_writers, evidence }
+    Ownership { claimants, status_writers, evidence: names.hold(evidence) }
 }
 
 /// The implementation a report names: the one claimant, or among several the one that last

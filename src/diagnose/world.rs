@@ -76,7 +76,12 @@ pub struct Shared<'a> {
     node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
     /// Texts many Services' reports repeat word for word (the verdicts' clauses about the node
     /// groups the filters removed), held once: see [`World::shared_text`].
-    texts: Mutex<std::collections::HashSet<Arc<str>>>,
+    texts: Interned<str>,
+    /// The node groups of the layer-2 verdicts (counts, and names when listed): most Services
+    /// of a cluster have the same ones.
+    pub groups: Interned<[crate::report::NodeGroup]>,
+    /// Lists of object names many reports repeat (a pool's advertisements).
+    pub names: Interned<[String]>,
 }
 
 impl<'a> std::ops::Deref for World<'a> {
@@ -223,7 +228,9 @@ impl<'a> World<'a> {
                 role_nodes,
                 exclude_values,
                 node_lists: Mutex::default(),
-                texts: Mutex::default(),
+                texts: Interned::default(),
+                groups: Interned::default(),
+                names: Interned::default(),
             }),
             l2_filters: Default::default(),
             liveness,
@@ -292,15 +299,7 @@ impl<'a> World<'a> {
 
     /// `text`, held once for every report that repeats it.
     pub fn shared_text(&self, text: String) -> Arc<str> {
-        let mut texts = self.texts.lock().unwrap_or_else(|e| e.into_inner());
-        match texts.get(text.as_str()) {
-            Some(held) => held.clone(),
-            None => {
-                let held: Arc<str> = text.into();
-                texts.insert(held.clone());
-                held
-            }
-        }
+        self.texts.hold(text)
     }
 
     /// Replays MetalLB's controller over every Service. Sequential by nature, so callers run it
@@ -449,4 +448,27 @@ fn roles(labels: &BTreeMap<String, String>) -> Vec<String> {
         .collect();
     out.sort();
     out
+}
+
+/// Values that many of one run's reports repeat, each held once: the reports of 10,000 Services
+/// would otherwise carry 10,000 copies. Filled while reports are written in parallel.
+pub struct Interned<T: ?Sized>(Mutex<std::collections::HashSet<Arc<T>>>);
+
+impl<T: ?Sized> Default for Interned<T> {
+    fn default() -> Self {
+        Interned(Mutex::default())
+    }
+}
+
+impl<T: ?Sized + Eq + std::hash::Hash> Interned<T> {
+    /// The held value equal to `value`, held from now on if none was.
+    pub fn hold<B: std::borrow::Borrow<T> + Into<Arc<T>>>(&self, value: B) -> Arc<T> {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(same) = held.get(value.borrow()) {
+            return same.clone();
+        }
+        let value: Arc<T> = value.into();
+        held.insert(value.clone());
+        value
+    }
 }

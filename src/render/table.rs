@@ -191,7 +191,7 @@ fn election_summary(out: &mut dyn Write, report: &Report, l2: &Layer2, paint: Pa
         }
         print_table(out, &t)?;
     }
-    for g in &l2.excluded {
+    for g in l2.excluded.iter() {
         if g.excluded_by == Exclusion::LostElection && !l2.ranks.is_empty() {
             let unshown = g.count.saturating_sub(l2.ranks.len() - 1);
             if unshown > 0 {

@@ -103,7 +103,8 @@ pub struct Layer2 {
     /// (`"events: forbidden (list)"`); `null` otherwise.
     pub actual_unknown_because: Option<String>,
     /// L2Advertisements of the pool that match the Service (folded duplicates included).
-    pub advertisements: Vec<String>,
+    /// Shared by the reports with the same list.
+    pub advertisements: std::sync::Arc<[String]>,
     /// Size of the candidate set before and after the eTP Local filter.
     pub candidates: usize,
     pub available: usize,
@@ -115,7 +116,8 @@ pub struct Layer2 {
     pub ranks: Vec<L2Rank>,
     /// The nodes that do not announce, grouped by the first filter that removes them for this
     /// Service, in filter order. Node-wide facts are in the top-level `nodes`.
-    pub excluded: Vec<NodeGroup>,
+    /// Shared by the reports with the same groups.
+    pub excluded: std::sync::Arc<[NodeGroup]>,
     /// Every node's row; `null` unless asked for (`explain svc NAME`, `--nodes all`).
     pub nodes: Option<Vec<L2Node>>,
     /// Every node's part in the election, in the order of the report's `nodes`: the map of
@@ -181,7 +183,7 @@ pub struct L2Rank {
 
 /// Nodes one filter removed: how many, and their names (the first [`NodeGroup::SHOWN`] by
 /// name; every one with `--nodes all`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeGroup {
     pub excluded_by: Exclusion,
@@ -263,7 +265,7 @@ impl L2Reason {
 }
 
 /// Why a node is not the layer-2 announcer, in filter order (DESIGN §4): `excludedBy`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Exclusion {
     /// Step 1: no endpoint of the Service can serve, so nobody holds an election.
     #[serde(rename = "noServingEndpoint")]

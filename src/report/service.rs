@@ -58,8 +58,9 @@ pub struct Ownership {
     pub claimants: Vec<Implementation>,
     /// Field managers that wrote `status` (managedFields, subresource `status`), oldest first.
     pub status_writers: Vec<StatusWriter>,
-    /// Annotations and conditions that name an implementation.
-    pub evidence: Vec<String>,
+    /// Annotations and conditions that name an implementation. Shared by the reports with the
+    /// same list.
+    pub evidence: std::sync::Arc<[String]>,
 }
 
 #[derive(Debug, Clone, Serialize)]
