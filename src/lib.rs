@@ -14,6 +14,7 @@ pub(crate) mod demo;
 pub mod diagnose;
 pub(crate) mod findings;
 pub mod history;
+pub mod intern;
 pub mod k8s;
 pub(crate) mod kubevip;
 pub mod live;

@@ -62,7 +62,7 @@ const MARKS: &[(&str, &str)] = &[
 pub(crate) fn ownership(
     svc: &Service,
     claimants: Vec<Implementation>,
-    names: &crate::diagnose::world::Interned<[String]>,
+    names: &crate::intern::Interned<[String]>,
 ) -> Ownership {
     let mut status_writers: Vec<StatusWriter> = svc
         .status_writers

@@ -76,12 +76,15 @@ pub struct Shared<'a> {
     node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
     /// Texts many Services' reports repeat word for word (the verdicts' clauses about the node
     /// groups the filters removed), held once: see [`World::shared_text`].
-    texts: Interned<str>,
+    texts: crate::intern::Interned<str>,
     /// The node groups of the layer-2 verdicts (counts, and names when listed): most Services
     /// of a cluster have the same ones.
-    pub groups: Interned<[crate::report::NodeGroup]>,
+    pub groups: crate::intern::Interned<[crate::report::NodeGroup]>,
     /// Lists of object names many reports repeat (a pool's advertisements).
-    pub names: Interned<[String]>,
+    pub names: crate::intern::Interned<[String]>,
+    /// The layer-2 elections' node sets (advertised, candidates, available): the Services of one
+    /// advertisement group share them.
+    sets: crate::intern::Interned<FixedBitSet>,
 }
 
 impl<'a> std::ops::Deref for World<'a> {
@@ -228,9 +231,10 @@ impl<'a> World<'a> {
                 role_nodes,
                 exclude_values,
                 node_lists: Mutex::default(),
-                texts: Interned::default(),
-                groups: Interned::default(),
-                names: Interned::default(),
+                texts: Default::default(),
+                groups: Default::default(),
+                names: Default::default(),
+                sets: Default::default(),
             }),
             l2_filters: Default::default(),
             liveness,
@@ -376,6 +380,7 @@ impl<'a> World<'a> {
             rules,
             full_order,
             filters,
+            sets: Some(&self.sets),
         }
     }
 
@@ -448,27 +453,4 @@ fn roles(labels: &BTreeMap<String, String>) -> Vec<String> {
         .collect();
     out.sort();
     out
-}
-
-/// Values that many of one run's reports repeat, each held once: the reports of 10,000 Services
-/// would otherwise carry 10,000 copies. Filled while reports are written in parallel.
-pub struct Interned<T: ?Sized>(Mutex<std::collections::HashSet<Arc<T>>>);
-
-impl<T: ?Sized> Default for Interned<T> {
-    fn default() -> Self {
-        Interned(Mutex::default())
-    }
-}
-
-impl<T: ?Sized + Eq + std::hash::Hash> Interned<T> {
-    /// The held value equal to `value`, held from now on if none was.
-    pub fn hold<B: std::borrow::Borrow<T> + Into<Arc<T>>>(&self, value: B) -> Arc<T> {
-        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(same) = held.get(value.borrow()) {
-            return same.clone();
-        }
-        let value: Arc<T> = value.into();
-        held.insert(value.clone());
-        value
-    }
 }

@@ -121,6 +121,9 @@ pub struct L2Context<'a> {
     pub full_order: bool,
     /// The filters of step 5 that no Service changes, from [`NodeFilters::new`] with the fields above.
     pub filters: NodeFilters,
+    /// Where the Elections' node sets are held once (the Services of one advertisement group
+    /// have the same); `None`: each Election holds its own.
+    pub sets: Option<&'a crate::intern::Interned<FixedBitSet>>,
 }
 
 /// The candidates after each node filter that does not depend on the Service (step 5 before the
@@ -223,15 +226,15 @@ pub struct Election {
     /// Newer MetalLB: the shared-IP annotation meets an ad with service selectors (step 3).
     pub shared_ip_refusal: bool,
     /// Union of the node sets of `ads_for_service` (step 4 and the last filter of step 5).
-    pub advertised: FixedBitSet,
+    pub advertised: Arc<FixedBitSet>,
     /// Candidates after each filter of step 5, then the eTP Local intersection (step 6).
     pub eligible: Arc<FixedBitSet>,
     pub after_network: Arc<FixedBitSet>,
     pub after_exclude: Arc<FixedBitSet>,
-    pub candidates: FixedBitSet,
+    pub candidates: Arc<FixedBitSet>,
     /// eTP Local: every node hosting a serving endpoint, candidate or not (a fact per node).
     pub local_endpoints: Option<FixedBitSet>,
-    pub available: FixedBitSet,
+    pub available: Arc<FixedBitSet>,
     /// `available` sorted by (score desc, digest asc) (step 9). Without `L2Context::full_order`
     /// only its first [`RANKS_KEPT`] are kept: the winner needs every digest but no full sort.
     pub order: Vec<Ranked>,
@@ -387,17 +390,21 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
         top_candidates(ctx.nodes, available.ones(), &ip, score, RANKS_KEPT)
     };
 
+    let share = |set: FixedBitSet| match ctx.sets {
+        Some(held) => held.hold(set),
+        None => Arc::new(set),
+    };
     Election {
         active_endpoint,
         ads_for_service,
         shared_ip_refusal,
-        advertised,
+        advertised: share(advertised),
         eligible,
         after_network,
         after_exclude,
-        candidates,
+        candidates: share(candidates),
         local_endpoints,
-        available,
+        available: share(available),
         order,
         ip,
         scores,
@@ -556,7 +563,7 @@ impl Election {
         if !self.available.is_clear() {
             return None;
         }
-        let mut set = self.advertised.clone();
+        let mut set = FixedBitSet::clone(&self.advertised);
         set.intersect_with(&ctx.nodes.has_object);
         if set.is_clear() {
             return Some(Exclusion::NotSelected);

@@ -135,6 +135,7 @@ fn should_announce(
         rules,
         full_order: true,
         filters: NodeFilters::new(&sc.table, &sc.liveness, sc.ignore_exclude_lb, rules),
+        sets: None,
     };
     let ads: Vec<AdNodes> = sc.ads.iter().map(|a| AdNodes::new(a, &sc.table)).collect();
     let eps = endpoints(eps, &sc.table, rules);

@@ -58,14 +58,16 @@ impl fmt::Display for Port {
 /// One `status.loadBalancer.ingress` entry; `extra` marks fields MetalLB drops (ipMode, ports).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ingress {
-    pub ip: String,
-    pub hostname: String,
+    /// `CompactString`s: an IPv4 address and most hostnames take no allocation of their own,
+    /// and the replay holds one entry per Service.
+    pub ip: CompactString,
+    pub hostname: CompactString,
     pub extra: bool,
 }
 
 impl Ingress {
-    pub fn ip_only(ip: String) -> Ingress {
-        Ingress { ip, hostname: String::new(), extra: false }
+    pub fn ip_only(ip: impl Into<CompactString>) -> Ingress {
+        Ingress { ip: ip.into(), hostname: CompactString::default(), extra: false }
     }
 }
 
@@ -123,8 +125,8 @@ impl<'a> SvcView<'a> {
             ingress: ingress.map(|list| {
                 list.iter()
                     .map(|i| Ingress {
-                        ip: i.ip.as_deref().unwrap_or_default().to_string(),
-                        hostname: i.hostname.as_deref().unwrap_or_default().to_string(),
+                        ip: i.ip.clone().unwrap_or_default(),
+                        hostname: i.hostname.clone().unwrap_or_default(),
                         extra: i.ip_mode.is_some() || i.ports.is_some(),
                     })
                     .collect()
