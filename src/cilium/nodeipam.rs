@@ -108,7 +108,7 @@ pub fn ready_endpoint_nodes<'a>(
         .filter(|s| s.serves(namespace, name))
         .flat_map(|s| s.endpoints.iter())
         .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) != Some(false))
-        .filter_map(|e| e.node_name.clone())
+        .filter_map(|e| e.node_name.as_deref().map(str::to_string))
         .collect()
 }
 

@@ -47,7 +47,8 @@ pub(super) fn assess(world: &World, namespace: &str, name: &str, is_lb: bool) ->
             .flat_map(|b| &b.logs)
             .filter_map(|log| log.allocation_failures.get(&key))
             .max_by(|a, b| a.at.cmp(&b.at))
-            .cloned();
+            .cloned()
+            .map(Box::new);
     }
     (Some(allocation), found)
 }
@@ -62,7 +63,7 @@ fn report(o: &Outcome, detail: String) -> Allocation {
         // The message names the IPs MetalLB picks, and that pick is random.
         None
     } else {
-        events.iter().find(|e| e.reason != "deprecatedAnnotation").cloned()
+        events.iter().find(|e| e.reason != "deprecatedAnnotation").cloned().map(Box::new)
     };
     Allocation {
         status: o.status,

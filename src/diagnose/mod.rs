@@ -242,21 +242,24 @@ pub use causes::conclude;
 /// Which node answers for each IP, over every Service given (sharing Services answer for each
 /// other). Borrows the Services, not their Evaluations, which are dropped as reports are written.
 fn answered_by_ip<'w>(world: &World, evals: &[Evaluation<'w>]) -> Answered<'w> {
-    let mut answered: Answered = HashMap::new();
+    let mut answered: Answered = Vec::new();
     for e in evals {
         if let (Some(l2), Some(ip)) = (&e.l2, e.ips.first()) {
             if let Some(node) = l2.answering(world) {
                 let m = &e.svc.metadata;
                 let key = (m.namespace.as_deref().unwrap_or(""), m.name.as_deref().unwrap_or(""));
-                answered.entry(ip.clone()).or_default().push((key, node));
+                answered.push((ip.as_str().into(), key, node));
             }
         }
     }
+    // Stable: the Services of one IP stay in evaluation order.
+    answered.sort_by(|a, b| a.0.cmp(&b.0));
     answered
 }
 
-/// Per IP, the Services (namespace, name) whose announcer answers for it, and that node.
-type Answered<'w> = HashMap<String, Vec<((&'w str, &'w str), NodeId)>>;
+/// The Services (namespace, name) whose announcer answers for an IP, and that node, sorted by
+/// IP: a flat list, where a map of one vector per IP took about 200 bytes per Service.
+type Answered<'w> = Vec<(compact_str::CompactString, (&'w str, &'w str), NodeId)>;
 
 /// What every Service's evaluation in a World shares beyond the World itself. Depends on the
 /// configuration and the labels only, so the what-if Worlds of [`World::with_node_down`] share
@@ -591,10 +594,11 @@ fn shared_by(world: &World, e: &Evaluation, answered: &Answered) -> Vec<SharedAn
     let Some(ip) = e.l2.as_ref().map(|l2| l2.election.ip.as_str()) else {
         return Vec::new();
     };
-    answered
-        .get(ip)
-        .into_iter()
-        .flatten()
+    let from = answered.partition_point(|(held, ..)| held.as_str() < ip);
+    answered[from..]
+        .iter()
+        .take_while(|(held, ..)| held.as_str() == ip)
+        .map(|(_, key, node)| (key, node))
         .filter(|((namespace, name), _)| !(*namespace == e.namespace && *name == e.name))
         .map(|((namespace, name), node)| SharedAnswer {
             node: world.table.name(*node).to_string(),

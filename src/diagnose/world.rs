@@ -407,15 +407,15 @@ fn endpoints_of_slices<'s>(
     // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it winning;
     // only then are the addresses kept, beside their endpoints.
     let per_address = !rules.bgp_health_per_endpoint;
-    let mut addresses: HashMap<(String, String), Vec<&[String]>> = HashMap::new();
+    let mut addresses: HashMap<(String, String), Vec<&[compact_str::CompactString]>> = HashMap::new();
     for slice in slices {
         let Some(svc) = &slice.service else {
             continue;
         };
-        let key = (slice.namespace.clone(), svc.clone());
+        let key = (slice.namespace.to_string(), svc.to_string());
         let kept = || slice.endpoints.iter().filter(|e| without.is_none() || e.node_name.as_deref() != without);
         if per_address {
-            addresses.entry(key.clone()).or_default().extend(kept().map(|e| e.addresses.as_slice()));
+            addresses.entry(key.clone()).or_default().extend(kept().map(|e| &e.addresses[..]));
         }
         let list = endpoints.entry(key).or_default();
         for ep in kept() {
@@ -434,7 +434,7 @@ fn endpoints_of_slices<'s>(
     }
     for (key, addresses) in &addresses {
         let list = endpoints.get_mut(key).expect("filled beside it");
-        let input: Vec<(Option<usize>, bool, &[String])> =
+        let input: Vec<(Option<usize>, bool, &[compact_str::CompactString])> =
             list.iter().zip(addresses).map(|(e, a)| (e.node, e.can_serve, *a)).collect();
         for (e, (local, any)) in list.iter_mut().zip(per_address_health(&input)) {
             e.bgp_healthy_on_node = local;

@@ -176,7 +176,9 @@ fn stop_node(snap: &mut Snapshot, node: &str) -> String {
     let mut endpoints = 0;
     for slice in &mut snap.endpoint_slices {
         let before = slice.endpoints.len();
-        slice.endpoints.retain(|e| e.node_name.as_deref() != Some(node));
+        let mut kept = std::mem::take(&mut slice.endpoints).into_vec();
+        kept.retain(|e| e.node_name.as_deref() != Some(node));
+        slice.endpoints = kept.into_boxed_slice();
         endpoints += before - slice.endpoints.len();
     }
     let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
@@ -234,7 +236,7 @@ fn apply_objects(into: &mut Snapshot, file: &str, from: &Snapshot) -> Result<Vec
     upsert!("Node", nodes);
     upsert!("Service", services);
     for o in &from.endpoint_slices {
-        let key = (o.namespace.clone(), o.name.clone());
+        let key = (o.namespace.to_string(), o.name.to_string());
         let at = into.endpoint_slices.iter().position(|x| x.namespace == o.namespace && x.name == o.name);
         match at {
             Some(i) => into.endpoint_slices[i] = o.clone(),

@@ -1,8 +1,11 @@
 //! EndpointSlices as the engines read them. A cluster has one or more per Service, each endpoint
 //! of k8s-openapi's type is 352 bytes before its strings, and no engine reads more than which
 //! node an endpoint sits on, its addresses and its conditions: only those are decoded (a value
-//! of the wrong type there is refused as before), every other field is skipped unread.
+//! of the wrong type there is refused as before), every other field is skipped unread. Names and
+//! addresses are `CompactString`s, lists boxed slices: an endpoint takes one allocation (its
+//! addresses), where it took four.
 
+use compact_str::CompactString;
 pub use k8s::EndpointConditions;
 use k8s_openapi::api::discovery::v1 as k8s;
 use serde::de::MapAccess;
@@ -15,18 +18,18 @@ pub const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EndpointSlice {
-    pub namespace: String,
-    pub name: String,
+    pub namespace: CompactString,
+    pub name: CompactString,
     /// The `kubernetes.io/service-name` label; a slice without it belongs to no Service.
-    pub service: Option<String>,
-    pub endpoints: Vec<Endpoint>,
+    pub service: Option<CompactString>,
+    pub endpoints: Box<[Endpoint]>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Endpoint {
-    pub addresses: Vec<String>,
+    pub addresses: Box<[CompactString]>,
     pub conditions: Option<EndpointConditions>,
-    pub node_name: Option<String>,
+    pub node_name: Option<CompactString>,
     /// `targetRef.kind` is `Pod` (k3s ServiceLB counts only those).
     pub targets_pod: bool,
 }
@@ -42,11 +45,11 @@ impl EndpointSlice {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RawEndpoint {
     #[serde(default)]
-    addresses: Option<Vec<String>>,
+    addresses: Option<Box<[CompactString]>>,
     #[serde(default)]
     conditions: Option<EndpointConditions>,
     #[serde(default)]
-    node_name: Option<String>,
+    node_name: Option<CompactString>,
     #[serde(default)]
     target_ref: Option<Ref>,
 }
@@ -75,9 +78,9 @@ impl TopLevel for EndpointSlice {
     fn build(metadata: Option<Metadata>, endpoints: Option<Vec<RawEndpoint>>) -> EndpointSlice {
         let meta = metadata.unwrap_or_default().meta;
         EndpointSlice {
-            namespace: String::from(meta.namespace.unwrap_or_default()),
-            name: String::from(meta.name.unwrap_or_default()),
-            service: meta.labels.and_then(|l| l.get(SERVICE_NAME_LABEL).map(str::to_string)),
+            namespace: meta.namespace.unwrap_or_default(),
+            name: meta.name.unwrap_or_default(),
+            service: meta.labels.and_then(|l| l.get(SERVICE_NAME_LABEL).map(CompactString::from)),
             endpoints: endpoints
                 .unwrap_or_default()
                 .into_iter()

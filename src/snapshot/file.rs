@@ -889,7 +889,7 @@ impl Object {
     /// `namespace/name`, from metadata or where the object keeps them.
     fn key(&mut self) -> Option<(String, String)> {
         match self {
-            Object::EndpointSlice(o) => Some((o.namespace.clone(), o.name.clone())),
+            Object::EndpointSlice(o) => Some((o.namespace.to_string(), o.name.to_string())),
             Object::Service(o) => Some(crate::snapshot::key_of(&o.metadata)),
             Object::Pod(o) => Some(crate::snapshot::key_of(&o.metadata)),
             Object::DaemonSet(o) | Object::Deployment(o) => Some(crate::snapshot::key_of(&o.metadata)),

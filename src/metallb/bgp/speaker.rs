@@ -137,23 +137,23 @@ pub fn has_healthy_endpoint<'a>(endpoints: impl IntoIterator<Item = EndpointHeal
 /// endpoint is healthy only through an address no unready endpoint shares. For each endpoint
 /// `(node, can serve, addresses)`: is it healthy within its node, and within the Service? An
 /// endpoint without a node is healthy within no node.
-pub fn per_address_health(endpoints: &[(Option<usize>, bool, &[String])]) -> Vec<(bool, bool)> {
+pub fn per_address_health<S: AsRef<str>>(endpoints: &[(Option<usize>, bool, &[S])]) -> Vec<(bool, bool)> {
     use std::collections::HashMap;
     let mut anywhere: HashMap<&str, bool> = HashMap::new();
     let mut on_node: HashMap<(usize, &str), bool> = HashMap::new();
     for (node, can_serve, addresses) in endpoints {
         for a in addresses.iter() {
-            *anywhere.entry(a.as_str()).or_insert(true) &= *can_serve;
+            *anywhere.entry(a.as_ref()).or_insert(true) &= *can_serve;
             if let Some(n) = node {
-                *on_node.entry((*n, a.as_str())).or_insert(true) &= *can_serve;
+                *on_node.entry((*n, a.as_ref())).or_insert(true) &= *can_serve;
             }
         }
     }
     endpoints
         .iter()
         .map(|(node, _, addresses)| {
-            let local = node.is_some_and(|n| addresses.iter().any(|a| on_node[&(n, a.as_str())]));
-            (local, addresses.iter().any(|a| anywhere[a.as_str()]))
+            let local = node.is_some_and(|n| addresses.iter().any(|a| on_node[&(n, a.as_ref())]));
+            (local, addresses.iter().any(|a| anywhere[a.as_ref()]))
         })
         .collect()
 }
