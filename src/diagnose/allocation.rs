@@ -123,8 +123,8 @@ pub fn reason(o: &Outcome) -> &'static str {
     }
 }
 
-fn list(items: &[String]) -> String {
-    items.join(", ")
+fn list(items: &[impl AsRef<str>]) -> String {
+    items.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(", ")
 }
 
 fn conflict_words(c: &Conflict, me: &str) -> String {

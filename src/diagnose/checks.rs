@@ -87,7 +87,7 @@ impl<'a, 'w> ServiceCtx<'a, 'w> {
             view.ads = view.ad_objs(ns, el.ads_for_service.iter().copied());
             view
         });
-        ServiceCtx { world, e, svc: ObjectRef::new("Service", &e.namespace, &e.name), l2 }
+        ServiceCtx { world, e, svc: ObjectRef::new("Service", e.namespace, e.name), l2 }
     }
 
     fn ns(&self) -> &str {
@@ -266,12 +266,8 @@ fn local_without_endpoint(c: &ServiceCtx) -> Option<Finding> {
     if el.local_endpoints.is_none() || !el.active_endpoint || el.candidates.is_clear() || !el.available.is_clear() {
         return None;
     }
-    let with_eps: BTreeSet<NodeId> = world
-        .endpoints_of(&(c.e.namespace.clone(), c.e.name.clone()))
-        .iter()
-        .filter(|ep| ep.can_serve)
-        .filter_map(|ep| ep.node)
-        .collect();
+    let with_eps: BTreeSet<NodeId> =
+        world.endpoints_of(c.e.namespace, c.e.name).iter().filter(|ep| ep.can_serve).filter_map(|ep| ep.node).collect();
     // Endpoints only where no speaker lives: the speakers' placement is the thing to fix, not
     // the advertisement (MetalLB issue reports of "Local stays dark" mostly end here).
     let speakerless: Vec<NodeId> = with_eps.iter().copied().filter(|&n| world.speaker_live(n) == Some(false)).collect();

@@ -77,8 +77,9 @@ pub enum DiagnoseError {
 /// One Service as the speakers see it, before it becomes report rows.
 pub(crate) struct Evaluation<'w> {
     pub svc: &'w Service,
-    pub namespace: String,
-    pub name: String,
+    /// Borrowed from the Service.
+    pub namespace: &'w str,
+    pub name: &'w str,
     pub handled: bool,
     pub ips: Vec<String>,
     pub withdraw: Option<Withdraw>,
@@ -158,7 +159,7 @@ pub(crate) fn diagnose_prepared(
     evals.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
     if let Scope::Service { namespace, name } = &opts.scope {
-        if !evals.iter().any(|e| &e.namespace == namespace && &e.name == name) {
+        if !evals.iter().any(|e| e.namespace == namespace && e.name == name) {
             let hint = match snap.services.iter().find(|s| {
                 s.metadata.namespace.as_deref() == Some(namespace) && s.metadata.name.as_deref() == Some(name)
             }) {
@@ -168,7 +169,7 @@ pub(crate) fn diagnose_prepared(
                 ),
                 None => {
                     let elsewhere: Vec<String> =
-                        evals.iter().filter(|e| &e.name == name).map(|e| e.namespace.clone()).collect();
+                        evals.iter().filter(|e| e.name == name).map(|e| e.namespace.to_string()).collect();
                     if elsewhere.is_empty() {
                         String::new()
                     } else {
@@ -190,7 +191,7 @@ pub(crate) fn diagnose_prepared(
 
     // Cilium's per-Service work (Lease, eligible set, LB-IPAM) happens here: spread it too.
     // Each Evaluation is dropped once its report is written.
-    let in_scope_evals: Vec<Evaluation> = evals.into_iter().filter(|e| in_scope(&e.namespace, &e.name)).collect();
+    let in_scope_evals: Vec<Evaluation> = evals.into_iter().filter(|e| in_scope(e.namespace, e.name)).collect();
     let services = in_scope_evals
         .into_par_iter()
         .map(|e| {
@@ -388,13 +389,13 @@ fn evaluate<'w>(
     svc: &'w Service,
     detail: bool,
 ) -> Evaluation<'w> {
-    let namespace = svc.metadata.namespace.as_deref().unwrap_or_default().to_string();
-    let name = svc.metadata.name.as_deref().unwrap_or_default().to_string();
+    let namespace = svc.metadata.namespace.as_deref().unwrap_or_default();
+    let name = svc.metadata.name.as_deref().unwrap_or_default();
     let handled = world.setup.installed && handles_class(svc, &world.setup.lb_class);
     let raw_ips = ingress_ips(svc);
     let ips: Vec<String> =
         raw_ips.iter().map(|s| crate::k8s::ip::parse_go_ip(s).map(go_ip_string).unwrap_or_else(|| s.clone())).collect();
-    let observed = world.actual.for_service(&namespace, &name, &ips);
+    let observed = world.actual.for_service(namespace, name, &ips);
     let mut eval =
         Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, bgp: None, observed };
     let Ok(config) = world.config.as_ref() else {
@@ -412,8 +413,7 @@ fn evaluate<'w>(
     };
     eval.pool = Some(pool);
 
-    let key = (eval.namespace.clone(), eval.name.clone());
-    let endpoints = world.endpoints_of(&key);
+    let endpoints = world.endpoints_of(eval.namespace, eval.name);
     let labels = svc.metadata.labels.as_ref().unwrap_or(crate::k8s::labels::LabelMap::empty());
     let input = ServiceInput {
         labels,
@@ -491,7 +491,7 @@ fn service_report(
     let Shape { detail, one, whole_lists, rows, map } = shape;
     let spec = e.svc.spec.as_ref();
     let is_lb = service_type(e.svc) == "LoadBalancer";
-    let (allocation, allocation_findings) = allocation::assess(world, &e.namespace, &e.name, is_lb);
+    let (allocation, allocation_findings) = allocation::assess(world, e.namespace, e.name, is_lb);
     let anything_installed =
         world.setup.installed || imps.cilium.installed || imps.servicelb.installed || imps.kube_vip.installed;
     let ownership = ownership::ownership(e.svc, ownership::claimants(world, imps, e.svc), &world.names);
@@ -499,7 +499,7 @@ fn service_report(
     let others = cilium::service(
         world.snap,
         imps,
-        &cilium::Subject::new(e.svc, &e.namespace, &e.name),
+        &cilium::Subject::new(e.svc, e.namespace, e.name),
         &ownership.claimants,
         detail,
         map,
@@ -522,8 +522,8 @@ fn service_report(
             .map(|_| crate::report::BgpReason::NotOwner),
     });
     let mut report = ServiceReport {
-        namespace: e.namespace.clone(),
-        name: e.name.clone(),
+        namespace: e.namespace.to_string(),
+        name: e.name.to_string(),
         type_: service_type(e.svc).to_string(),
         external_traffic_policy: spec
             .and_then(|s| s.external_traffic_policy.as_deref())
@@ -694,14 +694,14 @@ fn l2_cells(world: &World, el: &Election, groups: &[(Exclusion, FixedBitSet)]) -
 }
 
 fn node_rows(world: &World, e: &Evaluation, el: &Election, ctx: &L2Context, rows: Option<&RowsKept>) -> Vec<L2Node> {
-    let key = (e.namespace.clone(), e.name.clone());
+    let key = (e.namespace.to_string(), e.name.to_string());
     let only: Option<FixedBitSet> = rows.and_then(|r| r.get(&key)).map(|names| {
         let mut set = FixedBitSet::with_capacity(world.table.len());
         set.extend(names.iter().filter_map(|n| world.table.id(n)));
         set
     });
     let mut per_node = vec![0usize; world.table.len()];
-    for ep in world.endpoints_of(&key).iter().filter(|ep| ep.can_serve) {
+    for ep in world.endpoints_of(e.namespace, e.name).iter().filter(|ep| ep.can_serve) {
         if let Some(n) = ep.node {
             per_node[n] += 1;
         }

@@ -125,7 +125,7 @@ pub(crate) fn finding(
         return None;
     }
     let class = svc.spec.as_ref().and_then(|s| s.load_balancer_class.as_deref());
-    let object = ObjectRef::new("Service", &e.namespace, &e.name);
+    let object = ObjectRef::new("Service", e.namespace, e.name);
     let writers: Vec<String> = o.status_writers.iter().map(|w| w.manager.clone()).collect();
     match o.claimants.len() {
         0 => {

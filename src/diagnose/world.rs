@@ -1,5 +1,6 @@
 //! Everything derived once per snapshot that every Service's evaluation shares.
 
+use compact_str::CompactString;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -38,7 +39,7 @@ pub struct World<'a> {
     /// unknown.
     pub bgp_acting: FixedBitSet,
     /// The endpoints of the Services that a node going down changed, in place of `endpoints`'.
-    endpoints_after: HashMap<(String, String), Vec<EndpointInput>>,
+    endpoints_after: HashMap<EndpointsKey, Vec<EndpointInput>>,
 }
 
 /// The part of a [`World`] that depends on the objects' configuration and labels only.
@@ -60,7 +61,7 @@ pub struct Shared<'a> {
     /// The same nodes as a set.
     pub rejecting: FixedBitSet,
     /// Per Service, its endpoints as the speakers judge them: read through `endpoints_of`.
-    endpoints: HashMap<(String, String), Vec<EndpointInput>>,
+    endpoints: HashMap<EndpointsKey, Vec<EndpointInput>>,
     pub actual: ActualIndex,
     pub bgp_actual: BgpActualIndex,
     /// BGP node sets and pool compatibility; `None` without a valid configuration.
@@ -286,11 +287,13 @@ impl<'a> World<'a> {
     }
 
     /// The endpoints of a Service, as the speakers judge them.
-    pub fn endpoints_of(&self, key: &(String, String)) -> &[EndpointInput] {
-        if let Some(after) = self.endpoints_after.get(key) {
+    pub fn endpoints_of(&self, namespace: &str, name: &str) -> &[EndpointInput] {
+        // Names of up to 24 bytes take no allocation to look up.
+        let key = (CompactString::from(namespace), CompactString::from(name));
+        if let Some(after) = self.endpoints_after.get(&key) {
             return after;
         }
-        self.endpoints.get(key).map(Vec::as_slice).unwrap_or_default()
+        self.endpoints.get(&key).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// The names of `nodes`, sorted, as one list shared by every caller asking for the same set.
@@ -397,22 +400,25 @@ impl<'a> World<'a> {
 
 /// Per Service, its endpoints as the speakers of `rules` judge them; `without` a node's endpoints
 /// when it is down.
+/// A Service's namespace and name, as its EndpointSlices say them.
+type EndpointsKey = (CompactString, CompactString);
+
 fn endpoints_of_slices<'s>(
     slices: impl Iterator<Item = &'s crate::snapshot::EndpointSlice>,
     table: &NodeTable,
     rules: Rules,
     without: Option<&str>,
-) -> HashMap<(String, String), Vec<EndpointInput>> {
-    let mut endpoints: HashMap<(String, String), Vec<EndpointInput>> = HashMap::new();
+) -> HashMap<EndpointsKey, Vec<EndpointInput>> {
+    let mut endpoints: HashMap<EndpointsKey, Vec<EndpointInput>> = HashMap::new();
     // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it winning;
     // only then are the addresses kept, beside their endpoints.
     let per_address = !rules.bgp_health_per_endpoint;
-    let mut addresses: HashMap<(String, String), Vec<&[compact_str::CompactString]>> = HashMap::new();
+    let mut addresses: HashMap<EndpointsKey, Vec<&[CompactString]>> = HashMap::new();
     for slice in slices {
         let Some(svc) = &slice.service else {
             continue;
         };
-        let key = (slice.namespace.to_string(), svc.to_string());
+        let key = (slice.namespace.clone(), svc.clone());
         let kept = || slice.endpoints.iter().filter(|e| without.is_none() || e.node_name.as_deref() != without);
         if per_address {
             addresses.entry(key.clone()).or_default().extend(kept().map(|e| &e.addresses[..]));
@@ -434,7 +440,7 @@ fn endpoints_of_slices<'s>(
     }
     for (key, addresses) in &addresses {
         let list = endpoints.get_mut(key).expect("filled beside it");
-        let input: Vec<(Option<usize>, bool, &[compact_str::CompactString])> =
+        let input: Vec<(Option<usize>, bool, &[CompactString])> =
             list.iter().zip(addresses).map(|(e, a)| (e.node, e.can_serve, *a)).collect();
         for (e, (local, any)) in list.iter_mut().zip(per_address_health(&input)) {
             e.bgp_healthy_on_node = local;

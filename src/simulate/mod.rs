@@ -248,10 +248,8 @@ pub(crate) fn spof_in(
 /// only ever makes an address healthier, B-3). Cilium's answers are not looked at (`metallb_only`).
 fn may_go_dark(world: &World, node: &str, key: &Key, before: &ServiceReport) -> bool {
     let id = world.table.id(node);
-    let serves_elsewhere = world
-        .endpoints_of(&(key.0.to_string(), key.1.to_string()))
-        .iter()
-        .any(|e| e.node != id && e.can_serve && e.bgp_healthy_anywhere);
+    let serves_elsewhere =
+        world.endpoints_of(key.0, key.1).iter().any(|e| e.node != id && e.can_serve && e.bgp_healthy_anywhere);
     let metallb = before.metallb.as_ref();
     let l2 = metallb
         .and_then(|m| m.layer2.as_ref())

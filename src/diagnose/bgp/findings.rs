@@ -42,7 +42,7 @@ pub(crate) fn service_findings(world: &World, e: &Evaluation, o: &BgpOutcome) ->
         o,
         config,
         index,
-        svc: ObjectRef::new("Service", &e.namespace, &e.name),
+        svc: ObjectRef::new("Service", e.namespace, e.name),
         ips: o.ips.iter().map(|ip| crate::k8s::ip::go_ip_string(*ip)).collect(),
         ads: pool_ads(config, &config.pools[pool_idx])
             .iter()
@@ -137,7 +137,7 @@ fn local_endpoints_unadvertised(c: &ServiceCtx) -> Option<Finding> {
 
 /// LBD132: ServiceBGPStatus against the sessions MetalLB's rules give.
 fn status_disagrees(c: &ServiceCtx) -> Option<Finding> {
-    let actual = c.world.bgp_actual.for_service(&c.e.namespace, &c.e.name)?;
+    let actual = c.world.bgp_actual.for_service(c.e.namespace, c.e.name)?;
     let expected = expected_peers(c.world, c.config, c.o);
     if actual == expected {
         return None;

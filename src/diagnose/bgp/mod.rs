@@ -268,7 +268,7 @@ pub(crate) fn report(world: &World, e: &Evaluation, o: &BgpOutcome, detail: bool
         world.node_list(o.announcing().take(NodeGroup::SHOWN))
     };
     let peers: BTreeSet<String> = o.peers_reached().map(|p| config.peers[p].name.clone()).collect();
-    let actual = world.bgp_actual.for_service(&e.namespace, &e.name);
+    let actual = world.bgp_actual.for_service(e.namespace, e.name);
     let nodes = detail.then(|| {
         (0..world.table.len())
             .filter(|&n| o.reasons[n].is_some() || world.table.has_object.contains(n))

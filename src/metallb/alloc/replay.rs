@@ -31,7 +31,8 @@ pub struct Conflict {
 pub struct Outcome {
     pub status: Status,
     /// The status IPs the Service had in the snapshot.
-    pub held: Vec<String>,
+    /// `CompactString`s: an outcome is held per Service until its report is written.
+    pub held: Vec<compact_str::CompactString>,
     /// Its IPs once MetalLB is done; `None` when the choice is random (see `possible`).
     pub expected: Option<Vec<IpAddr>>,
     pub possible: Vec<(String, Vec<IpAddr>)>,
@@ -170,7 +171,7 @@ fn ingress_count(svc: &SvcView) -> usize {
 fn not_ours(svc: &SvcView, view: usize) -> Outcome {
     Outcome {
         status: Status::NotOurs,
-        held: svc.lb_ip_texts().iter().map(|s| s.to_string()).collect(),
+        held: svc.lb_ip_texts().iter().map(|&s| s.into()).collect(),
         expected: None,
         possible: Vec::new(),
         pool: None,
@@ -187,7 +188,7 @@ fn not_ours(svc: &SvcView, view: usize) -> Outcome {
 
 fn outcome_for(controller: &Controller, svc: &SvcView, mut sync: Sync, pending: bool, view: usize) -> Outcome {
     let key = svc.key();
-    let held: Vec<String> = svc.lb_ip_texts().iter().map(|s| s.to_string()).collect();
+    let held: Vec<compact_str::CompactString> = svc.lb_ip_texts().iter().map(|&s| s.into()).collect();
     let final_ips: Vec<IpAddr> = sync.written.take().map(|w| w.ips(svc)).unwrap_or_default();
     let wiped =
         matches!(sync.failure.as_deref(), Some(Failure::NoPools | Failure::NoClusterIp | Failure::NotEnoughClusterIps));
