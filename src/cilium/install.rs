@@ -121,8 +121,8 @@ pub fn discover(snap: &Snapshot) -> Setup {
     let installed = !evidence.is_empty();
     let namespace = config
         .and_then(|c| c.metadata.namespace.clone())
-        .or_else(|| agents.first().and_then(|p| p.metadata.namespace.clone()).map(String::from))
-        .or_else(|| agent_ds.and_then(|d| d.metadata.namespace.clone()).map(String::from))
+        .or_else(|| agents.first().and_then(|p| p.metadata.namespace.as_deref().map(str::to_string)))
+        .or_else(|| agent_ds.and_then(|d| d.metadata.namespace.as_deref().map(str::to_string)))
         .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
     static EMPTY: BTreeMap<String, String> = BTreeMap::new();
     let data = config.and_then(|c| c.data.as_ref()).unwrap_or(&EMPTY);
@@ -161,7 +161,7 @@ pub fn discover(snap: &Snapshot) -> Setup {
             agents
                 .iter()
                 .map(|p| Agent {
-                    pod: String::from(p.metadata.name.clone().unwrap_or_default()),
+                    pod: p.metadata.name.as_deref().unwrap_or_default().to_string(),
                     node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
                     ready: pod_is_live(p),
                     phase: p.status.as_ref().and_then(|s| s.phase.clone()),

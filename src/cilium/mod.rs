@@ -17,9 +17,9 @@ pub fn selector_labels(svc: &Service) -> Labels {
     let mut labels = svc.metadata.labels.as_ref().map(|l| l.to_btree()).unwrap_or_default();
     labels.insert(
         "io.kubernetes.service.namespace".into(),
-        String::from(svc.metadata.namespace.clone().unwrap_or_default()),
+        svc.metadata.namespace.as_deref().unwrap_or_default().to_string(),
     );
-    labels.insert("io.kubernetes.service.name".into(), String::from(svc.metadata.name.clone().unwrap_or_default()));
+    labels.insert("io.kubernetes.service.name".into(), svc.metadata.name.as_deref().unwrap_or_default().to_string());
     labels
 }
 

@@ -35,7 +35,7 @@ pub(super) fn sentence(
     };
     let mut parts = Vec::new();
     body(world, el, groups, named, &mut parts);
-    Sentence::new(head, (!parts.is_empty()).then(|| world.shared_text(parts.join("; "))))
+    Sentence::new(head, (!parts.is_empty()).then(|| world.texts.hold(parts.join("; "))))
 }
 
 /// The first clause, before the IP is written in: who announces, or why nobody does.

@@ -76,8 +76,8 @@ pub struct Shared<'a> {
     /// Node-name lists handed out by `node_list`, by node set.
     node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
     /// Texts many Services' reports repeat word for word (the verdicts' clauses about the node
-    /// groups the filters removed), held once: see [`World::shared_text`].
-    texts: crate::intern::Interned<str>,
+    /// groups the filters removed), held once.
+    pub texts: crate::intern::Interned<str>,
     /// The node groups of the layer-2 verdicts (counts, and names when listed): most Services
     /// of a cluster have the same ones.
     pub groups: crate::intern::Interned<[crate::report::NodeGroup]>,
@@ -302,11 +302,6 @@ impl<'a> World<'a> {
         set.extend(nodes);
         let mut lists = self.node_lists.lock().unwrap_or_else(|e| e.into_inner());
         lists.entry(set).or_insert_with_key(|set| set.ones().map(|n| self.node_names[n].clone()).collect()).clone()
-    }
-
-    /// `text`, held once for every report that repeats it.
-    pub fn shared_text(&self, text: String) -> Arc<str> {
-        self.texts.hold(text)
     }
 
     /// Replays MetalLB's controller over every Service. Sequential by nature, so callers run it

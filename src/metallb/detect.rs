@@ -239,7 +239,7 @@ pub fn speakers(
             && super::install::is_speaker_labelled(p.metadata.labels.as_ref())
     }) {
         if let Some(v) = container_version(pod.spec.as_ref(), "speaker") {
-            versions.entry(v).or_default().push(String::from(pod.metadata.name.clone().unwrap_or_default()));
+            versions.entry(v).or_default().push(pod.metadata.name.as_deref().unwrap_or_default().to_string());
         }
     }
     for pods in versions.values_mut() {

@@ -131,7 +131,7 @@ pub fn discover(snap: &Snapshot, overrides: &Overrides) -> Setup {
                 && is_speaker_labelled(p.metadata.labels.as_ref())
         })
         .map(|p| SpeakerPod {
-            pod: String::from(p.metadata.name.clone().unwrap_or_default()),
+            pod: p.metadata.name.as_deref().unwrap_or_default().to_string(),
             node: p.spec.as_ref().and_then(|s| s.node_name.clone()),
             live: pod_is_live(p),
         })

@@ -62,8 +62,9 @@ impl fmt::Display for Origin {
 
 /// Loads and merges every input. `-` reads `stdin`.
 pub fn load_paths(inputs: &[String], stdin: &mut dyn Read) -> Result<Snapshot, LoadError> {
-    if !inputs.iter().any(|i| i == "-") && inputs.iter().any(|i| streamable(i)) {
-        if let Some(snap) = load_streaming(inputs) {
+    let streamed: Vec<bool> = inputs.iter().map(|i| streamable(i)).collect();
+    if !inputs.iter().any(|i| i == "-") && streamed.contains(&true) {
+        if let Some(snap) = load_streaming(inputs, &streamed) {
             return Ok(snap);
         }
     }
@@ -95,22 +96,18 @@ fn streamable(input: &str) -> bool {
 /// so that its text is never whole in memory: the same snapshot, objects in the same order.
 /// `None` on anything unusual — an error of any kind, a file the scanner cannot follow — and
 /// the caller reads every file whole, which reports errors as it always has.
-fn load_streaming(inputs: &[String]) -> Option<Snapshot> {
+/// `streamed`: per input, whether it is [`streamable`].
+fn load_streaming(inputs: &[String], streamed: &[bool]) -> Option<Snapshot> {
     let mut collector = Collector::default();
     let mut bundles = Vec::new();
-    for input in inputs {
-        if streamable(input) {
+    for (input, &streamed) in inputs.iter().zip(streamed) {
+        if streamed {
             stream_list(input, &mut collector)?;
             continue;
         }
         let read = read_sources(std::slice::from_ref(input), &mut std::io::empty()).ok()?;
         bundles.extend(read.bundles.into_iter().map(Arc::new));
-        let indexes: Vec<LineIndex> = read.texts.iter().map(|(_, t)| LineIndex::new(t)).collect();
-        let mut pending = Vec::new();
-        for ((file, text), lines) in read.texts.iter().zip(&indexes) {
-            split_text(file, text, lines, &mut pending).ok()?;
-        }
-        decode_into(pending, false, Depth::Snapshot, &mut collector).ok()?;
+        decode_texts_into(&read.texts, Depth::Snapshot, &mut collector).ok()?;
     }
     let mut snap = collector.finish(false);
     snap.bundles = bundles;
@@ -258,12 +255,20 @@ pub fn load_texts_strict(texts: &[(Arc<str>, String)]) -> Result<Snapshot, LoadE
 }
 
 fn load_texts_checked(texts: &[(Arc<str>, String)], depth: Depth) -> Result<Snapshot, LoadError> {
+    let mut collector = Collector::default();
+    decode_texts_into(texts, depth, &mut collector)?;
+    Ok(collector.finish(false))
+}
+
+/// Splits every text into its objects (all of them first, so that a syntax error anywhere is
+/// reported before a decoding error) and adds them to `collector`.
+fn decode_texts_into(texts: &[(Arc<str>, String)], depth: Depth, collector: &mut Collector) -> Result<(), LoadError> {
     let indexes: Vec<LineIndex> = texts.iter().map(|(_, t)| LineIndex::new(t)).collect();
     let mut pending = Vec::new();
     for ((file, text), lines) in texts.iter().zip(&indexes) {
         split_text(file, text, lines, &mut pending)?;
     }
-    decode_all(pending, false, depth)
+    decode_into(pending, false, depth, collector)
 }
 
 /// How far unknown fields are looked for (`strict`): a snapshot's may be a newer version's.
