@@ -1,6 +1,7 @@
 //! The controller replay turned into report data: `allocation` per Service, its findings
 //! (LBD110, LBD112-LBD114) and the pool-level ones (LBD206-LBD208).
 
+use compact_str::CompactString;
 use std::net::IpAddr;
 
 use super::world::World;
@@ -67,8 +68,11 @@ fn report(o: &Outcome, detail: String) -> Allocation {
     };
     Allocation {
         status: o.status,
-        pool: o.pool.clone(),
-        expected_ips: o.expected.as_ref().map(|ips| texts(ips)),
+        pool: o.pool.as_deref().map(CompactString::from),
+        expected_ips: o
+            .expected
+            .as_ref()
+            .map(|ips| ips.iter().map(|ip| CompactString::from(go_ip_string(*ip))).collect()),
         possible_outcomes: (!o.possible.is_empty()).then(|| {
             o.possible.iter().map(|(pool, ips)| PossibleOutcome { pool: pool.clone(), ips: texts(ips) }).collect()
         }),

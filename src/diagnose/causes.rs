@@ -2,6 +2,7 @@
 //! so that one broken L2Advertisement is one line, not a finding per Service. Run again after
 //! suppressions move findings out.
 
+use compact_str::CompactString;
 use std::collections::BTreeMap;
 
 use crate::k8s::EXCLUDE_LB_LABEL;
@@ -75,7 +76,7 @@ fn causes(report: &Report) -> Vec<Cause> {
         });
     }
     for s in &report.services {
-        let own = ObjectRef::new("Service", &s.namespace, &s.name);
+        let own = ObjectRef::new("Service", s.namespace.as_str(), s.name.as_str());
         let has_l2_cause = s.findings.iter().any(|f| L2_CAUSES.contains(&f.code));
         for f in &s.findings {
             if f.code == Code::LBD101 && has_l2_cause {
@@ -154,10 +155,10 @@ fn common_message(findings: &[(&Finding, Option<&ServiceReport>)]) -> Option<Str
 
 /// `text` with every whole address of `ips` written as "its IP", in one pass: a message may list
 /// a Service's thousand addresses, and 192.0.2.1 must not match the start of 192.0.2.10.
-fn its_ip(text: &str, ips: &[String]) -> String {
+fn its_ip(text: &str, ips: &[CompactString]) -> String {
     // Most Services have one or two addresses: a set pays off only for many.
     let many: Option<std::collections::HashSet<&str>> =
-        (ips.len() > 8).then(|| ips.iter().map(String::as_str).collect());
+        (ips.len() > 8).then(|| ips.iter().map(CompactString::as_str).collect());
     let is_own = |ip: &str| match &many {
         Some(set) => set.contains(ip),
         None => ips.iter().any(|own| own == ip),
@@ -231,11 +232,12 @@ mod its_ip_tests {
     fn whole_addresses_only_in_one_pass() {
         let text = "192.0.2.1 and 192.0.2.10, 2001:db8::1 not 2001:db8::10; ends 192.0.2.1.";
         let want = "its IP and 192.0.2.10, its IP not 2001:db8::10; ends its IP.";
-        let few: Vec<String> = vec!["192.0.2.1".into(), "2001:db8::1".into()];
+        let few: Vec<compact_str::CompactString> = vec!["192.0.2.1".into(), "2001:db8::1".into()];
         assert_eq!(super::its_ip(text, &few), want);
         assert_eq!(super::its_ip("no address", &few), "no address");
         // Past eight addresses they are looked up in a set: the same answer.
-        let many: Vec<String> = few.iter().cloned().chain((20..40).map(|i| format!("198.51.100.{i}"))).collect();
+        let many: Vec<compact_str::CompactString> =
+            few.iter().cloned().chain((20..40).map(|i| compact_str::format_compact!("198.51.100.{i}"))).collect();
         assert_eq!(super::its_ip(text, &many), want);
     }
 }

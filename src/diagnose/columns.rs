@@ -1,6 +1,8 @@
 //! A Service's ANNOUNCER and OBSERVED words, decided once from its finished report: the table
 //! prints them and the JSON carries them (`services[].announcer`, `.observed`).
 
+use compact_str::CompactString;
+
 use crate::report::{Implementation, ServiceReport};
 
 /// Up to three node names, else a count.
@@ -12,11 +14,11 @@ fn compact<S: AsRef<str>>(nodes: &[S], total: usize) -> String {
     }
 }
 
-pub(super) fn announcer_and_observed(svc: &ServiceReport) -> (String, String) {
+pub(super) fn announcer_and_observed(svc: &ServiceReport) -> (CompactString, CompactString) {
     let m = svc.metallb.as_ref();
     let l2 = m.and_then(|m| m.layer2.as_ref());
     let bgp = m.and_then(|m| m.bgp.as_ref());
-    let mut announcer = l2.map(|l| l.expected_announcer.clone().unwrap_or_else(|| "<none>".into()));
+    let mut announcer = l2.map(|l| l.expected_announcer.as_deref().unwrap_or("<none>").to_string());
     let mut observed = l2
         .and_then(|l| l.actual_announcers.as_ref())
         .map(|a| if a.is_empty() { "<none>".into() } else { a.join(",") })
@@ -36,7 +38,10 @@ pub(super) fn announcer_and_observed(svc: &ServiceReport) -> (String, String) {
         announcer = Some(a);
         observed = Some(o);
     }
-    (announcer.unwrap_or_else(|| "-".into()), observed.unwrap_or_else(|| "?".into()))
+    (
+        announcer.map_or_else(|| "-".into(), CompactString::from),
+        observed.map_or_else(|| "?".into(), CompactString::from),
+    )
 }
 
 /// For Services no MetalLB election covers: Cilium's L2 Lease, Node IPAM, k3s ServiceLB.

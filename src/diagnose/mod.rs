@@ -23,6 +23,7 @@ pub use pools::diagnose_pools;
 use std::collections::HashMap;
 
 use crate::snapshot::Service;
+use compact_str::CompactString;
 use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
@@ -316,9 +317,9 @@ fn related_objects(world: &World, svc: &ServiceReport) -> std::collections::Hash
     let ns = &world.setup.namespace;
     let mut out: std::collections::HashSet<String> =
         svc.findings.iter().flat_map(|f| &f.objects).map(ToString::to_string).collect();
-    out.insert(ObjectRef::new("Service", &svc.namespace, &svc.name).to_string());
+    out.insert(ObjectRef::new("Service", svc.namespace.as_str(), svc.name.as_str()).to_string());
     if let Some(m) = &svc.metallb {
-        out.extend(m.pool.iter().map(|p| ObjectRef::new("IPAddressPool", ns, p).to_string()));
+        out.extend(m.pool.iter().map(|p| ObjectRef::new("IPAddressPool", ns, p.as_str()).to_string()));
         if let Some(l2) = &m.layer2 {
             out.extend(l2.advertisements.iter().map(|a| ObjectRef::new("L2Advertisement", ns, a).to_string()));
         }
@@ -511,7 +512,7 @@ fn service_report(
         unknown_because: config.is_none().then(|| {
             format!("MetalLB rejects the configuration in the snapshot ({}): the speakers keep their last good configuration, which the snapshot does not show", Code::LBD201)
         }),
-        pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.clone())),
+        pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.as_str().into())),
         withdraw_reason: e.withdraw,
         layer2: e.l2.as_ref().map(|l2| layer2_report(world, e, l2, &shared, Shape { detail, one, rows, map, whole_lists })),
         bgp: e.bgp.as_ref().and_then(|o| bgp::report(world, e, o, detail, whole_lists)).map(Box::new),
@@ -522,21 +523,21 @@ fn service_report(
             .map(|_| crate::report::BgpReason::NotOwner),
     });
     let mut report = ServiceReport {
-        namespace: e.namespace.to_string(),
-        name: e.name.to_string(),
-        type_: service_type(e.svc).to_string(),
+        namespace: e.namespace.into(),
+        name: e.name.into(),
+        type_: service_type(e.svc).into(),
         external_traffic_policy: spec
             .and_then(|s| s.external_traffic_policy.as_deref())
             .filter(|p| !p.is_empty())
-            .map(str::to_string),
-        load_balancer_class: spec.and_then(|s| s.load_balancer_class.as_deref()).map(str::to_string),
+            .map(CompactString::from),
+        load_balancer_class: spec.and_then(|s| s.load_balancer_class.as_deref()).map(CompactString::from),
         implementation,
         // Decided from the finished report just below.
         status: ServiceStatus::Ok,
-        announcer: String::new(),
-        observed: String::new(),
+        announcer: CompactString::default(),
+        observed: CompactString::default(),
         ownership,
-        ips: e.ips.clone(),
+        ips: e.ips.iter().map(CompactString::from).collect(),
         allocation,
         metallb,
         cilium: others.cilium.map(Box::new),
@@ -626,10 +627,10 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[Sha
     let listed = (detail || one) && rows.is_none();
     let shown = if listed { usize::MAX } else { NodeGroup::SHOWN };
     Layer2 {
-        ip: el.ip.clone(),
-        expected_announcer: el.expected_announcer().map(|n| world.table.name(n).to_string()),
-        actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
-        actual_source: e.observed.as_ref().map(|o| o.source.to_string()),
+        ip: el.ip.as_str().into(),
+        expected_announcer: el.expected_announcer().map(|n| world.table.name(n).into()),
+        actual_announcers: e.observed.as_ref().map(|o| o.nodes.iter().map(CompactString::from).collect()),
+        actual_source: e.observed.as_ref().map(|o| o.source.into()),
         actual_unknown_because: e.observed.is_none().then(|| observation_gaps(world)).flatten(),
         advertisements: world.names.hold(advertisements),
         candidates: el.candidates.count_ones(..),

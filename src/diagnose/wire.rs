@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use compact_str::CompactString;
 use serde::Serialize;
 
 use super::{diagnose_in, world::World, DiagnoseError, Options, Scope};
@@ -33,8 +34,8 @@ fn context_of(
     let text = crate::k8s::ip::go_ip_string(ip);
     let mut services = Vec::new();
     for s in &report.services {
-        let holds = s.ips.iter().any(|i| i == &text)
-            || s.allocation.as_ref().is_some_and(|a| a.expected_ips.iter().flatten().any(|i| i == &text));
+        let holds = s.ips.iter().any(|i| *i == text)
+            || s.allocation.as_ref().is_some_and(|a| a.expected_ips.iter().flatten().any(|i| *i == text));
         if !holds {
             continue;
         }
@@ -56,9 +57,9 @@ fn context_of(
             holder.protocol = "bgp";
         } else if let Some(l2) = s.cilium.as_ref().and_then(|c| c.l2.as_ref()).filter(|v| v.skipped.is_none()) {
             holder.protocol = "layer2";
-            holder.expected_announcer = l2.announcer.clone();
-            holder.actual_announcers = l2.announcer.clone().map(|a| vec![a]);
-            holder.actual_source = l2.announcer.as_ref().map(|_| "lease".to_string());
+            holder.expected_announcer = l2.announcer.as_deref().map(CompactString::from);
+            holder.actual_announcers = l2.announcer.as_deref().map(|a| vec![a.into()]);
+            holder.actual_source = l2.announcer.as_ref().map(|_| "lease".into());
         }
         services.push(holder);
     }
@@ -128,7 +129,7 @@ pub struct Judgement {
 /// Compares the answers on the wire with what the cluster expects.
 pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpContext>, macs: &MacMap) -> Judgement {
     let layer2 = ctx.and_then(|c| c.services.iter().find(|s| s.protocol == "layer2"));
-    let service_ref = |s: &IpHolder| ObjectRef::slashed("service", Some(s.namespace.clone()), &s.name);
+    let service_ref = |s: &IpHolder| ObjectRef::slashed("service", Some(s.namespace.to_string()), s.name.as_str());
     let mut answers: Vec<Answer> = replies
         .iter()
         .map(|r| match macs.node(r.mac) {
@@ -146,8 +147,8 @@ pub fn judge(ip: IpAddr, interface: &str, replies: &[Reply], ctx: Option<&IpCont
         if let (None, Some([reported]), Some(source)) =
             (&only.node, holder.actual_announcers.as_deref(), &holder.actual_source)
         {
-            only.node = Some(reported.clone());
-            only.node_source = Some(source.clone());
+            only.node = Some(reported.to_string());
+            only.node_source = Some(source.to_string());
         }
     }
     let mut findings = Vec::new();
@@ -252,8 +253,8 @@ pub fn announce_warnings(ip: IpAddr, ctx: &IpContext, this_node: Option<&str>) -
                  make sure its speaker is down"
             ),
             vec![
-                ObjectRef::slashed("service", Some(holder.namespace.clone()), &holder.name),
-                ObjectRef::slashed("node", None, expected),
+                ObjectRef::slashed("service", Some(holder.namespace.to_string()), holder.name.as_str()),
+                ObjectRef::slashed("node", None, expected.as_str()),
             ],
         ));
     }
@@ -281,8 +282,8 @@ mod tests {
                 implementation: Implementation::Metallb,
                 protocol: "layer2",
                 expected_announcer: expected.map(Into::into),
-                actual_announcers: reported.map(|r| vec![r.to_string()]),
-                actual_source: reported.map(|_| "serviceL2Status".to_string()),
+                actual_announcers: reported.map(|r| vec![r.into()]),
+                actual_source: reported.map(|_| "serviceL2Status".into()),
             }],
         }
     }

@@ -59,12 +59,12 @@ pub fn history(i: &Inputs) -> History {
     let mut ips: BTreeMap<String, IpHistory> = BTreeMap::new();
     for (s, l2) in layer2(i.report) {
         for ip in &s.ips {
-            let entry = ips.entry(ip.clone()).or_insert_with(|| ip_history(ip));
+            let entry = ips.entry(ip.to_string()).or_insert_with(|| ip_history(ip));
             entry.services.push(format!("{}/{}", s.namespace, s.name));
             // Services sharing the IP: the one with an election speaks for it (one without a
             // ready endpoint holds none), and the first record of an announcer counts.
             if entry.expected_announcer.is_none() && entry.order.is_empty() {
-                entry.expected_announcer = l2.expected_announcer.clone();
+                entry.expected_announcer = l2.expected_announcer.as_deref().map(str::to_string);
                 entry.order = election_order(l2);
             }
             if entry.current_owner.is_none() {
@@ -106,9 +106,10 @@ pub fn history(i: &Inputs) -> History {
         for (s, l2) in layer2(d) {
             let order = election_order(l2);
             for ip in &s.ips {
-                if let Some(h) = ips.get_mut(ip).filter(|_| !order.is_empty() && !redone.contains(ip)) {
+                if let Some(h) = ips.get_mut(ip.as_str()).filter(|_| !order.is_empty() && !redone.contains(ip.as_str()))
+                {
                     h.order = order.clone();
-                    redone.insert(ip.clone());
+                    redone.insert(ip.to_string());
                 }
             }
         }

@@ -23,7 +23,7 @@ pub fn render(out: &mut dyn Write, report: &Report, ci: &CiOptions) -> std::io::
 
     let mut services = TestSuite::new("services");
     for s in &report.services {
-        let object = ObjectRef::new("Service", &s.namespace, &s.name).to_string();
+        let object = ObjectRef::new("Service", s.namespace.as_str(), s.name.as_str()).to_string();
         let found = cases(&object, &s.findings, &s.suppressed, ci);
         if found.is_empty() {
             let mut case = TestCase::new("no findings", TestCaseStatus::success());

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use compact_str::CompactString;
+
 use comfy_table::{Cell, Color};
 use serde_json::Value;
 
@@ -187,7 +189,7 @@ pub fn spof(out: &mut dyn Write, report: &Report, nodes: &[SpofNode], paint: Pai
         .services
         .iter()
         .filter(|s| s.status == ServiceStatus::Dark)
-        .flat_map(|s| s.ips.iter().map(String::as_str))
+        .flat_map(|s| s.ips.iter().map(CompactString::as_str))
         .collect();
     dark.sort_unstable();
     dark.dedup();
@@ -200,7 +202,7 @@ pub fn spof(out: &mut dyn Write, report: &Report, nodes: &[SpofNode], paint: Pai
         .services
         .iter()
         .filter(|s| s.status != ServiceStatus::Dark)
-        .flat_map(|s| s.ips.iter().map(String::as_str))
+        .flat_map(|s| s.ips.iter().map(CompactString::as_str))
         .filter(|ip| !dark.contains(ip))
         .count();
     if nodes.is_empty() {

@@ -448,7 +448,7 @@ fn observed_line(out: &mut dyn Write, report: &Report, l2: &Layer2, paint: Paint
         .as_ref()
         .filter(|e| report.nodes.iter().find(|n| *n.name == ***e).is_none_or(|n| n.speaker != Some(false)));
     let agrees = match answering {
-        Some(e) => actual.len() == 1 && &actual[0] == e,
+        Some(e) => actual.len() == 1 && actual[0] == e,
         None => actual.is_empty(),
     };
     let tail = if agrees {
@@ -570,16 +570,16 @@ pub fn services(
         let l2 = m.and_then(|m| m.layer2.as_ref());
         let codes = svc.finding_codes();
         let mut row = vec![
-            svc.namespace.clone(),
-            svc.name.clone(),
+            svc.namespace.to_string(),
+            svc.name.to_string(),
             if svc.ips.is_empty() { "<pending>".into() } else { svc.ips.join(",") },
-            svc.announcer.clone(),
-            svc.observed.clone(),
+            svc.announcer.to_string(),
+            svc.observed.to_string(),
             svc.status.as_str().to_string(),
             if codes.is_empty() { "-".into() } else { codes.join(",") },
         ];
         if wide {
-            row.push(m.and_then(|m| m.pool.clone()).unwrap_or_else(|| "-".into()));
+            row.push(m.and_then(|m| m.pool.as_deref()).unwrap_or("-").to_string());
             row.push(svc.external_traffic_policy.as_deref().unwrap_or("-").to_string());
             row.push(l2.map(|l| l.candidates.to_string()).unwrap_or_else(|| "-".into()));
             row.push(l2.map(|l| l.advertisements.join(",")).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into()));

@@ -1,6 +1,7 @@
 //! MetalLB's part: the speaker's layer-2 and BGP verdicts, the controller's allocation words,
 //! the install's behaviour switches.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use super::Hex32;
@@ -11,7 +12,7 @@ pub struct MetallbService {
     /// Why nothing below could be computed, e.g. a rejected configuration (LBD201).
     pub unknown_because: Option<String>,
     /// The pool whose CIDRs hold every ingress IP (what the speaker looks up), if any.
-    pub pool: Option<String>,
+    pub pool: Option<CompactString>,
     pub withdraw_reason: Option<Withdraw>,
     pub layer2: Option<Layer2>,
     /// `null` when the Service's pool has no BGPAdvertisement. Boxed: most clusters announce
@@ -94,11 +95,11 @@ pub struct BgpRoute {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Layer2 {
-    pub ip: String,
-    pub expected_announcer: Option<String>,
-    pub actual_announcers: Option<Vec<String>>,
+    pub ip: CompactString,
+    pub expected_announcer: Option<CompactString>,
+    pub actual_announcers: Option<Vec<CompactString>>,
     /// Where `actualAnnouncers` came from: `serviceL2Status` or `events`.
-    pub actual_source: Option<String>,
+    pub actual_source: Option<CompactString>,
     /// Why `actualAnnouncers` is unknown when the sources could not be read
     /// (`"events: forbidden (list)"`); `null` otherwise.
     pub actual_unknown_because: Option<String>,

@@ -1,5 +1,6 @@
 //! One Service's part of the Report: who owns it, its allocation and its findings.
 
+use compact_str::CompactString;
 use serde::Serialize;
 
 use super::{AllocationStatus, CiliumService, Event, Finding, Implementation, MetallbService, Suppressed};
@@ -7,25 +8,25 @@ use super::{AllocationStatus, CiliumService, Event, Finding, Implementation, Met
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceReport {
-    pub namespace: String,
-    pub name: String,
+    pub namespace: CompactString,
+    pub name: CompactString,
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: CompactString,
     /// As written in the spec; `null` when unset (MetalLB then behaves as for `Cluster`).
-    pub external_traffic_policy: Option<String>,
-    pub load_balancer_class: Option<String>,
+    pub external_traffic_policy: Option<CompactString>,
+    pub load_balancer_class: Option<CompactString>,
     pub implementation: Implementation,
     /// The one-word verdict the table's STATUS column prints (diagnose decides it, once).
     pub status: ServiceStatus,
     /// Who answers for the IPs, as the table's ANNOUNCER column: a node, `<none>`, `bgp:N nodes`,
     /// `l2-lease:…`, or `-` where no implementation announces.
-    pub announcer: String,
+    pub announcer: CompactString,
     /// Who the cluster says answers (ServiceL2Status, Events, ServiceBGPStatus, Leases), as the
     /// OBSERVED column; `?` when the snapshot does not say.
-    pub observed: String,
+    pub observed: CompactString,
     /// Who would write this Service's status, and who did.
     pub ownership: Ownership,
-    pub ips: Vec<String>,
+    pub ips: Vec<CompactString>,
     /// MetalLB's controller replayed; `null` when MetalLB is absent or its configuration unknown.
     pub allocation: Option<Allocation>,
     pub metallb: Option<MetallbService>,
@@ -77,9 +78,9 @@ pub struct StatusWriter {
 #[serde(rename_all = "camelCase")]
 pub struct Allocation {
     pub status: AllocationStatus,
-    pub pool: Option<String>,
+    pub pool: Option<CompactString>,
     #[serde(rename = "expectedIPs")]
-    pub expected_ips: Option<Vec<String>>,
+    pub expected_ips: Option<Vec<CompactString>>,
     pub possible_outcomes: Option<Vec<PossibleOutcome>>,
     /// A stable code for the outcome (docs/json.md lists them).
     pub reason: &'static str,

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use compact_str::CompactString;
 use serde::Serialize;
 
 use super::{Finding, Implementation};
@@ -86,16 +87,16 @@ pub struct IpContext {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IpHolder {
-    pub namespace: String,
-    pub name: String,
+    pub namespace: CompactString,
+    pub name: CompactString,
     pub implementation: Implementation,
     /// `layer2` (someone answers ARP/NDP), `bgp`, or `none` (the IP is not announced on a link).
     pub protocol: &'static str,
     /// The node the election (MetalLB) or the Lease (Cilium) says answers; `null` when nobody does.
-    pub expected_announcer: Option<String>,
+    pub expected_announcer: Option<CompactString>,
     /// What the cluster reports (ServiceL2Status or Events for MetalLB); `null` when nothing says.
-    pub actual_announcers: Option<Vec<String>>,
-    pub actual_source: Option<String>,
+    pub actual_announcers: Option<Vec<CompactString>>,
+    pub actual_source: Option<CompactString>,
 }
 
 /// One answering MAC and the node it belongs to, when that can be told.

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use compact_str::CompactString;
 use serde_json::{json, Value};
 
 use crate::report::*;
@@ -34,7 +35,7 @@ pub fn service_changes(before: &[ServiceReport], after: &[ServiceReport], delete
 }
 
 /// The IPs a change is about: the Service's after the edits, or before when it has none left.
-fn service_ips<'r>(b: &'r ServiceReport, a: &'r ServiceReport) -> &'r [String] {
+fn service_ips<'r>(b: &'r ServiceReport, a: &'r ServiceReport) -> &'r [CompactString] {
     if a.ips.is_empty() {
         &b.ips
     } else {
@@ -44,8 +45,8 @@ fn service_ips<'r>(b: &'r ServiceReport, a: &'r ServiceReport) -> &'r [String] {
 
 fn change(svc: &ServiceReport, ip: Option<String>, protocol: &'static str, before: Value, after: Value) -> Change {
     Change {
-        namespace: svc.namespace.clone(),
-        name: svc.name.clone(),
+        namespace: svc.namespace.to_string(),
+        name: svc.name.to_string(),
         ip,
         protocol,
         implementation: svc.implementation,
@@ -94,7 +95,7 @@ fn layer2(b: &ServiceReport, a: &ServiceReport, deleted: &[String], out: &mut Ve
     };
     let ips = service_ips(b, a);
     for ip in ips {
-        let mut c = change(a, Some(ip.clone()), "layer2", json!(from), json!(to));
+        let mut c = change(a, Some(ip.to_string()), "layer2", json!(from), json!(to));
         c.cause = cause.clone();
         c.detail = detail.clone();
         out.push(c);
@@ -229,7 +230,7 @@ fn cilium_l2(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
     }
     let ips = if av.lb_addresses.is_empty() { &bv.lb_addresses } else { &av.lb_addresses };
     for ip in ips {
-        let mut c = change(a, Some(ip.clone()), "layer2", json!(from), json!(to));
+        let mut c = change(a, Some(ip.to_string()), "layer2", json!(from), json!(to));
         if let Some(h) = from {
             let r = av.nodes.iter().find(|n| &*n.node == h);
             c.cause = Some(match r {
@@ -315,7 +316,7 @@ fn bgp(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
     }
     let ips = service_ips(b, a);
     for ip in ips {
-        let mut c = change(a, Some(ip.clone()), "bgp", json!(before), json!(after));
+        let mut c = change(a, Some(ip.to_string()), "bgp", json!(before), json!(after));
         c.cause = (!causes.is_empty()).then(|| causes.iter().cloned().collect::<Vec<_>>().join(","));
         c.detail = detail.join("; ");
         out.push(c);
@@ -376,7 +377,8 @@ fn allocation(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
         return;
     }
     let state = |x: &Allocation| json!({"status": x.status, "ips": x.expected_ips});
-    let ip = aa.expected_ips.iter().flatten().next().or(ba.expected_ips.iter().flatten().next()).cloned();
+    let ip =
+        aa.expected_ips.iter().flatten().next().or(ba.expected_ips.iter().flatten().next()).map(|ip| ip.to_string());
     let mut c = change(a, ip, "allocation", state(ba), state(aa));
     c.cause = Some(aa.reason.to_string());
     c.detail = aa.detail.clone();

@@ -6,6 +6,7 @@ pub(crate) mod edit;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use compact_str::CompactString;
 use rayon::prelude::*;
 
 use crate::diagnose::world::World;
@@ -59,14 +60,14 @@ pub fn simulate_owned(mut base: Snapshot, edits: &[Edit], opts: &Options) -> Res
         let ips: BTreeSet<&str> = moved
             .iter()
             .flat_map(|k| before_by_key[k].ips.iter().chain(&after_by_key[k].ips))
-            .map(String::as_str)
+            .map(CompactString::as_str)
             .collect();
         let asked = |r: &ServiceReport| {
             moved.contains(&(r.namespace.as_str(), r.name.as_str())) || r.ips.iter().any(|ip| ips.contains(ip.as_str()))
         };
         let keys: BTreeSet<(String, String)> = (before.services.iter().chain(&after.services))
             .filter(|r| asked(r))
-            .map(|r| (r.namespace.clone(), r.name.clone()))
+            .map(|r| (r.namespace.to_string(), r.name.to_string()))
             .collect();
         // diff reads the layer-2 rows of the winners before and after only.
         let rows: RowsKept = moved
@@ -198,7 +199,7 @@ pub(crate) fn spof_in(
             }
             // The Services sharing their IPs answer beside them.
             let with_partners = |of: &BTreeSet<Key>| -> Vec<Key> {
-                let ips: BTreeSet<&str> = of.iter().flat_map(|k| &before[k].ips).map(String::as_str).collect();
+                let ips: BTreeSet<&str> = of.iter().flat_map(|k| &before[k].ips).map(CompactString::as_str).collect();
                 keys.iter()
                     .copied()
                     .filter(|k| of.contains(k) || before[k].ips.iter().any(|ip| ips.contains(ip.as_str())))
@@ -336,7 +337,7 @@ fn affected_by_node<'s>(snap: &'s Snapshot, report: &'s Report) -> BTreeMap<&'s 
         }
     }
     let nodes: BTreeSet<&str> = snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
-    let ips_of: BTreeMap<Key, &[String]> =
+    let ips_of: BTreeMap<Key, &[CompactString]> =
         report.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s.ips.as_slice())).collect();
     direct
         .into_iter()

@@ -6,6 +6,7 @@ mod tally;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use compact_str::CompactString;
 use serde_json::{json, Value};
 
 use crate::snapshot::Snapshot;
@@ -159,7 +160,7 @@ pub fn changes(
             detail: String::new(),
             object: None,
             services: None,
-            observed: Some(s.observed.clone()),
+            observed: Some(s.observed.to_string()),
             drift: drift(s),
             triggers: Vec::new(),
             triggers_total: 0,
@@ -169,7 +170,7 @@ pub fn changes(
             (None, Some(a)) => {
                 let mut c = base(ChangeKind::Service, a);
                 c.after = json!(a.status.as_str());
-                c.ip = a.ips.first().cloned();
+                c.ip = a.ips.first().map(ToString::to_string);
                 c.reason = worst_code(&a.findings);
                 c.detail = format!("{service} appeared: {}", status_detail(a));
                 out.push(c);
@@ -177,7 +178,7 @@ pub fn changes(
             (Some(b), None) => {
                 let mut c = base(ChangeKind::Service, b);
                 c.before = json!(b.status.as_str());
-                c.ip = b.ips.first().cloned();
+                c.ip = b.ips.first().map(ToString::to_string);
                 c.observed = None;
                 c.drift = false;
                 c.detail = format!("{service} is gone");
@@ -210,7 +211,7 @@ pub fn changes(
                     found.sort_by(|x, y| (x.protocol, &x.ip).cmp(&(y.protocol, &y.ip)));
                     if found.is_empty() {
                         let mut c = base(ChangeKind::Announcer, a);
-                        c.ip = a.ips.first().cloned();
+                        c.ip = a.ips.first().map(ToString::to_string);
                         c.before = json!(b.announcer);
                         c.after = json!(a.announcer);
                         c.detail = format!("{} → {}", b.announcer, a.announcer);
@@ -228,7 +229,7 @@ pub fn changes(
                 }
                 if b.status != a.status {
                     let mut c = base(ChangeKind::Status, a);
-                    c.ip = a.ips.first().or(b.ips.first()).cloned();
+                    c.ip = a.ips.first().or(b.ips.first()).map(ToString::to_string);
                     c.before = json!(b.status.as_str());
                     c.after = json!(a.status.as_str());
                     c.reason =
@@ -249,7 +250,7 @@ pub fn changes(
                         .as_ref()
                         .and_then(|x| x.expected_ips.as_ref())
                         .and_then(|ips| ips.first())
-                        .cloned();
+                        .map(ToString::to_string);
                     c.reason = a.allocation.as_ref().map(|x| x.reason.to_string());
                     c.detail = a.allocation.as_ref().map(|x| x.detail.clone()).unwrap_or_default();
                     out.push(c);
@@ -258,13 +259,13 @@ pub fn changes(
                     let mut c = base(ChangeKind::Ips, a);
                     c.before = json!(b.ips);
                     c.after = json!(a.ips);
-                    c.ip = a.ips.first().or(b.ips.first()).cloned();
+                    c.ip = a.ips.first().or(b.ips.first()).map(ToString::to_string);
                     c.detail = format!("the Service's status now holds {}", list_or_none(&a.ips));
                     out.push(c);
                 }
                 if b.observed != a.observed {
                     let mut c = base(ChangeKind::Observed, a);
-                    c.ip = a.ips.first().cloned();
+                    c.ip = a.ips.first().map(ToString::to_string);
                     c.before = json!(b.observed);
                     c.after = json!(a.observed);
                     c.detail = if c.drift {
@@ -323,12 +324,12 @@ fn l2_announcers(s: &ServiceReport) -> Vec<(String, Option<String>)> {
     let dead = |node: &str| l2.nodes.iter().flatten().any(|n| &*n.node == node && n.speaker == Some(false));
     // The ANNOUNCER column reads `<none>` when the winner does not answer (withdrawn, no live
     // speaker): rows or not, both evaluations agree on that.
-    let answering = l2.expected_announcer.clone().filter(|n| s.announcer != "<none>" && !dead(n));
-    let ips = if s.ips.is_empty() { vec![l2.ip.clone()] } else { s.ips.clone() };
-    ips.into_iter().map(|ip| (ip, answering.clone())).collect()
+    let answering = l2.expected_announcer.as_deref().filter(|n| s.announcer != "<none>" && !dead(n));
+    let ips = if s.ips.is_empty() { std::slice::from_ref(&l2.ip) } else { s.ips.as_slice() };
+    ips.iter().map(|ip| (ip.to_string(), answering.map(str::to_string))).collect()
 }
 
-fn allocation_state(s: &ServiceReport) -> Option<(crate::report::AllocationStatus, Option<&Vec<String>>)> {
+fn allocation_state(s: &ServiceReport) -> Option<(crate::report::AllocationStatus, Option<&Vec<CompactString>>)> {
     s.allocation.as_ref().map(|a| (a.status, a.expected_ips.as_ref()))
 }
 
@@ -354,7 +355,7 @@ fn status_detail(s: &ServiceReport) -> String {
     }
 }
 
-fn list_or_none(ips: &[String]) -> String {
+fn list_or_none(ips: &[CompactString]) -> String {
     if ips.is_empty() {
         "no IP".into()
     } else {
@@ -398,7 +399,7 @@ fn related(c: &WatchChange, triggers: &[Trigger]) -> (Vec<Trigger>, usize) {
 }
 
 fn key(s: &ServiceReport) -> ServiceKey {
-    (s.namespace.clone(), s.name.clone())
+    (s.namespace.to_string(), s.name.to_string())
 }
 
 fn by_key(r: &Report) -> BTreeMap<(&str, &str), &ServiceReport> {

@@ -101,7 +101,8 @@ fn the_tally_counts_a_shared_ip_once_and_names_flapping_ips() {
 fn chunks_never_part_services_that_share_an_ip() {
     let snap = Demo::Healthy.load().unwrap();
     let report = evaluate(&snap);
-    let keys: BTreeSet<ServiceKey> = report.services.iter().map(|s| (s.namespace.clone(), s.name.clone())).collect();
+    let keys: BTreeSet<ServiceKey> =
+        report.services.iter().map(|s| (s.namespace.to_string(), s.name.to_string())).collect();
     let chunks = chunks(&keys, &report, 1);
     // Ten Services, the two pihole ones on 198.51.100.20: nine chunks, that pair in one.
     assert_eq!(chunks.len(), 9);
