@@ -68,7 +68,7 @@ fn report(o: &Outcome, detail: String) -> Allocation {
     };
     Allocation {
         status: o.status,
-        pool: o.pool.as_deref().map(CompactString::from),
+        pool: o.pool.clone(),
         expected_ips: o
             .expected
             .as_ref()
@@ -384,7 +384,7 @@ fn objects(namespace: &str, name: &str, o: &Outcome, ns: &str) -> Vec<ObjectRef>
         objs.extend(c.others.iter().map(|s| ObjectRef::from_key("Service", s)));
     }
     if let Some(p) = &o.pool {
-        objs.push(ObjectRef::new("IPAddressPool", ns, p));
+        objs.push(ObjectRef::new("IPAddressPool", ns, p.as_str()));
     }
     objs
 }
@@ -445,7 +445,7 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
     }
     if let (Some(ips), Some(pool_name)) = (&o.expected, &o.pool) {
         let pool =
-            world.replay().and_then(|r| r.controller.alloc.pools().by_name.values().find(|p| &p.name == pool_name));
+            world.replay().and_then(|r| r.controller.alloc.pools().by_name.values().find(|p| p.name == *pool_name));
         let buggy: Vec<String> = ips.iter().filter(|ip| is_buggy(ip_key(**ip))).map(|ip| go_ip_string(*ip)).collect();
         if pool.is_some_and(|p| !p.avoid_buggy_ips) && !buggy.is_empty() {
             out.push(Finding::new(
@@ -455,7 +455,7 @@ fn findings(world: &World, namespace: &str, name: &str, o: &Outcome, detail: &st
                     buggy.join(", ")
                 ),
                 "set avoidBuggyIPs: true on the pool (MetalLB then re-assigns these Services) or request another IP",
-                vec![ObjectRef::new("Service", namespace, name), ObjectRef::new("IPAddressPool", ns, pool_name)],
+                vec![ObjectRef::new("Service", namespace, name), ObjectRef::new("IPAddressPool", ns, pool_name.as_str())],
             ));
         }
     }

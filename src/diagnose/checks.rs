@@ -307,7 +307,7 @@ fn observed_disagrees(c: &ServiceCtx) -> Option<Finding> {
     let v = c.l2.as_ref()?;
     let observed = c.e.observed.as_ref()?;
     let expected: BTreeSet<&str> = v.answering.map(|n| c.world.table.name(n)).into_iter().collect();
-    let actual: BTreeSet<&str> = observed.nodes.iter().map(String::as_str).collect();
+    let actual: BTreeSet<&str> = observed.nodes.iter().map(compact_str::CompactString::as_str).collect();
     if expected == actual {
         return None;
     }

@@ -82,7 +82,7 @@ pub(crate) struct Evaluation<'w> {
     pub namespace: &'w str,
     pub name: &'w str,
     pub handled: bool,
-    pub ips: Vec<String>,
+    pub ips: Vec<CompactString>,
     pub withdraw: Option<Withdraw>,
     pub pool: Option<usize>,
     /// Boxed, as `bgp`: an Evaluation per Service is held until its report is written.
@@ -393,9 +393,9 @@ fn evaluate<'w>(
     let namespace = svc.metadata.namespace.as_deref().unwrap_or_default();
     let name = svc.metadata.name.as_deref().unwrap_or_default();
     let handled = world.setup.installed && handles_class(svc, &world.setup.lb_class);
-    let raw_ips = ingress_ips(svc);
-    let ips: Vec<String> =
-        raw_ips.iter().map(|s| crate::k8s::ip::parse_go_ip(s).map(go_ip_string).unwrap_or_else(|| s.clone())).collect();
+    let ips: Vec<CompactString> = crate::metallb::service::ingress_ip_texts(svc)
+        .map(|s| crate::k8s::ip::parse_go_ip(s).map_or_else(|| s.into(), |ip| go_ip_string(ip).into()))
+        .collect();
     let observed = world.actual.for_service(namespace, name, &ips);
     let mut eval =
         Evaluation { svc, namespace, name, handled, ips, withdraw: None, pool: None, l2: None, bgp: None, observed };
@@ -537,7 +537,7 @@ fn service_report(
         announcer: CompactString::default(),
         observed: CompactString::default(),
         ownership,
-        ips: e.ips.iter().map(CompactString::from).collect(),
+        ips: e.ips.clone(),
         allocation,
         metallb,
         cilium: others.cilium.map(Box::new),
@@ -627,9 +627,9 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[Sha
     let listed = (detail || one) && rows.is_none();
     let shown = if listed { usize::MAX } else { NodeGroup::SHOWN };
     Layer2 {
-        ip: el.ip.as_str().into(),
+        ip: el.ip.clone(),
         expected_announcer: el.expected_announcer().map(|n| world.table.name(n).into()),
-        actual_announcers: e.observed.as_ref().map(|o| o.nodes.iter().map(CompactString::from).collect()),
+        actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
         actual_source: e.observed.as_ref().map(|o| o.source.into()),
         actual_unknown_because: e.observed.is_none().then(|| observation_gaps(world)).flatten(),
         advertisements: world.names.hold(advertisements),

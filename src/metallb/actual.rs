@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use compact_str::CompactString;
+
 use k8s_openapi::api::core::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 
@@ -9,7 +11,7 @@ use crate::snapshot::Snapshot;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observed {
-    pub nodes: Vec<String>,
+    pub nodes: Vec<CompactString>,
     pub source: &'static str,
 }
 
@@ -77,17 +79,23 @@ impl ActualIndex {
     /// `None` when nothing in the snapshot says who announces. ServiceL2Status first, then the
     /// latest `nodeAssigned` Events, then the speakers' own logs (a bundle's) for the Service's
     /// `ips` (as MetalLB writes them).
-    pub fn for_service(&self, namespace: &str, name: &str, ips: &[String]) -> Option<Observed> {
+    pub fn for_service(&self, namespace: &str, name: &str, ips: &[CompactString]) -> Option<Observed> {
         let key = (namespace.to_string(), name.to_string());
         if let Some(nodes) = self.statuses.get(&key) {
-            return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "serviceL2Status" });
+            return Some(Observed {
+                nodes: nodes.iter().map(|n| n.as_str().into()).collect(),
+                source: "serviceL2Status",
+            });
         }
         if let Some((_, nodes)) = self.events.get(&key) {
-            return Some(Observed { nodes: nodes.iter().cloned().collect(), source: "events" });
+            return Some(Observed { nodes: nodes.iter().map(|n| n.as_str().into()).collect(), source: "events" });
         }
-        let logged: BTreeSet<&String> = ips.iter().filter_map(|ip| self.logs.get(ip)).flatten().collect();
+        let logged: BTreeSet<&String> = ips.iter().filter_map(|ip| self.logs.get(ip.as_str())).flatten().collect();
         if !logged.is_empty() {
-            return Some(Observed { nodes: logged.into_iter().cloned().collect(), source: "speakerLogs" });
+            return Some(Observed {
+                nodes: logged.into_iter().map(|n| n.as_str().into()).collect(),
+                source: "speakerLogs",
+            });
         }
         // Statuses were collected and none names this Service: nobody holds it.
         if self.statuses_present {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use fixedbitset::FixedBitSet;
 
 use super::config::L2Ad;
@@ -239,7 +240,7 @@ pub struct Election {
     /// only its first [`RANKS_KEPT`] are kept: the winner needs every digest but no full sort.
     pub order: Vec<Ranked>,
     /// Go's text of the hashed IP.
-    pub ip: String,
+    pub ip: CompactString,
     /// Newer MetalLB: summed preference per node name over the Service-matching ads.
     pub scores: Option<BTreeMap<String, i64>>,
     /// The release's switches the election ran under.
@@ -313,7 +314,8 @@ pub fn top_candidates(
     score: impl Fn(NodeId) -> i64,
     k: usize,
 ) -> Vec<Ranked> {
-    let mut best: Vec<Ranked> = Vec::with_capacity(k + 1);
+    // Exactly `k`: an Election per Service holds it until its report is written.
+    let mut best: Vec<Ranked> = Vec::with_capacity(k);
     if k == 0 {
         return best;
     }
@@ -331,8 +333,10 @@ pub fn top_candidates(
         }
         let r = Ranked { node, score, digest: *digest };
         let at = best.partition_point(|b| election_order(b, &r).is_lt());
+        if best.len() == k {
+            best.pop();
+        }
         best.insert(at, r);
-        best.truncate(k);
     });
     best
 }
@@ -373,7 +377,7 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
         (None, candidates.clone())
     };
 
-    let ip = go_ip_string(svc.ip);
+    let ip = CompactString::from(go_ip_string(svc.ip));
     let scores = if ctx.rules.head {
         let matching: Vec<&L2Ad> = ads_for_service.iter().map(|&i| ads[i]).collect();
         preferred_scores(&matching)

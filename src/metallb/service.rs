@@ -34,12 +34,16 @@ pub fn service_type(svc: &Service) -> &str {
 
 /// The raw `status.loadBalancer.ingress[].ip` values, `""` for hostname-only entries.
 pub fn ingress_ips(svc: &Service) -> Vec<String> {
+    ingress_ip_texts(svc).map(str::to_string).collect()
+}
+
+/// [`ingress_ips`] borrowed.
+pub fn ingress_ip_texts(svc: &Service) -> impl Iterator<Item = &str> {
     svc.status
         .iter()
         .filter_map(|s| s.load_balancer.as_ref())
         .flat_map(|lb| lb.ingress.iter().flatten())
-        .map(|i| i.ip.as_deref().unwrap_or_default().to_string())
-        .collect()
+        .map(|i| i.ip.as_deref().unwrap_or_default())
 }
 
 /// Checks 2 and 4-6 of `SetBalancer`: on success, the pool index and the parsed ingress IPs.

@@ -36,7 +36,7 @@ pub struct Outcome {
     /// Its IPs once MetalLB is done; `None` when the choice is random (see `possible`).
     pub expected: Option<Vec<IpAddr>>,
     pub possible: Vec<(String, Vec<IpAddr>)>,
-    pub pool: Option<String>,
+    pub pool: Option<compact_str::CompactString>,
     pub sync: Sync,
     /// The IPs came (or would come) from automatic allocation.
     pub automatic: bool,
@@ -209,7 +209,9 @@ fn outcome_for(controller: &Controller, svc: &SvcView, mut sync: Sync, pending: 
     };
     let sk = Key::new(svc.sharing_key(), &svc.backend_key());
     let conflict = allocation_error.and_then(|e| conflict_of(controller, e, &sk)).map(Box::new);
-    let pool = (!final_ips.is_empty()).then(|| controller.alloc.pool(&key).to_string()).filter(|p| !p.is_empty());
+    let pool = (!final_ips.is_empty())
+        .then(|| controller.alloc.pool(&key).into())
+        .filter(|p: &compact_str::CompactString| !p.is_empty());
     Outcome {
         status,
         held,
