@@ -78,8 +78,8 @@ fn report(o: &Outcome, detail: String) -> Allocation {
         }),
         reason: reason(o),
         metallb_event,
-        events,
-        detail,
+        events: events.into(),
+        detail: detail.into(),
         controller_log: None,
     }
 }

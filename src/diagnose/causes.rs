@@ -145,7 +145,7 @@ fn cause(g: Group) -> Cause {
 /// The findings' message when it is the same for every Service once each one's own IPs are
 /// written as "its IP".
 fn common_message(findings: &[(&Finding, Option<&ServiceReport>)]) -> Option<String> {
-    let normalised = |(f, s): &(&Finding, Option<&ServiceReport>)| match s.map(|s| s.ips.as_slice()) {
+    let normalised = |(f, s): &(&Finding, Option<&ServiceReport>)| match s.map(|s| &*s.ips) {
         Some(ips) if findings.len() > 1 && !ips.is_empty() => its_ip(&f.message, ips),
         _ => f.message.clone(),
     };

@@ -510,7 +510,7 @@ fn service_report(
     let shared = shared_by(world, e, answered);
     let metallb = e.handled.then(|| MetallbService {
         unknown_because: config.is_none().then(|| {
-            format!("MetalLB rejects the configuration in the snapshot ({}): the speakers keep their last good configuration, which the snapshot does not show", Code::LBD201)
+            format!("MetalLB rejects the configuration in the snapshot ({}): the speakers keep their last good configuration, which the snapshot does not show", Code::LBD201).into()
         }),
         pool: e.pool.and_then(|p| config.map(|c| c.pools[p].name.as_str().into())),
         withdraw_reason: e.withdraw,
@@ -537,7 +537,7 @@ fn service_report(
         announcer: CompactString::default(),
         observed: CompactString::default(),
         ownership,
-        ips: e.ips.clone(),
+        ips: e.ips.as_slice().into(),
         allocation,
         metallb,
         cilium: others.cilium.map(Box::new),
@@ -609,6 +609,11 @@ fn shared_by(world: &World, e: &Evaluation, answered: &Answered) -> Vec<SharedAn
 }
 
 /// `one`: the report explains a single Service, so every group names its nodes.
+/// A node set's size as a report holds it (a cluster has far fewer than 2^32 nodes).
+fn count(set: &FixedBitSet) -> u32 {
+    u32::try_from(set.count_ones(..)).unwrap_or(u32::MAX)
+}
+
 fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[SharedAnswer], shape: Shape) -> Layer2 {
     let Shape { detail, one, rows, map, .. } = shape;
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");
@@ -629,12 +634,17 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[Sha
     Layer2 {
         ip: el.ip.clone(),
         expected_announcer: el.expected_announcer().map(|n| world.table.name(n).into()),
-        actual_announcers: e.observed.as_ref().map(|o| o.nodes.clone()),
+        actual_announcers: e.observed.as_ref().map(|o| o.nodes.as_slice().into()),
         actual_source: e.observed.as_ref().map(|o| o.source.into()),
-        actual_unknown_because: e.observed.is_none().then(|| observation_gaps(world)).flatten(),
+        actual_unknown_because: e
+            .observed
+            .is_none()
+            .then(|| observation_gaps(world))
+            .flatten()
+            .map(String::into_boxed_str),
         advertisements: world.names.hold(advertisements),
-        candidates: el.candidates.count_ones(..),
-        available: el.available.count_ones(..),
+        candidates: count(&el.candidates),
+        available: count(&el.available),
         emptied_by: el.emptied_by(&ctx),
         verdict: verdict::sentence(world, pool, l2, &groups, listed, shared_by),
         ranks: el
@@ -662,7 +672,7 @@ fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[Sha
                 })
                 .collect::<Vec<_>>(),
         ),
-        nodes: detail.then(|| node_rows(world, e, el, &ctx, rows)),
+        nodes: detail.then(|| node_rows(world, e, el, &ctx, rows).into()),
         cells: map.then(|| l2_cells(world, el, &groups)),
     }
 }

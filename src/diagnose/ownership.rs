@@ -93,14 +93,14 @@ pub(crate) fn ownership(
             evidence.push(format!("condition {}={} ({}) (cilium-lbipam)", c.type_, c.status, c.reason));
         }
     }
-    Ownership { claimants, status_writers, evidence: names.hold(evidence) }
+    Ownership { claimants: claimants.into(), status_writers: status_writers.into(), evidence: names.hold(evidence) }
 }
 
 /// The implementation a report names: the one claimant, or among several the one that last
 /// wrote status (if managedFields tell); `none` when an implementation runs but none claims it;
 /// `unknown` when no implementation is visible at all.
 pub(crate) fn decide(anything_installed: bool, o: &Ownership) -> Implementation {
-    match o.claimants.as_slice() {
+    match &*o.claimants {
         [one] => *one,
         [] if anything_installed => Implementation::None,
         [] => Implementation::Unknown,

@@ -51,7 +51,7 @@ fn context_of(
         if let Some(l2) = s.metallb.as_ref().and_then(|m| m.layer2.as_ref()) {
             holder.protocol = "layer2";
             holder.expected_announcer = l2.expected_announcer.clone();
-            holder.actual_announcers = l2.actual_announcers.clone();
+            holder.actual_announcers = l2.actual_announcers.as_deref().map(<[CompactString]>::to_vec);
             holder.actual_source = l2.actual_source.clone();
         } else if s.metallb.as_ref().is_some_and(|m| m.bgp.is_some()) {
             holder.protocol = "bgp";

@@ -10,7 +10,7 @@ use super::Hex32;
 #[serde(rename_all = "camelCase")]
 pub struct MetallbService {
     /// Why nothing below could be computed, e.g. a rejected configuration (LBD201).
-    pub unknown_because: Option<String>,
+    pub unknown_because: Option<Box<str>>,
     /// The pool whose CIDRs hold every ingress IP (what the speaker looks up), if any.
     pub pool: Option<CompactString>,
     pub withdraw_reason: Option<Withdraw>,
@@ -97,30 +97,30 @@ pub struct BgpRoute {
 pub struct Layer2 {
     pub ip: CompactString,
     pub expected_announcer: Option<CompactString>,
-    pub actual_announcers: Option<Vec<CompactString>>,
+    pub actual_announcers: Option<Box<[CompactString]>>,
     /// Where `actualAnnouncers` came from: `serviceL2Status` or `events`.
     pub actual_source: Option<CompactString>,
     /// Why `actualAnnouncers` is unknown when the sources could not be read
     /// (`"events: forbidden (list)"`); `null` otherwise.
-    pub actual_unknown_because: Option<String>,
+    pub actual_unknown_because: Option<Box<str>>,
     /// L2Advertisements of the pool that match the Service (folded duplicates included).
     /// Shared by the reports with the same list.
     pub advertisements: std::sync::Arc<[String]>,
     /// Size of the candidate set before and after the eTP Local filter.
-    pub candidates: usize,
-    pub available: usize,
+    pub candidates: u32,
+    pub available: u32,
     /// The filter that emptied the candidate set, when it is empty.
     pub emptied_by: Option<Exclusion>,
     pub verdict: Sentence,
     /// The head of the election order: the winner first (up to 5; every candidate with
     /// `--nodes all`).
-    pub ranks: Vec<L2Rank>,
+    pub ranks: Box<[L2Rank]>,
     /// The nodes that do not announce, grouped by the first filter that removes them for this
     /// Service, in filter order. Node-wide facts are in the top-level `nodes`.
     /// Shared by the reports with the same groups.
     pub excluded: std::sync::Arc<[NodeGroup]>,
     /// Every node's row; `null` unless asked for (`explain svc NAME`, `--nodes all`).
-    pub nodes: Option<Vec<L2Node>>,
+    pub nodes: Option<Box<[L2Node]>>,
     /// Every node's part in the election, in the order of the report's `nodes`: the map of
     /// `-o html` only (a byte or two per node, where a row is a hundred).
     #[serde(skip)]
@@ -133,13 +133,13 @@ pub struct Layer2 {
 /// one string, `head; tail`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sentence {
-    head: String,
+    head: Box<str>,
     tail: Option<std::sync::Arc<str>>,
 }
 
 impl Sentence {
     pub fn new(head: String, tail: Option<std::sync::Arc<str>>) -> Sentence {
-        Sentence { head, tail }
+        Sentence { head: head.into_boxed_str(), tail }
     }
 }
 

@@ -26,7 +26,7 @@ pub struct ServiceReport {
     pub observed: CompactString,
     /// Who would write this Service's status, and who did.
     pub ownership: Ownership,
-    pub ips: Vec<CompactString>,
+    pub ips: Box<[CompactString]>,
     /// MetalLB's controller replayed; `null` when MetalLB is absent or its configuration unknown.
     pub allocation: Option<Allocation>,
     pub metallb: Option<MetallbService>,
@@ -56,9 +56,9 @@ impl ServiceReport {
 #[serde(rename_all = "camelCase")]
 pub struct Ownership {
     /// Implementations whose rules make them write this Service's status, in a fixed order.
-    pub claimants: Vec<Implementation>,
+    pub claimants: Box<[Implementation]>,
     /// Field managers that wrote `status` (managedFields, subresource `status`), oldest first.
-    pub status_writers: Vec<StatusWriter>,
+    pub status_writers: Box<[StatusWriter]>,
     /// Annotations and conditions that name an implementation. Shared by the reports with the
     /// same list.
     pub evidence: std::sync::Arc<[String]>,
@@ -80,16 +80,16 @@ pub struct Allocation {
     pub status: AllocationStatus,
     pub pool: Option<CompactString>,
     #[serde(rename = "expectedIPs")]
-    pub expected_ips: Option<Vec<CompactString>>,
-    pub possible_outcomes: Option<Vec<PossibleOutcome>>,
+    pub expected_ips: Option<Box<[CompactString]>>,
+    pub possible_outcomes: Option<Box<[PossibleOutcome]>>,
     /// A stable code for the outcome (docs/json.md lists them).
     pub reason: &'static str,
     /// Boxed, as `controllerLog`: most Services have neither, and 10,000 reports each carried
     /// their 104 bytes of `None`.
     pub metallb_event: Option<Box<Event>>,
     /// Every Event of that pass, in order.
-    pub events: Vec<Event>,
-    pub detail: String,
+    pub events: Box<[Event]>,
+    pub detail: Box<str>,
     /// For a Service with no IP in the snapshot: the last allocation failure MetalLB's
     /// controller logged for it (a bundle's `controller.log`); `null` without one.
     pub controller_log: Option<Box<LoggedFailure>>,

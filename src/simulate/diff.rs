@@ -114,7 +114,7 @@ fn l2_cause(
         (Some(from), _) if al.is_none() || withdraw.is_some() => {
             let why = withdraw
                 .map(|w| w.as_str().to_string())
-                .or_else(|| a.metallb.as_ref().and_then(|m| m.unknown_because.clone()));
+                .or_else(|| a.metallb.as_ref().and_then(|m| m.unknown_because.as_deref().map(str::to_string)));
             (
                 why.clone(),
                 format!("{from} withdraws: {}", why.as_deref().unwrap_or("no layer-2 announcement after the change")),
@@ -381,7 +381,7 @@ fn allocation(b: &ServiceReport, a: &ServiceReport, out: &mut Vec<Change>) {
         aa.expected_ips.iter().flatten().next().or(ba.expected_ips.iter().flatten().next()).map(|ip| ip.to_string());
     let mut c = change(a, ip, "allocation", state(ba), state(aa));
     c.cause = Some(aa.reason.to_string());
-    c.detail = aa.detail.clone();
+    c.detail = aa.detail.to_string();
     out.push(c);
 }
 

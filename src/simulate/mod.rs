@@ -338,7 +338,7 @@ fn affected_by_node<'s>(snap: &'s Snapshot, report: &'s Report) -> BTreeMap<&'s 
     }
     let nodes: BTreeSet<&str> = snap.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
     let ips_of: BTreeMap<Key, &[CompactString]> =
-        report.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), s.ips.as_slice())).collect();
+        report.services.iter().map(|s| ((s.namespace.as_str(), s.name.as_str()), &*s.ips)).collect();
     direct
         .into_iter()
         .map(|(node, keys)| {

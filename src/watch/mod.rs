@@ -252,7 +252,7 @@ pub fn changes(
                         .and_then(|ips| ips.first())
                         .map(ToString::to_string);
                     c.reason = a.allocation.as_ref().map(|x| x.reason.to_string());
-                    c.detail = a.allocation.as_ref().map(|x| x.detail.clone()).unwrap_or_default();
+                    c.detail = a.allocation.as_ref().map(|x| x.detail.to_string()).unwrap_or_default();
                     out.push(c);
                 }
                 if b.ips != a.ips {
@@ -325,12 +325,12 @@ fn l2_announcers(s: &ServiceReport) -> Vec<(String, Option<String>)> {
     // The ANNOUNCER column reads `<none>` when the winner does not answer (withdrawn, no live
     // speaker): rows or not, both evaluations agree on that.
     let answering = l2.expected_announcer.as_deref().filter(|n| s.announcer != "<none>" && !dead(n));
-    let ips = if s.ips.is_empty() { std::slice::from_ref(&l2.ip) } else { s.ips.as_slice() };
+    let ips = if s.ips.is_empty() { std::slice::from_ref(&l2.ip) } else { &*s.ips };
     ips.iter().map(|ip| (ip.to_string(), answering.map(str::to_string))).collect()
 }
 
-fn allocation_state(s: &ServiceReport) -> Option<(crate::report::AllocationStatus, Option<&Vec<CompactString>>)> {
-    s.allocation.as_ref().map(|a| (a.status, a.expected_ips.as_ref()))
+fn allocation_state(s: &ServiceReport) -> Option<(crate::report::AllocationStatus, Option<&[CompactString]>)> {
+    s.allocation.as_ref().map(|a| (a.status, a.expected_ips.as_deref()))
 }
 
 fn allocation_value(s: &ServiceReport) -> Value {
