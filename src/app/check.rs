@@ -31,12 +31,9 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     opts.scope = r.namespaces.every_unless_n();
     opts.map = r.format == render::Format::Html;
     super::known_namespace(&snap, &opts.scope, &r.source)?;
-    // Only SARIF points at where an object was read; for the other formats the index of every
-    // object's place is freed before the engines run.
-    let mut origins = std::mem::take(&mut snap.origins);
-    if r.format != render::Format::Sarif {
-        origins = Default::default();
-    }
+    // Only SARIF points at where an object was read (`load` kept the index for it alone).
+    let mut origins = snap.origins.labelled();
+    snap.origins = Default::default();
     let world = diagnose::world::World::build(&snap, &opts.overrides);
     let prepared = diagnose::Prepared::new(&snap, &world);
     let mut report = diagnose::diagnose_prepared(&snap, &world, &prepared, &opts, false)?;

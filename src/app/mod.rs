@@ -116,7 +116,7 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
         let ns = snap.info.namespace.clone().unwrap_or_else(|| "default".into());
         (snap, ns)
     };
-    let (snap, default_ns) = match &r.source {
+    let (mut snap, default_ns) = match &r.source {
         Source::Live => {
             let c = collect(r, env, false)?;
             (c.snapshot, c.default_namespace)
@@ -146,6 +146,11 @@ fn load(r: &Resolved, env: &mut Env, detail: bool) -> Result<(snapshot::Snapshot
             "{}: no Kubernetes objects in the snapshot (a failed capture?); `kubectl lbdoctor snapshot > FILE` writes one",
             r.source.shown()
         )));
+    }
+    // Only SARIF points at where an object was read: for every other output the index of each
+    // object's place is freed before the engines run.
+    if r.format != Format::Sarif {
+        snap.origins = Default::default();
     }
     let opts = Options { scope: Scope::All, detail, map: false, overrides: r.overrides.clone() };
     Ok((snap, opts, default_ns))

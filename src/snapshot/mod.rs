@@ -6,6 +6,7 @@ pub(crate) mod cilium;
 pub mod crd;
 pub mod endpoints;
 pub(crate) mod file;
+pub use file::Origins;
 pub(crate) mod keys;
 mod list_scan;
 pub(crate) mod node;
@@ -78,7 +79,7 @@ pub struct Snapshot {
     pub live: bool,
     /// Where each object of a file snapshot was read, by `Kind namespace/name` as findings name
     /// objects (empty when live): SARIF points code scanning at these lines.
-    pub origins: std::collections::HashMap<String, ObjectOrigin>,
+    pub origins: file::Origins,
     /// The bundles among the inputs (archives, collector trees): their logs and what they lack.
     pub bundles: Vec<std::sync::Arc<bundle::Bundle>>,
 }

@@ -434,7 +434,8 @@ fn a_large_list_read_in_pieces_loads_as_read_whole() {
     let shown = |snap: lbdoctor::snapshot::Snapshot| {
         let mut snap = snap;
         let origins: std::collections::BTreeMap<_, _> =
-            std::mem::take(&mut snap.origins).into_iter().map(|(k, o)| (k, (o.file.to_string(), o.line))).collect();
+            snap.origins.labelled().into_iter().map(|(k, o)| (k, (o.file.to_string(), o.line))).collect();
+        snap.origins.clear();
         format!("{snap:?}\n{origins:?}")
     };
 
@@ -444,8 +445,8 @@ fn a_large_list_read_in_pieces_loads_as_read_whole() {
     let streamed = load(&[&name]).unwrap();
     assert_eq!(streamed.services.len(), 6000);
     assert_eq!(
-        streamed.origins["Service ns-6/svc-05998"].line,
-        whole(&text).unwrap().origins["Service ns-6/svc-05998"].line
+        streamed.origins.labelled()["Service ns-6/svc-05998"].line,
+        whole(&text).unwrap().origins.labelled()["Service ns-6/svc-05998"].line
     );
     assert_eq!(shown(streamed), shown(whole(&text).unwrap()));
 
