@@ -134,7 +134,8 @@ fn body(
                 "{subject} {} no serving endpoint (externalTrafficPolicy Local)",
                 if count == 1 { "hosts" } else { "host" }
             ),
-            _ if group.ones().chain(winner).any(|n| score(n) > 0) => {
+            // Without preference scores every score is 0: no need to walk a thousand losers.
+            _ if el.scores.is_some() && group.ones().chain(winner).any(|n| score(n) > 0) => {
                 format!("{subject} lost the election (preference score first, then hash)")
             }
             _ => format!("{subject} lost the hash election"),
