@@ -32,8 +32,7 @@ pub(super) fn check(r: &Resolved, env: &mut Env, args: CheckArgs, out: &mut dyn 
     opts.map = r.format == render::Format::Html;
     super::known_namespace(&snap, &opts.scope, &r.source)?;
     // Only SARIF points at where an object was read (`load` kept the index for it alone).
-    let mut origins = snap.origins.labelled();
-    snap.origins = Default::default();
+    let mut origins = std::mem::take(&mut snap.origins).labelled();
     let world = diagnose::world::World::build(&snap, &opts.overrides);
     let prepared = diagnose::Prepared::new(&snap, &world);
     let mut report = diagnose::diagnose_prepared(&snap, &world, &prepared, &opts, false)?;
