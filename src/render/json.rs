@@ -4,10 +4,14 @@
 //! line, not a line per value, which keeps large reports small (docs/json.md). Everything else
 //! is laid out as serde_json's pretty printer would. The document is the same for a JSON parser.
 //!
-//! The input is serde_json's compact output: laying it out costs one pass, where re-reading
-//! pretty text cost a pass per nesting level (reports are tens of MB).
+//! The layout is a serde_json `Formatter`: it is told where values, keys and separators begin,
+//! so it never scans text. Re-reading serde_json's compact output byte by byte for its brackets
+//! and separators was half the cost of a large `-o json`; re-reading pretty text cost a pass per
+//! nesting level (reports are tens of MB).
 
 use std::io::{self, Write};
+
+use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
 
 /// An array of plain values stays on one line up to this many bytes of its pretty form…
 const INLINE_MAX: usize = 4096;
@@ -23,15 +27,18 @@ struct Open {
     fresh: bool,
 }
 
-/// An open `[` or `{` that may still go on one line: its compact text so far, with the values
-/// inside it already in their one-line form.
+/// An open `[` or `{` that may still go on one line: its one-line text so far (`{"a": 1, "b":
+/// [1, 2]`, no closing bracket), the values inside it already in their one-line form.
+#[derive(Default)]
 struct Frame {
     text: Vec<u8>,
     level: usize,
     /// Values started at its own level.
     items: usize,
-    /// Its own `:`s (each gains a space).
+    /// Its own `: `s.
     colons: usize,
+    /// Where its own `, `s are in `text`: laid out over several lines, each becomes a line break.
+    commas: Vec<usize>,
     /// An object or array opened inside it.
     nested: bool,
 }
@@ -42,16 +49,22 @@ impl Frame {
         self.text[0] == b'[' && !self.nested
     }
 
+    /// Its text without the spaces behind its own separators: what serde_json's compact form is.
+    fn compact_len(&self) -> usize {
+        self.text.len() - self.commas.len() - self.colons
+    }
+
     /// The length of its pretty form up to its closing bracket, the text already there counted.
     fn pretty_len(&self) -> usize {
         if self.items == 0 {
             return self.text.len();
         }
-        self.text.len() + self.colons + self.items * (1 + indent_len(self.level + 1)) + 1 + indent_len(self.level)
+        self.compact_len() + self.colons + self.items * (1 + indent_len(self.level + 1)) + 1 + indent_len(self.level)
     }
 
+    /// With its closing bracket.
     fn one_line_len(&self) -> usize {
-        self.text.len() + 1 + self.items.saturating_sub(1) + self.colons
+        self.text.len() + 1
     }
 
     fn limit(&self) -> usize {
@@ -61,231 +74,38 @@ impl Frame {
             PRETTY_SHORT
         }
     }
+
+    fn fits(&self) -> bool {
+        if self.plain_array() {
+            self.pretty_len() < INLINE_MAX
+        } else {
+            self.pretty_len() <= PRETTY_SHORT && self.one_line_len() <= INLINE_SHORT
+        }
+    }
+
+    /// Its text laid out as serde_json's pretty printer would, at its level, up to where it ends;
+    /// values inside it stay on their one line.
+    fn pretty(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(&self.text[..1])?;
+        // A value has begun (perhaps only its opening bracket, still in a frame of its own).
+        if self.items == 0 {
+            return Ok(());
+        }
+        let mut line = Vec::with_capacity(1 + indent_len(self.level + 1));
+        newline(&mut line, self.level + 1);
+        out.write_all(&line)?;
+        let mut from = 1;
+        for &comma in &self.commas {
+            out.write_all(&self.text[from..=comma])?;
+            out.write_all(&line)?;
+            from = comma + 2;
+        }
+        out.write_all(&self.text[from..])
+    }
 }
 
 fn indent_len(level: usize) -> usize {
     2 * level
-}
-
-pub struct InlineArrays<W: Write> {
-    out: W,
-    /// What is ready for `out`, written in large pieces.
-    ready: Vec<u8>,
-    in_string: bool,
-    escaped: bool,
-    /// The open brackets already laid out, outermost first; the document itself is always one.
-    open: Vec<Open>,
-    /// The open brackets inside those that may still go on one line, outermost first.
-    frames: Vec<Frame>,
-    /// Buffers of closed frames, reused: a report opens millions of brackets.
-    spare: Vec<Vec<u8>>,
-}
-
-impl<W: Write> InlineArrays<W> {
-    pub fn new(out: W) -> Self {
-        Self::with_capacity(out, 1 << 16)
-    }
-
-    fn with_capacity(out: W, ready: usize) -> Self {
-        InlineArrays {
-            out,
-            ready: Vec::with_capacity(ready),
-            in_string: false,
-            escaped: false,
-            open: Vec::new(),
-            frames: Vec::new(),
-            spare: Vec::new(),
-        }
-    }
-
-    /// A writer for one value `depth` brackets down in a document already laid out over several
-    /// lines: what it writes is that value's text there, from its first byte to its last.
-    fn nested(out: W, depth: usize) -> Self {
-        // One Service's text is a few KB: the document's 64 KB buffer, allocated and freed for
-        // each of 10,000 Services, cost page faults and the allocator's trips to the system.
-        let mut w = InlineArrays::with_capacity(out, 4096);
-        w.open = (0..depth).map(|level| Open { level, fresh: false }).collect();
-        w
-    }
-
-    fn sink(&mut self) -> &mut Vec<u8> {
-        match self.frames.last_mut() {
-            Some(frame) => &mut frame.text,
-            None => &mut self.ready,
-        }
-    }
-
-    /// A value begins here: count it, or start its line.
-    fn item_starts(&mut self) {
-        if let Some(frame) = self.frames.last_mut() {
-            if frame.items == 0 {
-                frame.items = 1;
-            }
-        } else if let Some(open) = self.open.last_mut() {
-            if open.fresh {
-                open.fresh = false;
-                let level = open.level + 1;
-                newline(&mut self.ready, level);
-            }
-        }
-    }
-
-    /// Bytes outside strings, one at a time: compact JSON has few of them.
-    fn structural(&mut self, b: u8) {
-        match b {
-            b'"' => {
-                self.item_starts();
-                self.in_string = true;
-                self.sink().push(b);
-            }
-            b'[' | b'{' => {
-                self.item_starts();
-                let level = self.open.len() + self.frames.len();
-                if level == 0 {
-                    self.ready.push(b);
-                    self.open.push(Open { level, fresh: true });
-                    return;
-                }
-                if let Some(parent) = self.frames.last_mut() {
-                    parent.nested = true;
-                }
-                let mut text = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(256));
-                text.clear();
-                text.push(b);
-                self.frames.push(Frame { text, level, items: 0, colons: 0, nested: false });
-            }
-            b']' | b'}' => self.close(b),
-            b',' => match self.frames.last_mut() {
-                Some(frame) => {
-                    frame.items += 1;
-                    frame.text.push(b',');
-                }
-                None => {
-                    let level = self.open.last().map_or(0, |o| o.level) + 1;
-                    self.ready.push(b',');
-                    newline(&mut self.ready, level);
-                }
-            },
-            b':' => match self.frames.last_mut() {
-                Some(frame) => {
-                    frame.colons += 1;
-                    frame.text.push(b':');
-                }
-                None => self.ready.extend_from_slice(b": "),
-            },
-            _ => {
-                self.item_starts();
-                self.sink().push(b);
-            }
-        }
-    }
-
-    fn close(&mut self, b: u8) {
-        let Some(frame) = self.frames.pop() else {
-            // A bracket already laid out over several lines.
-            if let Some(open) = self.open.pop() {
-                if !open.fresh {
-                    newline(&mut self.ready, open.level);
-                }
-            }
-            self.ready.push(b);
-            return;
-        };
-        let fits = if frame.plain_array() {
-            frame.pretty_len() < INLINE_MAX
-        } else {
-            frame.pretty_len() <= PRETTY_SHORT && frame.one_line_len() <= INLINE_SHORT
-        };
-        if fits {
-            let sink = match self.frames.last_mut() {
-                Some(parent) => &mut parent.text,
-                None => &mut self.ready,
-            };
-            one_line(&frame.text, sink);
-            sink.push(b);
-            self.spare.push(frame.text);
-            self.check_limit();
-        } else {
-            // Too long for one line: so are the values around it.
-            self.frames.push(frame);
-            self.flush_frames();
-            self.close(b);
-        }
-    }
-
-    /// An open value grown past what may go on one line gives up, and its parents with it.
-    fn check_limit(&mut self) {
-        if self.frames.last().is_some_and(|f| f.pretty_len() > f.limit()) {
-            self.flush_frames();
-        }
-    }
-
-    /// Lays the open values out over several lines, outermost first: none of them goes on one line.
-    fn flush_frames(&mut self) {
-        for frame in std::mem::take(&mut self.frames) {
-            pretty(&frame, &mut self.ready);
-            self.open.push(Open { level: frame.level, fresh: frame.items == 0 });
-            self.spare.push(frame.text);
-        }
-    }
-}
-
-/// A frame's compact text (`{"a":1,"b":[1, 2]` — no closing bracket) on one line:
-/// `{"a": 1, "b": [1, 2]`. Values inside it are on one line already.
-fn one_line(text: &[u8], out: &mut Vec<u8>) {
-    out.push(text[0]);
-    copy_with_separators(&text[1..], out, |_, out| out.push(b' '));
-}
-
-/// A frame's compact text laid out as serde_json's pretty printer would, at its level, up to
-/// where it ends; values inside it stay on their one line.
-fn pretty(frame: &Frame, out: &mut Vec<u8>) {
-    let level = frame.level;
-    out.push(frame.text[0]);
-    // A value has begun (perhaps only its opening bracket, still in a frame of its own).
-    if frame.items == 0 {
-        return;
-    }
-    newline(out, level + 1);
-    copy_with_separators(&frame.text[1..], out, |b, out| match b {
-        b',' => newline(out, level + 1),
-        _ => out.push(b' '),
-    });
-}
-
-/// Copies a frame's text after its opening bracket, calling `after` behind each of the frame's
-/// own `,` and `:` (not those inside strings or inner values).
-fn copy_with_separators(text: &[u8], out: &mut Vec<u8>, mut after: impl FnMut(u8, &mut Vec<u8>)) {
-    let mut rest = text;
-    let mut depth = 0usize;
-    let mut in_string = false;
-    while let Some(i) = rest.iter().position(|&b| matches!(b, b'"' | b'\\' | b',' | b':' | b'[' | b']' | b'{' | b'}')) {
-        let b = rest[i];
-        out.extend_from_slice(&rest[..=i]);
-        rest = &rest[i + 1..];
-        if in_string {
-            match b {
-                // The escaped byte, whatever it is, belongs to the string.
-                b'\\' => {
-                    if let Some((&next, left)) = rest.split_first() {
-                        out.push(next);
-                        rest = left;
-                    }
-                }
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' => depth -= 1,
-            b',' | b':' if depth == 0 => after(b, out),
-            _ => {}
-        }
-    }
-    out.extend_from_slice(rest);
 }
 
 fn newline(out: &mut Vec<u8>, level: usize) {
@@ -293,60 +113,266 @@ fn newline(out: &mut Vec<u8>, level: usize) {
     out.resize(out.len() + indent_len(level), b' ');
 }
 
-impl<W: Write> Write for InlineArrays<W> {
+/// Where text goes: the innermost frame still deciding, or the output when none is open.
+enum Sink<'a, W: ?Sized> {
+    Frame(&'a mut Vec<u8>),
+    Out(&'a mut W),
+}
+
+impl<W: ?Sized + Write> Write for Sink<'_, W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let mut rest = data;
-        while !rest.is_empty() {
-            if self.escaped {
-                self.escaped = false;
-                self.sink().push(rest[0]);
-                rest = &rest[1..];
-            } else if self.in_string {
-                // String contents are copied whole; only a quote or a backslash changes the state.
-                let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-                let (taken, left) = rest.split_at((run + 1).min(rest.len()));
-                self.sink().extend_from_slice(taken);
-                if run < rest.len() {
-                    match rest[run] {
-                        b'"' => self.in_string = false,
-                        _ => self.escaped = true,
-                    }
-                }
-                rest = left;
-                if !self.in_string {
-                    self.check_limit();
-                }
-            } else {
-                self.structural(rest[0]);
-                rest = &rest[1..];
-                if !self.in_string {
-                    self.check_limit();
-                }
-            }
-        }
-        if self.ready.len() >= 1 << 16 {
-            self.out.write_all(&self.ready)?;
-            self.ready.clear();
-        }
+        self.write_all(data)?;
         Ok(data.len())
     }
 
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Frame(text) => {
+                text.extend_from_slice(data);
+                Ok(())
+            }
+            Sink::Out(out) => out.write_all(data),
+        }
+    }
+
     fn flush(&mut self) -> io::Result<()> {
-        self.flush_frames();
-        self.out.write_all(&self.ready)?;
-        self.ready.clear();
-        self.out.flush()
+        Ok(())
     }
 }
 
-/// `value`'s text `depth` brackets down in a multi-line document (see [`InlineArrays::nested`]).
-pub fn laid_out<T: serde::Serialize>(value: &T, depth: usize) -> io::Result<Vec<u8>> {
-    let mut text = Vec::new();
-    let mut w = io::BufWriter::with_capacity(4096, InlineArrays::nested(&mut text, depth));
-    serde_json::to_writer(&mut w, value)?;
-    w.flush()?;
-    drop(w);
-    Ok(text)
+/// The layout, as serde_json's formatter: values whose layout is decided go straight to the
+/// serializer's writer; the rest wait in frames.
+pub struct Layout {
+    /// The open brackets already laid out, outermost first; the document itself is always one.
+    open: Vec<Open>,
+    /// The open brackets inside those that may still go on one line, outermost first.
+    frames: Vec<Frame>,
+    /// Closed frames, their buffers kept: a report opens millions of brackets.
+    spare: Vec<Frame>,
+}
+
+impl Layout {
+    pub fn new() -> Self {
+        Layout { open: Vec::new(), frames: Vec::new(), spare: Vec::new() }
+    }
+
+    /// The layout of one value `depth` brackets down in a document already laid out over several
+    /// lines: what it writes is that value's text there, from its first byte to its last.
+    fn nested(depth: usize) -> Self {
+        let mut layout = Layout::new();
+        layout.open = (0..depth).map(|level| Open { level, fresh: false }).collect();
+        layout
+    }
+
+    fn sink<'a, W: ?Sized + Write>(&'a mut self, out: &'a mut W) -> Sink<'a, W> {
+        match self.frames.last_mut() {
+            Some(frame) => Sink::Frame(&mut frame.text),
+            None => Sink::Out(out),
+        }
+    }
+
+    /// A value begins here (an array's value or an object's key): count it, or start its line.
+    fn item_starts<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        if let Some(frame) = self.frames.last_mut() {
+            if first {
+                frame.items = 1;
+            } else {
+                frame.items += 1;
+                frame.commas.push(frame.text.len());
+                frame.text.extend_from_slice(b", ");
+            }
+            return Ok(());
+        }
+        let Some(open) = self.open.last_mut() else { return Ok(()) };
+        let mut line = Vec::with_capacity(2 + indent_len(open.level + 1));
+        if first {
+            if !open.fresh {
+                return Ok(());
+            }
+            open.fresh = false;
+        } else {
+            line.push(b',');
+        }
+        newline(&mut line, open.level + 1);
+        out.write_all(&line)
+    }
+
+    fn opens<W: ?Sized + Write>(&mut self, out: &mut W, bracket: u8) -> io::Result<()> {
+        let level = self.open.len() + self.frames.len();
+        if level == 0 {
+            self.open.push(Open { level, fresh: true });
+            return out.write_all(&[bracket]);
+        }
+        if let Some(parent) = self.frames.last_mut() {
+            parent.nested = true;
+        }
+        let mut frame = self.spare.pop().unwrap_or_else(|| Frame { text: Vec::with_capacity(256), ..Frame::default() });
+        frame.text.clear();
+        frame.text.push(bracket);
+        frame.commas.clear();
+        frame.level = level;
+        frame.items = 0;
+        frame.colons = 0;
+        frame.nested = false;
+        self.frames.push(frame);
+        Ok(())
+    }
+
+    fn closes<W: ?Sized + Write>(&mut self, out: &mut W, bracket: u8) -> io::Result<()> {
+        let Some(frame) = self.frames.pop() else {
+            // A bracket already laid out over several lines.
+            if let Some(open) = self.open.pop() {
+                if !open.fresh {
+                    let mut line = Vec::with_capacity(1 + indent_len(open.level));
+                    newline(&mut line, open.level);
+                    out.write_all(&line)?;
+                }
+            }
+            return out.write_all(&[bracket]);
+        };
+        if !frame.fits() {
+            // Too long for one line: so are the values around it.
+            self.frames.push(frame);
+            self.flush_frames(out)?;
+            return self.closes(out, bracket);
+        }
+        let mut sink = self.sink(out);
+        sink.write_all(&frame.text)?;
+        sink.write_all(&[bracket])?;
+        self.spare.push(frame);
+        self.check_limit(out)
+    }
+
+    /// An open value grown past what may go on one line gives up, and its parents with it.
+    fn check_limit<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        if self.frames.last().is_some_and(|f| f.pretty_len() > f.limit()) {
+            self.flush_frames(out)?;
+        }
+        Ok(())
+    }
+
+    /// Lays the open values out over several lines, outermost first: none of them goes on one line.
+    fn flush_frames<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        for frame in std::mem::take(&mut self.frames) {
+            frame.pretty(&mut Sink::<W>::Out(out))?;
+            self.open.push(Open { level: frame.level, fresh: frame.items == 0 });
+            self.spare.push(frame);
+        }
+        Ok(())
+    }
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A scalar as the compact formatter writes it, into the innermost frame or the output.
+macro_rules! scalars {
+    ($($method:ident($($value:ident: $ty:ty)?)),* $(,)?) => {$(
+        fn $method<W: ?Sized + Write>(&mut self, out: &mut W $(, $value: $ty)?) -> io::Result<()> {
+            CompactFormatter.$method(&mut self.sink(out) $(, $value)?)
+        }
+    )*};
+}
+
+/// On a borrow, so that one layout's buffers serve many values.
+impl Formatter for &mut Layout {
+    scalars!(
+        write_null(),
+        write_bool(value: bool),
+        write_i8(value: i8),
+        write_i16(value: i16),
+        write_i32(value: i32),
+        write_i64(value: i64),
+        write_i128(value: i128),
+        write_u8(value: u8),
+        write_u16(value: u16),
+        write_u32(value: u32),
+        write_u64(value: u64),
+        write_u128(value: u128),
+        write_f32(value: f32),
+        write_f64(value: f64),
+        write_number_str(value: &str),
+        begin_string(),
+        end_string(),
+        write_string_fragment(value: &str),
+        write_char_escape(value: CharEscape),
+        write_raw_fragment(value: &str),
+    );
+
+    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.opens(out, b'[')
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.closes(out, b']')
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.item_starts(out, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.check_limit(out)
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.opens(out, b'{')
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.closes(out, b'}')
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.item_starts(out, first)
+    }
+
+    fn end_object_key<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        match self.frames.last_mut() {
+            Some(frame) => {
+                frame.colons += 1;
+                frame.text.extend_from_slice(b": ");
+                Ok(())
+            }
+            None => out.write_all(b": "),
+        }
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.check_limit(out)
+    }
+}
+
+/// `value` as a whole document, laid out.
+pub fn write<T: serde::Serialize + ?Sized>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+    // Decided text comes out a token at a time; the buffer hands `out` large runs.
+    let mut buffered = io::BufWriter::with_capacity(1 << 16, out);
+    let mut layout = Layout::new();
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut buffered, &mut layout))?;
+    buffered.flush()
+}
+
+/// Values that sit side by side `depth` brackets down in a multi-line document, laid out one
+/// after the other with the same buffers (see [`Layout::nested`]).
+pub struct Nested(Layout);
+
+impl Nested {
+    pub fn new(depth: usize) -> Self {
+        Nested(Layout::nested(depth))
+    }
+
+    /// Appends `value`'s text there, from its first byte to its last.
+    pub fn append<T: serde::Serialize + ?Sized>(&mut self, out: &mut Vec<u8>, value: &T) -> io::Result<()> {
+        value.serialize(&mut serde_json::Serializer::with_formatter(out, &mut self.0))?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -354,10 +380,9 @@ mod tests {
     use super::*;
 
     fn render(value: &serde_json::Value) -> String {
-        let mut w = InlineArrays::new(Vec::new());
-        serde_json::to_writer(&mut w, value).unwrap();
-        w.flush().unwrap();
-        String::from_utf8(w.out).unwrap()
+        let mut text = Vec::new();
+        write(&mut text, value).unwrap();
+        String::from_utf8(text).unwrap()
     }
 
     #[test]

@@ -216,11 +216,7 @@ pub fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: For
         let text = serde_saphyr::to_string(value).map_err(std::io::Error::other)?;
         return out.write_all(text.as_bytes());
     }
-    // serde_json writes token by token; the buffer hands the layout pass large runs instead.
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, json::InlineArrays::new(&mut *out));
-    serde_json::to_writer(&mut w, value)?;
-    w.flush()?;
-    drop(w);
+    json::write(&mut *out, value)?;
     writeln!(out)
 }
 
@@ -232,13 +228,35 @@ fn report_json(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
     use rayon::prelude::*;
     /// The document's `{`, then `"services": [`: a Service is an object at this depth.
     const DEPTH: usize = 2;
-    const BATCH: usize = 512;
-    let laid_out = |services: &[crate::report::ServiceReport]| -> std::io::Result<Vec<Vec<u8>>> {
-        services.par_iter().map(|s| json::laid_out(s, DEPTH)).collect()
+    /// Services laid out one after the other into one buffer: a buffer each cost an allocation
+    /// and, rounded up, half again the text's size.
+    const CHUNK: usize = 16;
+    const BATCH: usize = 8 * CHUNK;
+    /// A chunk's text, each Service behind its separator, and whether any Service took more
+    /// than one line.
+    type Chunk = (Vec<u8>, bool);
+    let laid_out = |from: usize| -> std::io::Result<Vec<Chunk>> {
+        let batch = &report.services[from..report.services.len().min(from + BATCH)];
+        batch
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(i, chunk)| {
+                let mut layout = json::Nested::new(DEPTH);
+                let mut text = Vec::with_capacity(chunk.len() * 2560);
+                let mut multi_line = false;
+                for (j, service) in chunk.iter().enumerate() {
+                    text.extend_from_slice(if from + i * CHUNK + j == 0 { b"\n    " } else { b",\n    " });
+                    let starts = text.len();
+                    layout.append(&mut text, service)?;
+                    multi_line |= memchr::memchr(b'\n', &text[starts..]).is_some();
+                }
+                Ok((text, multi_line))
+            })
+            .collect()
     };
-    let first = laid_out(&report.services[..report.services.len().min(BATCH)])?;
+    let first = laid_out(0)?;
     // One Service, or only short ones: the array may go on one line; the single pass decides.
-    if first.len() < 2 || !first.iter().any(|text| text.contains(&b'\n')) {
+    if report.services.len() < 2 || !first.iter().any(|(_, multi_line)| *multi_line) {
         return document(out, report, Format::Json);
     }
     let mut text = Vec::new();
@@ -253,15 +271,14 @@ fn report_json(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
     let mut written = 0;
     let mut batch = first;
     loop {
-        for part in &batch {
-            out.write_all(if written == 0 { b"\n    " } else { b",\n    " })?;
+        for (part, _) in &batch {
             out.write_all(part)?;
-            written += 1;
         }
+        written = report.services.len().min(written + BATCH);
         if written == report.services.len() {
             break;
         }
-        batch = laid_out(&report.services[written..report.services.len().min(written + BATCH)])?;
+        batch = laid_out(written)?;
     }
     out.write_all(b"\n  ]")?;
     out.write_all(&text[at + EMPTY.len()..])
@@ -387,7 +404,12 @@ mod tests {
                     report_json(&mut parallel, &report).unwrap();
                     assert_eq!(String::from_utf8(parallel).unwrap(), String::from_utf8(single).unwrap(), "{file}");
                 }
-                let multi_line = report.services.iter().any(|s| json::laid_out(s, 2).unwrap().contains(&b'\n'));
+                let mut layout = json::Nested::new(2);
+                let multi_line = report.services.iter().any(|s| {
+                    let mut text = Vec::new();
+                    layout.append(&mut text, s).unwrap();
+                    text.contains(&b'\n')
+                });
                 parallel_paths += usize::from(report.services.len() >= 2 && multi_line);
             }
         }
