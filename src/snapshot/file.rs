@@ -120,6 +120,7 @@ fn load_streaming(inputs: &[String], streamed: &[bool]) -> Option<Snapshot> {
 fn stream_list(input: &str, collector: &mut Collector) -> Option<()> {
     let file: Arc<str> = Path::new(input).display().to_string().into();
     let reader = std::fs::File::open(input).ok()?;
+    let size = reader.metadata().ok()?.len();
     // A batch is handed over when the decoder takes it: the text in memory is the batch being
     // decoded, the one the scanner holds out and the piece it reads. Each batch in flight is
     // memory the sequential reader did not hold: 2 MiB batches keep the load's own peak 10 MB
@@ -130,7 +131,7 @@ fn stream_list(input: &str, collector: &mut Collector) -> Option<()> {
     let (spent, reusable) = std::sync::mpsc::channel::<String>();
     std::thread::scope(|scope| {
         let scanning = scope.spawn(move || scan_batches(reader, batches, reusable));
-        let decoded = decode_batches(&file, &arrived, &spent, collector);
+        let decoded = decode_batches(&file, size, &arrived, &spent, collector);
         // A decoder that stopped early leaves the scanner blocked on a full channel: closing it
         // ends the scanner's sending, and so its thread.
         drop(arrived);
@@ -149,6 +150,7 @@ struct Batch {
 
 fn decode_batches(
     file: &Arc<str>,
+    size: u64,
     arrived: &std::sync::mpsc::Receiver<Batch>,
     spent: &std::sync::mpsc::Sender<String>,
     collector: &mut Collector,
@@ -156,10 +158,13 @@ fn decode_batches(
     let mut next_item = 0usize;
     // Adding a batch's objects to the snapshot is sequential: it happens beside the decoding
     // of the next batch, not between two decodings.
-    let mut decoded: Option<Vec<Result<Decoded, LoadError>>> = None;
+    let mut decoded: Option<(Vec<Result<Decoded, LoadError>>, f64)> = None;
+    let mut read = 0u64;
     for batch in arrived.iter() {
         let first = next_item;
         next_item += batch.items.len();
+        read += batch.text.len() as u64;
+        let scale = (size as f64 / read as f64).max(1.0);
         let (parsed, added) = rayon::join(
             || {
                 let lines = LineIndex::at(&batch.text, batch.base);
@@ -172,14 +177,14 @@ fn decode_batches(
                     .collect();
                 decode_splits(splits, false, Depth::Snapshot)
             },
-            || decoded.take().map_or(Ok(()), |parsed| add_decoded(parsed, collector)),
+            || decoded.take().map_or(Ok(()), |(parsed, scale)| add_decoded_of(parsed, scale, collector)),
         );
         added.ok()?;
-        decoded = Some(parsed);
+        decoded = Some((parsed, scale));
         // Nothing decoded borrows the text. A scanner already gone needs no buffer.
         let _ = spent.send(batch.text);
     }
-    decoded.map_or(Ok(()), |parsed| add_decoded(parsed, collector)).ok()
+    decoded.map_or(Ok(()), |(parsed, scale)| add_decoded_of(parsed, scale, collector)).ok()
 }
 
 /// Reads a JSON List file and sends its items a batch at a time; whether it was a List, once
@@ -404,7 +409,17 @@ fn decode_splits(pending: Vec<Split>, trim: bool, depth: Depth) -> Vec<Result<De
 
 /// Adds decoded objects to the snapshot in order; the first error stops it.
 fn add_decoded(parsed: Vec<Result<Decoded, LoadError>>, collector: &mut Collector) -> Result<(), LoadError> {
-    collector.reserve(parsed.iter().flatten().flat_map(Decoded::items));
+    add_decoded_of(parsed, 1.0, collector)
+}
+
+/// As [`add_decoded`] for one batch of a file: `scale` is the file's size over the text read so
+/// far, what each kind's count so far is projected by when its room runs out.
+fn add_decoded_of(
+    parsed: Vec<Result<Decoded, LoadError>>,
+    scale: f64,
+    collector: &mut Collector,
+) -> Result<(), LoadError> {
+    collector.reserve(parsed.iter().flatten().flat_map(Decoded::items), scale);
     for decoded in parsed {
         match decoded? {
             Decoded::One(item) => collector.add(item)?,
@@ -1321,8 +1336,11 @@ impl Origins {
 
 impl Collector {
     /// Room for the large kinds at once: growing a Vec of thousands of Services by doubling
-    /// copies them and leaves half-used memory behind.
-    fn reserve<'a>(&mut self, parsed: impl Iterator<Item = &'a Parsed>) {
+    /// copies them and leaves half-used memory behind. A file streamed in batches reserves for
+    /// its count so far times `scale` (the file's size over what was read): room for each batch
+    /// alone copied a kind's whole Vec once a batch. Room reserved and never used is address
+    /// space, not memory: no page of it is touched.
+    fn reserve<'a>(&mut self, parsed: impl Iterator<Item = &'a Parsed>, scale: f64) {
         let (mut nodes, mut services, mut slices, mut pods, mut events) = (0, 0, 0, 0, 0);
         for p in parsed {
             match p.object {
@@ -1334,13 +1352,25 @@ impl Collector {
                 _ => {}
             }
         }
+        fn room<T>(v: &mut Vec<T>, more: usize, scale: f64) {
+            let wanted = v.len() + more;
+            if wanted > v.capacity() {
+                // Rounded up, so that a scale of 1 is the exact count.
+                let projected = (wanted as f64 * scale).ceil() as usize;
+                v.reserve_exact(projected.max(wanted) - v.len());
+            }
+        }
         let s = &mut self.snap;
-        s.nodes.reserve_exact(nodes);
-        s.services.reserve_exact(services);
-        s.endpoint_slices.reserve_exact(slices);
-        s.pods.reserve_exact(pods);
-        s.events.reserve_exact(events);
-        self.seen.reserve(nodes + services + slices + pods + events);
+        room(&mut s.nodes, nodes, scale);
+        room(&mut s.services, services, scale);
+        room(&mut s.endpoint_slices, slices, scale);
+        room(&mut s.pods, pods, scale);
+        room(&mut s.events, events, scale);
+        let objects = nodes + services + slices + pods + events;
+        if self.seen.len() + objects > self.seen.capacity() {
+            let projected = ((self.seen.len() + objects) as f64 * scale).ceil() as usize;
+            self.seen.reserve(projected.max(self.seen.len() + objects) - self.seen.len());
+        }
     }
 
     fn add(&mut self, parsed: Parsed) -> Result<(), LoadError> {

@@ -89,6 +89,7 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
     // MetalLB leaves the order among equal counts unspecified; the name decides here.
     owned.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (&a.2.namespace, &a.2.name).cmp(&(&b.2.namespace, &b.2.name))));
     let counts: HashMap<String, usize> = owned.iter().map(|(n, _, s)| (s.key(), *n)).collect();
+    controller.alloc.reserve(owned.iter().filter(|(count, ..)| *count > 0).count());
 
     for (count, i, svc) in &owned {
         let key = svc.key();
