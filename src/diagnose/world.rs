@@ -116,60 +116,76 @@ impl<'a> World<'a> {
             nodes: &snap.nodes,
             namespaces: &namespaces,
         };
-        let mut config = config::parse(&input, setup.rules());
-        // B-5: from v0.16.0 a rejection may hold only on the nodes whose BGP objects fail.
-        let mut rejected_on = Vec::new();
-        if config.is_err() && setup.rules().per_node_bgp_config {
-            if let Some(per_node) = config::parse_per_node(&input, setup.rules()) {
-                config = Ok(per_node.config);
-                rejected_on = per_node.rejected;
-            }
-        }
-        // The controller reads only pools, communities and namespaces: a broken advertisement
-        // stops the speakers, not allocation.
-        let controller_input = ConfigInput {
-            pools: input.pools.clone(),
-            communities: input.communities.clone(),
-            l2_advertisements: Vec::new(),
-            bgp_advertisements: Vec::new(),
-            bgp_peers: Vec::new(),
-            bfd_profiles: Vec::new(),
-            bgp_type: None,
-            // It is given no Nodes either (C-23).
-            nodes: &[],
-            ..input
-        };
-        let controller_config = config::parse(&controller_input, setup.controller_release.rules());
-        // main differs from v0.16.x only through preferredNodeSelectors and allow-shared-ip (spec §12).
-        let newer_rules_matter = input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
-            || snap.services.iter().any(crate::metallb::service::has_shared_ip_annotation);
-        let alternate_release = match setup.release {
-            Release::Main => Some(Release::NEWEST),
-            r if r < Release::V0_16_0 => Some(Release::NEWEST),
-            _ if newer_rules_matter => Some(Release::Main),
-            _ => None,
-        };
-        let alternate = alternate_release.map(Release::rules).and_then(|r| Some((r, config::parse(&input, r).ok()?)));
-
-        let speaker_nodes: Vec<String> = setup.speaker_pods.iter().flatten().filter_map(|p| p.node.clone()).collect();
-        let facts = snap
-            .nodes
-            .iter()
-            .map(|n| NodeFacts {
-                name: n.metadata.name.as_deref().unwrap_or(""),
-                has_object: true,
-                network_unavailable: is_network_unavailable(n),
-                excluded: has_exclude_label(n),
-                unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable) == Some(true),
-            })
-            .chain(speaker_nodes.iter().map(|name| NodeFacts {
-                name,
-                has_object: false,
-                network_unavailable: false,
-                excluded: false,
-                unschedulable: false,
-            }));
-        let table = NodeTable::new(facts);
+        // The configurations and the node-side indexes read the snapshot independently: built
+        // side by side, as everything after waits for both (a third of the World's
+        // 9 ms on 1,000 nodes and 10,000 Services).
+        let (configs, nodes) = rayon::join(
+            || {
+                let mut config = config::parse(&input, setup.rules());
+                // B-5: from v0.16.0 a rejection may hold only on the nodes whose BGP objects fail.
+                let mut rejected_on = Vec::new();
+                if config.is_err() && setup.rules().per_node_bgp_config {
+                    if let Some(per_node) = config::parse_per_node(&input, setup.rules()) {
+                        config = Ok(per_node.config);
+                        rejected_on = per_node.rejected;
+                    }
+                }
+                // The controller reads only pools, communities and namespaces: a broken
+                // advertisement stops the speakers, not allocation.
+                let controller_input = ConfigInput {
+                    pools: input.pools.clone(),
+                    communities: input.communities.clone(),
+                    l2_advertisements: Vec::new(),
+                    bgp_advertisements: Vec::new(),
+                    bgp_peers: Vec::new(),
+                    bfd_profiles: Vec::new(),
+                    bgp_type: None,
+                    // It is given no Nodes either (C-23).
+                    nodes: &[],
+                    ..input
+                };
+                let controller_config = config::parse(&controller_input, setup.controller_release.rules());
+                // main differs from v0.16.x only through preferredNodeSelectors and allow-shared-ip (spec §12).
+                let newer_rules_matter =
+                    input.l2_advertisements.iter().any(|a| !a.spec.preferred_node_selectors.is_empty())
+                        || snap.services.iter().any(crate::metallb::service::has_shared_ip_annotation);
+                let alternate_release = match setup.release {
+                    Release::Main => Some(Release::NEWEST),
+                    r if r < Release::V0_16_0 => Some(Release::NEWEST),
+                    _ if newer_rules_matter => Some(Release::Main),
+                    _ => None,
+                };
+                let alternate =
+                    alternate_release.map(Release::rules).and_then(|r| Some((r, config::parse(&input, r).ok()?)));
+                (config, rejected_on, controller_config, alternate)
+            },
+            || {
+                let speaker_nodes: Vec<String> =
+                    setup.speaker_pods.iter().flatten().filter_map(|p| p.node.clone()).collect();
+                let facts = snap
+                    .nodes
+                    .iter()
+                    .map(|n| NodeFacts {
+                        name: n.metadata.name.as_deref().unwrap_or(""),
+                        has_object: true,
+                        network_unavailable: is_network_unavailable(n),
+                        excluded: has_exclude_label(n),
+                        unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable) == Some(true),
+                    })
+                    .chain(speaker_nodes.iter().map(|name| NodeFacts {
+                        name,
+                        has_object: false,
+                        network_unavailable: false,
+                        excluded: false,
+                        unschedulable: false,
+                    }));
+                let table = NodeTable::new(facts);
+                let endpoints = endpoints_of_slices(snap.endpoint_slices.iter(), &table, setup.rules(), None);
+                (table, endpoints)
+            },
+        );
+        let (config, rejected_on, controller_config, alternate) = configs;
+        let (table, endpoints) = nodes;
 
         let live_speakers = setup.speaker_pods.as_ref().map(|pods| {
             let live: Vec<String> = pods.iter().filter(|p| p.live).filter_map(|p| p.node.clone()).collect();
@@ -179,8 +195,6 @@ impl<'a> World<'a> {
             (Some(live), Memberlist::Enabled) => Liveness::Memberlist(live.clone()),
             _ => Liveness::Disabled,
         };
-
-        let endpoints = endpoints_of_slices(snap.endpoint_slices.iter(), &table, setup.rules(), None);
 
         let node_names: Vec<Arc<str>> = table.names.iter().map(|n| Arc::from(n.as_str())).collect();
         let mut node_roles: Vec<Arc<[String]>> = vec![Arc::from(Vec::new()); table.len()];
