@@ -33,9 +33,14 @@ pub(super) fn sentence(
         }
         Head::Nobody { verb, why } => format!("nobody {verb} {ip}: {why}"),
     };
-    let mut parts = Vec::new();
-    body(world, el, groups, named, &mut parts);
-    Sentence::new(head, (!parts.is_empty()).then(|| world.texts.hold(parts.join("; "))))
+    let clauses = clauses(world, el, groups, named);
+    let tail = (!clauses.is_empty()).then(|| {
+        world.tails.get_or_make(clauses, |clauses| {
+            let parts: Vec<String> = clauses.iter().map(|c| c.words(world)).collect();
+            parts.join("; ").into()
+        })
+    });
+    Sentence::new(head, tail)
 }
 
 /// The first clause, before the IP is written in: who announces, or why nobody does.
@@ -88,19 +93,35 @@ fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> Head {
     }
 }
 
+/// One clause of the verdict, as the values that decide its words: the filter, how many nodes
+/// it removed and which of them the words name. Equal clauses read the same, so each distinct
+/// tail is written once per run (10,000 Services of one cluster have a few hundred).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Clause {
+    code: Exclusion,
+    count: u32,
+    /// The node named alone, or whose first role the whole group shares; else `u32::MAX`.
+    first: u32,
+    /// The whole group has `first`'s first role.
+    role: bool,
+    /// The nodes named in the parenthesis (the first four), when they are named.
+    names: Option<Vec<u32>>,
+    /// ExcludeLabel: every node carries the label with an empty value. LostElection: a
+    /// preference score, not the hash alone, decided.
+    flag: bool,
+}
+
 /// One clause per filter that removed nodes, in filter order.
-fn body(
+fn clauses(
     world: &World,
     el: &crate::metallb::l2::Election,
     groups: &[(Exclusion, FixedBitSet)],
     named: bool,
-    parts: &mut Vec<String>,
-) {
+) -> Vec<Clause> {
     use Exclusion::*;
     let score = |n: usize| el.scores.as_ref().and_then(|s| s.get(world.table.name(n))).copied().unwrap_or(0);
     let winner = el.expected_announcer();
-    // The losers in election order, as the per-node rows list them.
-    let ranked: Vec<usize> = el.order.iter().skip(1).map(|r| r.node).collect();
+    let mut out = Vec::new();
     for code in [
         MemberlistDisabled,
         NoSpeaker,
@@ -115,16 +136,51 @@ fn body(
             continue;
         };
         let count = group.count_ones(..);
-        let subject = describe(world, group, (code == LostElection).then_some(ranked.as_slice()), named);
+        // The losers in election order, as the per-node rows list them.
+        let order = (code == LostElection).then(|| el.order.iter().skip(1).map(|r| r.node));
+        let first = match order.clone().and_then(|mut o| o.next()) {
+            Some(n) => n,
+            None => group.ones().next().unwrap_or_default(),
+        };
+        let role = count > 1
+            && world.node_roles[first]
+                .first()
+                .is_some_and(|r| world.role_nodes.get(r.as_str()).is_some_and(|nodes| group.is_subset(nodes)));
+        let names = (count > 1 && (count <= 4 || named)).then(|| match order {
+            Some(o) => o.take(4).map(|n| n as u32).collect(),
+            None => group.ones().take(4).map(|n| n as u32).collect(),
+        });
+        let flag = match code {
+            ExcludeLabel => group.ones().all(|n| world.exclude_values[n].as_deref() == Some("")),
+            // Without preference scores every score is 0: no need to walk a thousand losers.
+            LostElection => el.scores.is_some() && group.ones().chain(winner).any(|n| score(n) > 0),
+            _ => false,
+        };
+        out.push(Clause {
+            code,
+            count: count as u32,
+            first: if count == 1 || role { first as u32 } else { u32::MAX },
+            role,
+            names,
+            flag,
+        });
+    }
+    out
+}
+
+impl Clause {
+    fn words(&self, world: &World) -> String {
+        use Exclusion::*;
+        let count = self.count as usize;
+        let subject = self.subject(world);
         let verb = if count == 1 { "is" } else { "are" };
-        let text = match code {
+        match self.code {
             NoSpeaker => format!("{subject} {} no live speaker", if count == 1 { "runs" } else { "run" }),
             NetworkUnavailable => format!("{subject} {verb} out: NetworkUnavailable=True"),
             MemberlistDisabled => format!("{subject} {verb} no candidate: memberlist is disabled"),
             Cordoned => format!("{subject} {verb} cordoned (v0.14.9 drops cordoned nodes)"),
             ExcludeLabel => {
-                let empty = group.ones().all(|n| world.exclude_values[n].as_deref() == Some(""));
-                let how = if empty { "present with an empty value" } else { "the key alone counts" };
+                let how = if self.flag { "present with an empty value" } else { "the key alone counts" };
                 format!("{subject} {verb} excluded by {EXCLUDE_LB_LABEL} ({how})")
             }
             NotSelected => {
@@ -134,39 +190,30 @@ fn body(
                 "{subject} {} no serving endpoint (externalTrafficPolicy Local)",
                 if count == 1 { "hosts" } else { "host" }
             ),
-            // Without preference scores every score is 0: no need to walk a thousand losers.
-            _ if el.scores.is_some() && group.ones().chain(winner).any(|n| score(n) > 0) => {
-                format!("{subject} lost the election (preference score first, then hash)")
-            }
+            _ if self.flag => format!("{subject} lost the election (preference score first, then hash)"),
             _ => format!("{subject} lost the hash election"),
-        };
-        parts.push(text);
+        }
     }
-}
 
-/// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)", "5 nodes (a, b, c, …)" or, not
-/// `named`, "5 nodes".
-fn describe(world: &World, group: &FixedBitSet, order: Option<&[usize]>, named: bool) -> String {
-    let count = group.count_ones(..);
-    let first = order.and_then(|o| o.first().copied()).or(group.ones().next()).unwrap_or_default();
-    if count == 1 {
-        return world.table.name(first).to_string();
-    }
-    let roles = &world.node_roles[first];
-    let role = roles.first().filter(|r| world.role_nodes.get(r.as_str()).is_some_and(|nodes| group.is_subset(nodes)));
-    let names: Vec<&str> = match order {
-        Some(o) => o.iter().take(4).map(|&n| world.table.name(n)).collect(),
-        None => group.ones().take(4).map(|n| world.table.name(n)).collect(),
-    };
-    let more = if count > 4 { format!(", … (+{})", count - 4) } else { String::new() };
-    if count > 4 && !named {
-        return match role {
-            Some(r) => format!("{count} {r} nodes"),
-            None => format!("{count} nodes"),
+    /// "worker-b", "3 control-plane nodes (cp-1, cp-2, cp-3)", "5 nodes (a, b, c, …)" or, its
+    /// names not given, "5 nodes".
+    fn subject(&self, world: &World) -> String {
+        let count = self.count as usize;
+        if count == 1 {
+            return world.table.name(self.first as usize).to_string();
+        }
+        let role = self.role.then(|| world.node_roles[self.first as usize].first()).flatten();
+        let Some(names) = &self.names else {
+            return match role {
+                Some(r) => format!("{count} {r} nodes"),
+                None => format!("{count} nodes"),
+            };
         };
-    }
-    match role {
-        Some(r) => format!("{count} {r} nodes ({}{more})", names.join(", ")),
-        None => format!("{count} nodes ({}{more})", names.join(", ")),
+        let names: Vec<&str> = names.iter().map(|&n| world.table.name(n as usize)).collect();
+        let more = if count > 4 { format!(", … (+{})", count - 4) } else { String::new() };
+        match role {
+            Some(r) => format!("{count} {r} nodes ({}{more})", names.join(", ")),
+            None => format!("{count} nodes ({}{more})", names.join(", ")),
+        }
     }
 }

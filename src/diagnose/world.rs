@@ -75,9 +75,9 @@ pub struct Shared<'a> {
     pub exclude_values: Vec<Option<String>>,
     /// Node-name lists handed out by `node_list`, by node set.
     node_lists: Mutex<HashMap<FixedBitSet, Arc<[Arc<str>]>>>,
-    /// Texts many Services' reports repeat word for word (the verdicts' clauses about the node
-    /// groups the filters removed), held once.
-    pub texts: crate::intern::Interned<str>,
+    /// The verdicts' clauses about the node groups the filters removed, by what decides their
+    /// words: many Services' reports repeat them word for word.
+    pub tails: crate::intern::Memo<Vec<super::verdict::Clause>, str>,
     /// The node groups of the layer-2 verdicts (counts, and names when listed): most Services
     /// of a cluster have the same ones.
     pub groups: crate::intern::Interned<[crate::report::NodeGroup]>,
@@ -246,7 +246,7 @@ impl<'a> World<'a> {
                 role_nodes,
                 exclude_values,
                 node_lists: Mutex::default(),
-                texts: Default::default(),
+                tails: Default::default(),
                 groups: Default::default(),
                 names: Default::default(),
                 sets: Default::default(),
