@@ -5,6 +5,8 @@
 //! laid out once per node name. The scalar path is the reference; a test compares both on random
 //! inputs.
 
+use std::cell::Cell;
+
 use sha2::{Digest, Sha256};
 
 pub type Digest32 = [u8; 32];
@@ -129,17 +131,30 @@ pub fn each_election_digest<'a, K: Copy + Default>(
     ip: &str,
     f: impl FnMut(K, &DigestWords),
 ) {
+    each_election_digest_within(items, ip, &Cell::new(u32::MAX), f)
+}
+
+/// As [`each_election_digest`], without the digests whose first word is above `bound` (read
+/// as each digest is handed over): a caller keeping the lowest few digests lowers it, and the
+/// hundreds of candidates that lose on their first four bytes cost no call.
+pub fn each_election_digest_within<'a, K: Copy + Default>(
+    items: impl Iterator<Item = (K, &'a str, &'a NameBlock)>,
+    ip: &str,
+    bound: &Cell<u32>,
+    f: impl FnMut(K, &DigestWords),
+) {
     let mut tails = Tails::new(ip);
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
-        return x86::each_digest(items, &mut tails, f);
+        return x86::each_digest(items, &mut tails, bound, f);
     }
-    each_digest_scalar(items, &mut tails, f)
+    each_digest_scalar(items, &mut tails, bound, f)
 }
 
 fn each_digest_scalar<'a, K>(
     items: impl Iterator<Item = (K, &'a str, &'a NameBlock)>,
     tails: &mut Tails,
+    bound: &Cell<u32>,
     mut f: impl FnMut(K, &DigestWords),
 ) {
     for (key, name, block) in items {
@@ -151,7 +166,9 @@ fn each_digest_scalar<'a, K>(
             }
             None => words_digest(name, tails.ip),
         };
-        f(key, &digest);
+        if digest.0[0] <= bound.get() {
+            f(key, &digest);
+        }
     }
 }
 
@@ -192,7 +209,7 @@ fn state_to_bytes(state: &[u32; 8]) -> Digest32 {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{words_digest, DigestWords, NameBlock, Tails, IV};
+    use super::{words_digest, Cell, DigestWords, NameBlock, Tails, IV};
 
     const K: [u32; 64] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -209,11 +226,17 @@ mod x86 {
     pub(super) fn each_digest<'a, K: Copy + Default>(
         items: impl Iterator<Item = (K, &'a str, &'a NameBlock)>,
         tails: &mut Tails,
+        bound: &Cell<u32>,
         mut f: impl FnMut(K, &DigestWords),
     ) {
         let ip = tails.ip;
+        let mut within = |key: K, digest: &DigestWords| {
+            if digest.0[0] <= bound.get() {
+                f(key, digest);
+            }
+        };
         if !std::arch::is_x86_feature_detected!("avx512f") {
-            return items.for_each(|(key, name, _)| f(key, &words_digest(name, ip)));
+            return items.for_each(|(key, name, _)| within(key, &words_digest(name, ip)));
         }
         // words[t][lane] = big-endian word t of the block in `lane`; `keys[lane]` = its key.
         let mut words = [[0u32; 16]; 16];
@@ -223,12 +246,15 @@ mod x86 {
             // SAFETY: compress16 needs AVX-512F, which `each_digest` checked before anything else.
             let state = unsafe { compress16(words) };
             for (lane, &key) in keys.iter().enumerate() {
-                f(key, &DigestWords(std::array::from_fn(|i| state[i][lane])));
+                // Read per lane: the call before may have lowered it.
+                if state[0][lane] <= bound.get() {
+                    f(key, &DigestWords(std::array::from_fn(|i| state[i][lane])));
+                }
             }
         };
         for (key, name, block) in items {
             let Some(block) = tails.block(block) else {
-                f(key, &words_digest(name, ip));
+                within(key, &words_digest(name, ip));
                 continue;
             };
             for (t, word) in block.into_iter().enumerate() {
@@ -237,13 +263,13 @@ mod x86 {
             keys[used] = key;
             used += 1;
             if used == 16 {
-                flush(&words, &keys, &mut f);
+                flush(&words, &keys, &mut within);
                 used = 0;
             }
         }
         if used > 0 {
             // Lanes past `used` hold stale blocks; their results are ignored.
-            flush(&words, &keys[..used], &mut f);
+            flush(&words, &keys[..used], &mut within);
         }
     }
 
@@ -411,8 +437,26 @@ mod tests {
             // The path a CPU without AVX-512 takes, whatever this one has.
             let mut scalar = vec![[0u8; 32]; names.len()];
             let items = names.iter().map(String::as_str).zip(&blocks).enumerate().map(|(i, (n, b))| (i, n, b));
-            each_digest_scalar(items, &mut Tails::new(&ip), |i, d| scalar[i] = d.to_bytes());
-            prop_assert_eq!(scalar, want);
+            each_digest_scalar(items, &mut Tails::new(&ip), &Cell::new(u32::MAX), |i, d| scalar[i] = d.to_bytes());
+            prop_assert_eq!(&scalar, &want);
+            // Within a bound (here the median first word): exactly the digests at or under it,
+            // on either path.
+            let first = |d: &Digest32| u32::from_be_bytes([d[0], d[1], d[2], d[3]]);
+            let mut firsts: Vec<u32> = want.iter().map(first).collect();
+            firsts.sort_unstable();
+            let bound = firsts.get(firsts.len() / 2).copied().unwrap_or(0);
+            let under: Vec<usize> = (0..names.len()).filter(|&i| first(&want[i]) <= bound).collect();
+            let items = || names.iter().map(String::as_str).zip(&blocks).enumerate().map(|(i, (n, b))| (i, n, b));
+            let mut batched = Vec::new();
+            each_election_digest_within(items(), &ip, &Cell::new(bound), |i, d| {
+                assert_eq!(d.to_bytes(), want[i]);
+                batched.push(i);
+            });
+            batched.sort_unstable();
+            prop_assert_eq!(&batched, &under);
+            let mut scalar = Vec::new();
+            each_digest_scalar(items(), &mut Tails::new(&ip), &Cell::new(bound), |i, _| scalar.push(i));
+            prop_assert_eq!(&scalar, &under);
         }
 
         #[test]

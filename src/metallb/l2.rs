@@ -11,7 +11,7 @@ use compact_str::CompactString;
 use fixedbitset::FixedBitSet;
 
 use super::config::L2Ad;
-use super::digest::{each_election_digest, election_digests, DigestWords, NameBlock};
+use super::digest::{each_election_digest_within, election_digests, DigestWords, NameBlock};
 use super::release::Rules;
 use crate::k8s::ip::go_ip_string;
 pub use crate::report::metallb::{Exclusion, L2Reason};
@@ -312,6 +312,7 @@ pub fn top_candidates(
     candidates: impl Iterator<Item = NodeId>,
     ip: &str,
     score: impl Fn(NodeId) -> i64,
+    scored: bool,
     k: usize,
 ) -> Vec<Ranked> {
     // Exactly `k`: an Election per Service holds it until its report is written.
@@ -323,7 +324,10 @@ pub fn top_candidates(
         let (name, block) = table.hashed(n);
         (n, name, block)
     });
-    each_election_digest(items, ip, |node, digest| {
+    // Without preference scores the digest alone orders: once `k` are kept, a digest whose first
+    // word is above the k-th's loses, and is not handed over at all.
+    let bound = std::cell::Cell::new(u32::MAX);
+    each_election_digest_within(items, ip, &bound, |node, digest| {
         let score = score(node);
         // Nearly every candidate loses to the k-th best: decide that before building anything.
         if let Some(last) = best.get(k - 1) {
@@ -337,6 +341,9 @@ pub fn top_candidates(
             best.pop();
         }
         best.insert(at, r);
+        if !scored && best.len() == k {
+            bound.set(best[k - 1].digest.0[0]);
+        }
     });
     best
 }
@@ -391,7 +398,7 @@ pub fn elect(ctx: &L2Context, pool_ads: &[AdNodes], svc: &ServiceInput) -> Elect
     } else if ctx.full_order {
         sort_candidates(ctx.nodes, available.ones(), &ip, score)
     } else {
-        top_candidates(ctx.nodes, available.ones(), &ip, score, RANKS_KEPT)
+        top_candidates(ctx.nodes, available.ones(), &ip, score, scores.is_some(), RANKS_KEPT)
     };
 
     let share = |set: FixedBitSet| match ctx.sets {
@@ -608,4 +615,36 @@ pub fn ip_advertisement_for(ads: &[&L2Ad]) -> (bool, BTreeSet<String>) {
         return (true, BTreeSet::new());
     }
     (false, ads.iter().flat_map(|a| a.interfaces.iter().cloned()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The streamed top `k`, with the digests past the k-th's first word never handed over,
+        /// are the first `k` of the whole election order, with preference scores or without.
+        #[test]
+        fn the_top_k_are_the_first_k_of_the_whole_order(
+            names in prop::collection::btree_set("node-[a-z0-9]{1,12}", 1..200),
+            ip in "198\\.51\\.100\\.[0-9]{1,3}",
+            k in 1usize..8,
+            scored in any::<bool>(),
+        ) {
+            let table = NodeTable::new(names.iter().map(|name| NodeFacts {
+                name,
+                has_object: true,
+                network_unavailable: false,
+                excluded: false,
+                unschedulable: false,
+            }));
+            let score = |n: NodeId| if scored { (n % 3) as i64 } else { 0 };
+            let whole = sort_candidates(&table, 0..table.len(), &ip, score);
+            let top = top_candidates(&table, 0..table.len(), &ip, score, scored, k);
+            let want: Vec<_> = whole.iter().take(k).map(|r| (r.node, r.score, r.digest)).collect();
+            let got: Vec<_> = top.iter().map(|r| (r.node, r.score, r.digest)).collect();
+            prop_assert_eq!(got, want);
+        }
+    }
 }
