@@ -95,7 +95,7 @@ fn head(world: &World, pool: &Pool, l2: &L2Outcome) -> Head {
 
 /// One clause of the verdict, as the values that decide its words: the filter, how many nodes
 /// it removed and which of them the words name. Equal clauses read the same, so each distinct
-/// tail is written once per run (10,000 Services of one cluster have a few hundred).
+/// tail is written once per run (the 10,000 Services of the benchmark snapshot have 589).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Clause {
     code: Exclusion,

@@ -222,9 +222,6 @@ impl Allocator {
         &self.pools
     }
 
-    /// Keeps the pools and how much of each is in use ([`Allocator::counters`],
-    /// [`Allocator::in_use`]), and forgets which Service holds which address: what reports read
-    /// once a replay is over. 10,000 Services' assignments are about 9 MB.
     /// Room for `services` Services' addresses at once: growing the per-address maps of 10,000
     /// Services by doubling copied each and faulted in fresh memory every time.
     pub fn reserve(&mut self, services: usize) {
@@ -234,6 +231,9 @@ impl Allocator {
         self.services_on_ip.reserve(services);
     }
 
+    /// Keeps the pools and how much of each is in use ([`Allocator::counters`],
+    /// [`Allocator::in_use`]), and forgets which Service holds which address: what reports read
+    /// once a replay is over. 10,000 Services' assignments are about 9 MB.
     pub fn forget_assignments(&mut self) {
         self.allocated = HashMap::new();
         self.sharing_key_for_ip = HashMap::new();
