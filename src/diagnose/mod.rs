@@ -608,12 +608,12 @@ fn shared_by(world: &World, e: &Evaluation, answered: &Answered) -> Vec<SharedAn
         .collect()
 }
 
-/// `one`: the report explains a single Service, so every group names its nodes.
 /// A node set's size as a report holds it (a cluster has far fewer than 2^32 nodes).
 fn count(set: &FixedBitSet) -> u32 {
     u32::try_from(set.count_ones(..)).unwrap_or(u32::MAX)
 }
 
+/// `one`: the report explains a single Service, so every group names its nodes.
 fn layer2_report(world: &World, e: &Evaluation, l2: &L2Outcome, shared_by: &[SharedAnswer], shape: Shape) -> Layer2 {
     let Shape { detail, one, rows, map, .. } = shape;
     let config = world.config.as_ref().expect("layer2 is only computed with a valid config");

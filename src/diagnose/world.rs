@@ -119,7 +119,7 @@ impl<'a> World<'a> {
         // The configurations and the node-side indexes read the snapshot independently: built
         // side by side, as everything after waits for both (a third of the World's
         // 9 ms on 1,000 nodes and 10,000 Services).
-        let (configs, nodes) = rayon::join(
+        let ((config, rejected_on, controller_config, alternate), (table, endpoints)) = rayon::join(
             || {
                 let mut config = config::parse(&input, setup.rules());
                 // B-5: from v0.16.0 a rejection may hold only on the nodes whose BGP objects fail.
@@ -184,8 +184,6 @@ impl<'a> World<'a> {
                 (table, endpoints)
             },
         );
-        let (config, rejected_on, controller_config, alternate) = configs;
-        let (table, endpoints) = nodes;
 
         let live_speakers = setup.speaker_pods.as_ref().map(|pods| {
             let live: Vec<String> = pods.iter().filter(|p| p.live).filter_map(|p| p.node.clone()).collect();

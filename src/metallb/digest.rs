@@ -120,24 +120,17 @@ pub fn election_digests<'a>(
     ip: &str,
 ) -> Vec<DigestWords> {
     let mut out = vec![DigestWords::default(); names.len()];
-    each_election_digest(names.enumerate().map(|(i, (name, block))| (i, name, block)), ip, |i, d| out[i] = *d);
+    let items = names.enumerate().map(|(i, (name, block))| (i, name, block));
+    each_election_digest(items, ip, &Cell::new(u32::MAX), |i, d| out[i] = *d);
     out
 }
 
 /// `f(key, sha256(name + "#" + ip))` for every `(key, name, its block)`, in batches of sixteen
 /// on AVX-512 (not necessarily in order): nothing is allocated that grows with the count.
+/// Digests whose first word is above `bound` (read as each digest is handed over) are left out:
+/// a caller keeping the lowest few lowers it, and the hundreds of candidates that lose on their
+/// first four bytes cost no call.
 pub fn each_election_digest<'a, K: Copy + Default>(
-    items: impl Iterator<Item = (K, &'a str, &'a NameBlock)>,
-    ip: &str,
-    f: impl FnMut(K, &DigestWords),
-) {
-    each_election_digest_within(items, ip, &Cell::new(u32::MAX), f)
-}
-
-/// As [`each_election_digest`], without the digests whose first word is above `bound` (read
-/// as each digest is handed over): a caller keeping the lowest few digests lowers it, and the
-/// hundreds of candidates that lose on their first four bytes cost no call.
-pub fn each_election_digest_within<'a, K: Copy + Default>(
     items: impl Iterator<Item = (K, &'a str, &'a NameBlock)>,
     ip: &str,
     bound: &Cell<u32>,
@@ -230,13 +223,15 @@ mod x86 {
         mut f: impl FnMut(K, &DigestWords),
     ) {
         let ip = tails.ip;
-        let mut within = |key: K, digest: &DigestWords| {
+        // A digest computed alone, handed over as a lane is.
+        let single = |key: K, name: &str, f: &mut dyn FnMut(K, &DigestWords)| {
+            let digest = words_digest(name, ip);
             if digest.0[0] <= bound.get() {
-                f(key, digest);
+                f(key, &digest);
             }
         };
         if !std::arch::is_x86_feature_detected!("avx512f") {
-            return items.for_each(|(key, name, _)| within(key, &words_digest(name, ip)));
+            return items.for_each(|(key, name, _)| single(key, name, &mut f));
         }
         // words[t][lane] = big-endian word t of the block in `lane`; `keys[lane]` = its key.
         let mut words = [[0u32; 16]; 16];
@@ -254,7 +249,7 @@ mod x86 {
         };
         for (key, name, block) in items {
             let Some(block) = tails.block(block) else {
-                within(key, &words_digest(name, ip));
+                single(key, name, &mut f);
                 continue;
             };
             for (t, word) in block.into_iter().enumerate() {
@@ -263,13 +258,13 @@ mod x86 {
             keys[used] = key;
             used += 1;
             if used == 16 {
-                flush(&words, &keys, &mut within);
+                flush(&words, &keys, &mut f);
                 used = 0;
             }
         }
         if used > 0 {
             // Lanes past `used` hold stale blocks; their results are ignored.
-            flush(&words, &keys[..used], &mut within);
+            flush(&words, &keys[..used], &mut f);
         }
     }
 
@@ -448,7 +443,7 @@ mod tests {
             let under: Vec<usize> = (0..names.len()).filter(|&i| first(&want[i]) <= bound).collect();
             let items = || names.iter().map(String::as_str).zip(&blocks).enumerate().map(|(i, (n, b))| (i, n, b));
             let mut batched = Vec::new();
-            each_election_digest_within(items(), &ip, &Cell::new(bound), |i, d| {
+            each_election_digest(items(), &ip, &Cell::new(bound), |i, d| {
                 assert_eq!(d.to_bytes(), want[i]);
                 batched.push(i);
             });

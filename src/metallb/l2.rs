@@ -11,7 +11,7 @@ use compact_str::CompactString;
 use fixedbitset::FixedBitSet;
 
 use super::config::L2Ad;
-use super::digest::{each_election_digest_within, election_digests, DigestWords, NameBlock};
+use super::digest::{each_election_digest, election_digests, DigestWords, NameBlock};
 use super::release::Rules;
 use crate::k8s::ip::go_ip_string;
 pub use crate::report::metallb::{Exclusion, L2Reason};
@@ -327,7 +327,7 @@ pub fn top_candidates(
     // Without preference scores the digest alone orders: once `k` are kept, a digest whose first
     // word is above the k-th's loses, and is not handed over at all.
     let bound = std::cell::Cell::new(u32::MAX);
-    each_election_digest_within(items, ip, &bound, |node, digest| {
+    each_election_digest(items, ip, &bound, |node, digest| {
         let score = score(node);
         // Nearly every candidate loses to the k-th best: decide that before building anything.
         if let Some(last) = best.get(k - 1) {

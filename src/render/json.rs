@@ -29,7 +29,6 @@ struct Open {
 
 /// An open `[` or `{` that may still go on one line: its one-line text so far (`{"a": 1, "b":
 /// [1, 2]`, no closing bracket), the values inside it already in their one-line form.
-#[derive(Default)]
 struct Frame {
     text: Vec<u8>,
     level: usize,
@@ -49,17 +48,13 @@ impl Frame {
         self.text[0] == b'[' && !self.nested
     }
 
-    /// Its text without the spaces behind its own separators: what serde_json's compact form is.
-    fn compact_len(&self) -> usize {
-        self.text.len() - self.commas.len() - self.colons
-    }
-
-    /// The length of its pretty form up to its closing bracket, the text already there counted.
+    /// The length of its pretty form up to its closing bracket, the text already there counted:
+    /// each `, ` becomes `,` and a line break, and the first value and the bracket start lines.
     fn pretty_len(&self) -> usize {
         if self.items == 0 {
             return self.text.len();
         }
-        self.compact_len() + self.colons + self.items * (1 + indent_len(self.level + 1)) + 1 + indent_len(self.level)
+        self.text.len() - self.commas.len() + self.items * (1 + indent_len(self.level + 1)) + 1 + indent_len(self.level)
     }
 
     /// With its closing bracket.
@@ -85,19 +80,17 @@ impl Frame {
 
     /// Its text laid out as serde_json's pretty printer would, at its level, up to where it ends;
     /// values inside it stay on their one line.
-    fn pretty(&self, out: &mut impl Write) -> io::Result<()> {
+    fn pretty<W: ?Sized + Write>(&self, out: &mut W) -> io::Result<()> {
         out.write_all(&self.text[..1])?;
         // A value has begun (perhaps only its opening bracket, still in a frame of its own).
         if self.items == 0 {
             return Ok(());
         }
-        let mut line = Vec::with_capacity(1 + indent_len(self.level + 1));
-        newline(&mut line, self.level + 1);
-        out.write_all(&line)?;
+        line_break(out, self.level + 1)?;
         let mut from = 1;
         for &comma in &self.commas {
             out.write_all(&self.text[from..=comma])?;
-            out.write_all(&line)?;
+            line_break(out, self.level + 1)?;
             from = comma + 2;
         }
         out.write_all(&self.text[from..])
@@ -108,9 +101,17 @@ fn indent_len(level: usize) -> usize {
     2 * level
 }
 
-fn newline(out: &mut Vec<u8>, level: usize) {
-    out.push(b'\n');
-    out.resize(out.len() + indent_len(level), b' ');
+/// A line break and the indentation of `level`.
+fn line_break<W: ?Sized + Write>(out: &mut W, level: usize) -> io::Result<()> {
+    const SPACES: [u8; 64] = [b' '; 64];
+    out.write_all(b"\n")?;
+    let mut left = indent_len(level);
+    while left > 0 {
+        let run = left.min(SPACES.len());
+        out.write_all(&SPACES[..run])?;
+        left -= run;
+    }
+    Ok(())
 }
 
 /// Where text goes: the innermost frame still deciding, or the output when none is open.
@@ -142,7 +143,7 @@ impl<W: ?Sized + Write> Write for Sink<'_, W> {
 
 /// The layout, as serde_json's formatter: values whose layout is decided go straight to the
 /// serializer's writer; the rest wait in frames.
-pub struct Layout {
+struct Layout {
     /// The open brackets already laid out, outermost first; the document itself is always one.
     open: Vec<Open>,
     /// The open brackets inside those that may still go on one line, outermost first.
@@ -152,7 +153,7 @@ pub struct Layout {
 }
 
 impl Layout {
-    pub fn new() -> Self {
+    fn new() -> Self {
         Layout { open: Vec::new(), frames: Vec::new(), spare: Vec::new() }
     }
 
@@ -184,17 +185,15 @@ impl Layout {
             return Ok(());
         }
         let Some(open) = self.open.last_mut() else { return Ok(()) };
-        let mut line = Vec::with_capacity(2 + indent_len(open.level + 1));
         if first {
             if !open.fresh {
                 return Ok(());
             }
             open.fresh = false;
         } else {
-            line.push(b',');
+            out.write_all(b",")?;
         }
-        newline(&mut line, open.level + 1);
-        out.write_all(&line)
+        line_break(out, open.level + 1)
     }
 
     fn opens<W: ?Sized + Write>(&mut self, out: &mut W, bracket: u8) -> io::Result<()> {
@@ -206,15 +205,12 @@ impl Layout {
         if let Some(parent) = self.frames.last_mut() {
             parent.nested = true;
         }
-        let mut frame = self.spare.pop().unwrap_or_else(|| Frame { text: Vec::with_capacity(256), ..Frame::default() });
-        frame.text.clear();
-        frame.text.push(bracket);
-        frame.commas.clear();
-        frame.level = level;
-        frame.items = 0;
-        frame.colons = 0;
-        frame.nested = false;
-        self.frames.push(frame);
+        let (mut text, mut commas) =
+            self.spare.pop().map_or_else(|| (Vec::with_capacity(256), Vec::new()), |f| (f.text, f.commas));
+        text.clear();
+        text.push(bracket);
+        commas.clear();
+        self.frames.push(Frame { text, level, items: 0, colons: 0, commas, nested: false });
         Ok(())
     }
 
@@ -223,9 +219,7 @@ impl Layout {
             // A bracket already laid out over several lines.
             if let Some(open) = self.open.pop() {
                 if !open.fresh {
-                    let mut line = Vec::with_capacity(1 + indent_len(open.level));
-                    newline(&mut line, open.level);
-                    out.write_all(&line)?;
+                    line_break(out, open.level)?;
                 }
             }
             return out.write_all(&[bracket]);
@@ -254,17 +248,11 @@ impl Layout {
     /// Lays the open values out over several lines, outermost first: none of them goes on one line.
     fn flush_frames<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
         for frame in std::mem::take(&mut self.frames) {
-            frame.pretty(&mut Sink::<W>::Out(out))?;
+            frame.pretty(out)?;
             self.open.push(Open { level: frame.level, fresh: frame.items == 0 });
             self.spare.push(frame);
         }
         Ok(())
-    }
-}
-
-impl Default for Layout {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

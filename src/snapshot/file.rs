@@ -177,14 +177,14 @@ fn decode_batches(
                     .collect();
                 decode_splits(splits, false, Depth::Snapshot)
             },
-            || decoded.take().map_or(Ok(()), |(parsed, scale)| add_decoded_of(parsed, scale, collector)),
+            || decoded.take().map_or(Ok(()), |(parsed, scale)| add_decoded(parsed, scale, collector)),
         );
         added.ok()?;
         decoded = Some((parsed, scale));
         // Nothing decoded borrows the text. A scanner already gone needs no buffer.
         let _ = spent.send(batch.text);
     }
-    decoded.map_or(Ok(()), |(parsed, scale)| add_decoded_of(parsed, scale, collector)).ok()
+    decoded.map_or(Ok(()), |(parsed, scale)| add_decoded(parsed, scale, collector)).ok()
 }
 
 /// Reads a JSON List file and sends its items a batch at a time; whether it was a List, once
@@ -388,7 +388,7 @@ fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot,
 
 /// Decodes `pending` and adds the objects to `collector`, in order.
 fn decode_into(pending: Vec<Split>, trim: bool, depth: Depth, collector: &mut Collector) -> Result<(), LoadError> {
-    add_decoded(decode_splits(pending, trim, depth), collector)
+    add_decoded(decode_splits(pending, trim, depth), 1.0, collector)
 }
 
 /// Each object decoded, in parallel: the expensive part, and each object is independent.
@@ -407,14 +407,10 @@ fn decode_splits(pending: Vec<Split>, trim: bool, depth: Depth) -> Vec<Result<De
         .collect()
 }
 
-/// Adds decoded objects to the snapshot in order; the first error stops it.
-fn add_decoded(parsed: Vec<Result<Decoded, LoadError>>, collector: &mut Collector) -> Result<(), LoadError> {
-    add_decoded_of(parsed, 1.0, collector)
-}
-
-/// As [`add_decoded`] for one batch of a file: `scale` is the file's size over the text read so
-/// far, what each kind's count so far is projected by when its room runs out.
-fn add_decoded_of(
+/// Adds decoded objects to the snapshot in order; the first error stops it. `scale`: 1 for a
+/// whole input; for one batch of a streamed file, the file's size over the text read so far,
+/// what each kind's count so far is projected by when its room runs out.
+fn add_decoded(
     parsed: Vec<Result<Decoded, LoadError>>,
     scale: f64,
     collector: &mut Collector,
@@ -1352,12 +1348,15 @@ impl Collector {
                 _ => {}
             }
         }
+        // How many more to make room for, when `len + more` outgrows `capacity`: the count
+        // then times `scale`, rounded up so that a scale of 1 is the exact count.
+        fn extra(len: usize, capacity: usize, more: usize, scale: f64) -> Option<usize> {
+            let wanted = len + more;
+            (wanted > capacity).then(|| ((wanted as f64 * scale).ceil() as usize).max(wanted) - len)
+        }
         fn room<T>(v: &mut Vec<T>, more: usize, scale: f64) {
-            let wanted = v.len() + more;
-            if wanted > v.capacity() {
-                // Rounded up, so that a scale of 1 is the exact count.
-                let projected = (wanted as f64 * scale).ceil() as usize;
-                v.reserve_exact(projected.max(wanted) - v.len());
+            if let Some(extra) = extra(v.len(), v.capacity(), more, scale) {
+                v.reserve_exact(extra);
             }
         }
         let s = &mut self.snap;
@@ -1367,9 +1366,8 @@ impl Collector {
         room(&mut s.pods, pods, scale);
         room(&mut s.events, events, scale);
         let objects = nodes + services + slices + pods + events;
-        if self.seen.len() + objects > self.seen.capacity() {
-            let projected = ((self.seen.len() + objects) as f64 * scale).ceil() as usize;
-            self.seen.reserve(projected.max(self.seen.len() + objects) - self.seen.len());
+        if let Some(extra) = extra(self.seen.len(), self.seen.capacity(), objects, scale) {
+            self.seen.reserve(extra);
         }
     }
 
