@@ -233,17 +233,20 @@ mod x86 {
         if !std::arch::is_x86_feature_detected!("avx512f") {
             return items.for_each(|(key, name, _)| single(key, name, &mut f));
         }
-        // words[t][lane] = big-endian word t of the block in `lane`; `keys[lane]` = its key.
-        let mut words = [[0u32; 16]; 16];
+        // blocks[lane] = the block in `lane`, as big-endian words; `keys[lane]` = its key.
+        let mut blocks = [[0u32; 16]; 16];
         let mut keys = [K::default(); 16];
+        let mut state = [[0u32; 16]; 8];
         let mut used = 0;
-        let flush = |words: &[[u32; 16]; 16], keys: &[K], f: &mut dyn FnMut(K, &DigestWords)| {
-            // SAFETY: compress16 needs AVX-512F, which `each_digest` checked before anything else.
-            let state = unsafe { compress16(words) };
-            for (lane, &key) in keys.iter().enumerate() {
+        let mut flush = |blocks: &[[u32; 16]; 16], keys: &[K], f: &mut dyn FnMut(K, &DigestWords)| {
+            // Lanes past `keys.len()` hold stale blocks: out of the mask, never handed over.
+            let mask = if keys.len() == 16 { u16::MAX } else { (1 << keys.len()) - 1 };
+            // SAFETY: needs AVX-512F, which `each_digest` checked before anything else.
+            let within = unsafe { compress16(blocks, mask, bound.get(), &mut state) };
+            for lane in Lanes(within) {
                 // Read per lane: the call before may have lowered it.
                 if state[0][lane] <= bound.get() {
-                    f(key, &DigestWords(std::array::from_fn(|i| state[i][lane])));
+                    f(keys[lane], &DigestWords(std::array::from_fn(|i| state[i][lane])));
                 }
             }
         };
@@ -252,31 +255,83 @@ mod x86 {
                 single(key, name, &mut f);
                 continue;
             };
-            for (t, word) in block.into_iter().enumerate() {
-                words[t][used] = word;
-            }
+            blocks[used] = block;
             keys[used] = key;
             used += 1;
             if used == 16 {
-                flush(&words, &keys, &mut f);
+                flush(&blocks, &keys, &mut f);
                 used = 0;
             }
         }
         if used > 0 {
-            // Lanes past `used` hold stale blocks; their results are ignored.
-            flush(&words, &keys[..used], &mut f);
+            flush(&blocks, &keys[..used], &mut f);
         }
     }
 
-    /// One SHA-256 compression of sixteen single-block messages, one per 32-bit lane:
-    /// returns `state[i][lane]`.
+    /// The set bits of a lane mask, lowest first.
+    struct Lanes(u16);
+
+    impl Iterator for Lanes {
+        type Item = usize;
+        fn next(&mut self) -> Option<usize> {
+            if self.0 == 0 {
+                return None;
+            }
+            let lane = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
+            Some(lane)
+        }
+    }
+
+    /// The lane indices of each round of [`transpose`], squares 8, 4, 2 and 1 wide. From a pair of
+    /// rows (i, i + width), i with the `width` bit clear: the first index keeps row i's columns
+    /// with that bit clear and takes row i + width's in the others, the second the reverse.
+    /// Index 16 and up picks from the second row.
+    const SWAPS: [([i32; 16], [i32; 16]); 4] = [swap(8), swap(4), swap(2), swap(1)];
+
+    const fn swap(width: usize) -> ([i32; 16], [i32; 16]) {
+        let (mut low, mut high) = ([0i32; 16], [0i32; 16]);
+        let mut j = 0;
+        while j < 16 {
+            if j & width == 0 {
+                low[j] = j as i32;
+                high[j] = (j + width) as i32;
+            } else {
+                low[j] = (16 + j - width) as i32;
+                high[j] = (16 + j) as i32;
+            }
+            j += 1;
+        }
+        (low, high)
+    }
+
+    /// `rows` transposed: a block per register in, a word of every block per register out. Four
+    /// rounds of swapping the off-diagonal halves of ever smaller squares (8, 4, 2, 1 wide).
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn transpose(rows: &mut [__m512i; 16]) {
+        for (width, (low, high)) in [8usize, 4, 2, 1].into_iter().zip(SWAPS) {
+            let low = _mm512_loadu_si512(low.as_ptr() as *const _);
+            let high = _mm512_loadu_si512(high.as_ptr() as *const _);
+            for i in (0..16).filter(|i| i & width == 0) {
+                let (a, b) = (rows[i], rows[i + width]);
+                rows[i] = _mm512_permutex2var_epi32(a, low, b);
+                rows[i + width] = _mm512_permutex2var_epi32(a, high, b);
+            }
+        }
+    }
+
+    /// One SHA-256 compression of sixteen single-block messages, `blocks[lane]` in each 32-bit
+    /// lane: writes the digests' words to `state[i][lane]` and returns the lanes of `mask` whose
+    /// first word is at most `bound`, or 0 (leaving `state` as it was).
     #[target_feature(enable = "avx512f")]
     #[allow(unused_assignments)] // the last rounds extend the schedule no round reads
-    unsafe fn compress16(words: &[[u32; 16]; 16]) -> [[u32; 16]; 8] {
+    unsafe fn compress16(blocks: &[[u32; 16]; 16], mask: u16, bound: u32, state: &mut [[u32; 16]; 8]) -> u16 {
         let mut w: [__m512i; 16] = [_mm512_setzero_si512(); 16];
-        for (t, row) in words.iter().enumerate() {
-            w[t] = _mm512_loadu_si512(row.as_ptr() as *const _);
+        for (reg, block) in w.iter_mut().zip(blocks) {
+            *reg = _mm512_loadu_si512(block.as_ptr() as *const _);
         }
+        transpose(&mut w);
         let splat = |v: u32| _mm512_set1_epi32(v as i32);
         let (mut a, mut b, mut c, mut d) = (splat(IV[0]), splat(IV[1]), splat(IV[2]), splat(IV[3]));
         let (mut e, mut f, mut g, mut h) = (splat(IV[4]), splat(IV[5]), splat(IV[6]), splat(IV[7]));
@@ -391,11 +446,13 @@ mod x86 {
         round!(61);
         round!(62);
         round!(63);
-        let mut state = [[0u32; 16]; 8];
-        for (i, (reg, iv)) in [a, b, c, d, e, f, g, h].iter().zip(IV).enumerate() {
-            _mm512_storeu_si512(state[i].as_mut_ptr() as *mut _, _mm512_add_epi32(*reg, splat(iv)));
+        let within = _mm512_mask_cmple_epu32_mask(mask, _mm512_add_epi32(a, splat(IV[0])), splat(bound));
+        if within != 0 {
+            for (row, (reg, iv)) in state.iter_mut().zip([a, b, c, d, e, f, g, h].into_iter().zip(IV)) {
+                _mm512_storeu_si512(row.as_mut_ptr() as *mut _, _mm512_add_epi32(reg, splat(iv)));
+            }
         }
-        state
+        within
     }
 }
 
