@@ -796,8 +796,16 @@ impl Pending<'_> {
             });
             object_label(kind, &namespace, &name)
         };
+        // A kind left undecoded is still checked to be JSON: nothing before read it whole.
+        let syntax_checked = || match &doc {
+            Doc::Raw(raw, offset, lines) => serde_json::from_str::<serde::de::IgnoredAny>(raw)
+                .map(drop)
+                .map_err(|e| malformed(raw_error(e, &origin, *offset, lines), &display(&kind))),
+            _ => Ok(()),
+        };
         let group = group_of(&api_version);
         if let Some(reason) = super::served::refusal(&api_version, &kind) {
+            syntax_checked()?;
             let object = Object::Refused { object: display(&super::served::short(&kind)), reason };
             let key = (group, kind, String::new(), String::new());
             return Ok(Parsed { origin, key, object, unknown: Vec::new() });
@@ -859,7 +867,10 @@ impl Pending<'_> {
                 Object::Info(Box::new(info.spec))
             }
             // Never keep a Secret, not even in memory.
-            ("", "Secret") => Object::Ignored("Secret (v1, never stored)".into()),
+            ("", "Secret") => {
+                syntax_checked()?;
+                Object::Ignored("Secret (v1, never stored)".into())
+            }
             ("", "Node") if core => {
                 let node: super::node::LeanNode = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
                 Object::Node(Box::new(node.0))
@@ -892,7 +903,10 @@ impl Pending<'_> {
             ("cilium.io", "CiliumLoadBalancerIPPool") => typed!(CiliumIpPool),
             ("cilium.io", "CiliumL2AnnouncementPolicy") => typed!(CiliumL2Policy),
             ("cilium.io", "CiliumNode") => typed!(CiliumNode),
-            _ => Object::Ignored(format!("{kind} ({api_version})")),
+            _ => {
+                syntax_checked()?;
+                Object::Ignored(format!("{kind} ({api_version})"))
+            }
         };
         let mut object = object;
         let (namespace, name) = meta.unwrap_or_else(|| object.key().unwrap_or_default());
@@ -1103,7 +1117,10 @@ fn split_raw<'a>(
         origin: origin.to_string(),
         message: format!("not a Kubernetes object: {}", strip_position(e.to_string())),
     };
-    let (api_version, kind) = sniff(raw).map_err(not_an_object)?;
+    let (api_version, kind) = match super::sniff::plain_api_version_and_kind(raw) {
+        Some((api_version, kind)) => (Some(api_version), Some(kind)),
+        None => sniff(raw).map_err(not_an_object)?,
+    };
     if !is_list(kind.as_deref()) {
         let (Some(api_version), Some(kind)) = (api_version, kind) else {
             return Err(LoadError::Malformed {

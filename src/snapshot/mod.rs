@@ -12,6 +12,7 @@ mod list_scan;
 pub(crate) mod node;
 pub(crate) mod served;
 pub mod service;
+mod sniff;
 pub mod strict;
 pub mod workload;
 mod yaml_block;

@@ -459,6 +459,17 @@ fn a_large_list_read_in_pieces_loads_as_read_whole() {
     assert!(a.contains("(items[11000]): Service ns-5/svc-05500: wrong type"), "{a}");
     assert_eq!(a, b);
 
+    // Broken JSON late in an object of a kind nobody decodes, past its kind: read whole, it is
+    // the whole-file reader's error, not an object skipped.
+    let text = list(&items);
+    let pad = text.rfind("\"pad\": \"x").expect("a Widget's pad");
+    let value_end = pad + text[pad..].find("x\"").expect("the pad's end") + 2;
+    let broken = format!("{}\"pad\": [1,,2]{}", &text[..pad], &text[value_end..]);
+    fs::write(&path, &broken).unwrap();
+    let message = whole(&broken).unwrap_err().to_string();
+    assert!(message.contains("expected value"), "{message}");
+    assert_eq!(load(&[&name]).unwrap_err().to_string(), message);
+
     // Cut short, and followed by a second document: the whole-file reader's messages.
     fs::write(&path, &text[..text.len() - 40]).unwrap();
     assert!(load(&[&name]).unwrap_err().to_string().contains("the text ends inside"));
