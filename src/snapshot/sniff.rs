@@ -2,7 +2,7 @@
 //!
 //! Decoding an object needs its kind first, and a List's items come with their keys sorted:
 //! an EndpointSlice's `endpoints` (nine tenths of it) lie before its `kind`. Reading up to there
-//! with serde (parsing every number and literal, building an error to stop) was a twelfth of a
+//! with serde (parsing every number and literal, building an error to stop) was a tenth of a
 //! large snapshot's load. Here strings are stepped over a `memchr` jump at a time and nothing is
 //! built. Anything out of the ordinary — an escape or a control character in either value, a
 //! value that is not a string, an object without both keys — answers `None`, and the caller
