@@ -10,7 +10,9 @@ same objects indented by two spaces), and a "bad day" copy of it where every Ser
   - one L2Advertisement selects only nodes that carry the exclude label.
 Then runs, interleaved RUNS times (so noise hits every command alike):
   python3 json.load FILE | check --from FILE | check --from FILE -o json
-and prints, per form, each command's median seconds, its ratio to json.load's median, its peak
+and prints, per form, each command's median seconds, its ratio to json.load's median (and the
+lowest and highest of the ratios within one round, which shows how much the machine's noise moves
+it), its median CPU seconds (user + system, both cores) and their ratio to json.load's, its peak
 RSS (the median over the runs, and the highest) and, for lbdoctor, the output bytes.
 
 Usage: scripts/bench-scale.py [--bin target/release-lto/kubectl-lbdoctor] [--runs 7]
@@ -72,7 +74,7 @@ def bad_day(src, dst):
 
 
 def run(cmd, out_path=None):
-    """Seconds, peak RSS in MB, output bytes of one run."""
+    """Seconds, peak RSS in MB, output bytes, CPU seconds of one run."""
     out = open(out_path, "wb") if out_path else subprocess.DEVNULL
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
@@ -86,7 +88,7 @@ def run(cmd, out_path=None):
     size = os.path.getsize(out_path) if out_path else 0
     # ru_maxrss is in KiB; every size here is in MB (10^6 bytes), the file's as well. (Until
     # 2026-12-06 the RSS was printed in MiB beside the file in MB: 4.9% below the true ratio.)
-    return elapsed, usage.ru_maxrss * 1024 / 1e6, size
+    return elapsed, usage.ru_maxrss * 1024 / 1e6, size, usage.ru_utime + usage.ru_stime
 
 
 def main():
@@ -123,16 +125,22 @@ def main():
             for name, cmd in cmds.items():
                 samples[name].append(run(cmd, None if name.startswith("python") else out))
         mb = os.path.getsize(path) / 1e6
-        base = statistics.median(s[0] for s in samples["python json.load"])
+        python = samples["python json.load"]
+        base = statistics.median(s[0] for s in python)
+        base_cpu = statistics.median(s[3] for s in python)
         print(f"\n{form}: {path} ({mb:.1f} MB)")
         for name, runs in samples.items():
             t = statistics.median(s[0] for s in runs)
+            # Each round's ratio to the json.load of the same round: their range is the noise.
+            rounds = [r[0] / p[0] for r, p in zip(runs, python)]
+            cpu = statistics.median(s[3] for s in runs)
             # Under mimalloc one binary's peak varies by up to 20 MB between runs: the median
             # is the figure, the highest shows the spread.
             rss = statistics.median(s[1] for s in runs)
             top = max(s[1] for s in runs)
             size = f", output {runs[-1][2] / 1e6:.1f} MB" if runs[-1][2] else ""
-            print(f"  {name:18} {t:6.3f} s  ratio {t / base:4.2f}  peak RSS {rss:6.0f} MB "
+            print(f"  {name:18} {t:6.3f} s  ratio {t / base:4.2f} (rounds {min(rounds):4.2f}-{max(rounds):4.2f})"
+                  f"  CPU {cpu:5.3f} s ({cpu / base_cpu:4.2f})  peak RSS {rss:6.0f} MB "
                   f"({rss / mb:4.1f}x the file; highest {top:.0f} MB){size}")
     if not a.keep:
         for f in (healthy, indented, bad, out):
