@@ -867,10 +867,7 @@ impl Pending<'_> {
                 Object::Info(Box::new(info.spec))
             }
             // Never keep a Secret, not even in memory.
-            ("", "Secret") => {
-                syntax_checked()?;
-                Object::Ignored("Secret (v1, never stored)".into())
-            }
+            ("", "Secret") => Object::Ignored("Secret (v1, never stored)".into()),
             ("", "Node") if core => {
                 let node: super::node::LeanNode = doc.parse(&origin).map_err(|e| malformed(e, &display(&kind)))?;
                 Object::Node(Box::new(node.0))
@@ -903,11 +900,11 @@ impl Pending<'_> {
             ("cilium.io", "CiliumLoadBalancerIPPool") => typed!(CiliumIpPool),
             ("cilium.io", "CiliumL2AnnouncementPolicy") => typed!(CiliumL2Policy),
             ("cilium.io", "CiliumNode") => typed!(CiliumNode),
-            _ => {
-                syntax_checked()?;
-                Object::Ignored(format!("{kind} ({api_version})"))
-            }
+            _ => Object::Ignored(format!("{kind} ({api_version})")),
         };
+        if let Object::Ignored(_) = object {
+            syntax_checked()?;
+        }
         let mut object = object;
         let (namespace, name) = meta.unwrap_or_else(|| object.key().unwrap_or_default());
         if name.is_empty() && !matches!(object, Object::Info(_) | Object::Ignored(_) | Object::Refused { .. }) {

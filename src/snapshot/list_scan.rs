@@ -180,6 +180,18 @@ impl ListScanner {
     }
 }
 
+/// The offset after the value that starts at `start` in a text that is all there; `None` when
+/// the text ends before the value does.
+pub(super) fn value_end(buf: &[u8], start: usize) -> Option<usize> {
+    if start >= buf.len() {
+        return None;
+    }
+    match skip_value(buf, Partial { start, pos: start, ..Partial::default() }) {
+        Scan::Done(end) => Some(end),
+        Scan::More(_) => None,
+    }
+}
+
 /// Reads on through a value: an object or array to its matching bracket, a string to its
 /// closing quote, a number or literal to the byte that ends it.
 fn skip_value(buf: &[u8], mut p: Partial) -> Scan {

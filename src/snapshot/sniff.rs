@@ -36,7 +36,7 @@ pub(crate) fn plain_api_version_and_kind(text: &str) -> Option<(String, String)>
             b"apiVersion" => &mut api_version,
             b"kind" => &mut kind,
             _ => {
-                i = skip_value(b, i)?;
+                i = super::list_scan::value_end(b, i)?;
                 i = after_member(b, i)?;
                 continue;
             }
@@ -74,52 +74,6 @@ fn plain_string_end(b: &[u8], i: usize) -> Option<usize> {
     }
     let close = i + 1 + memchr2(b'"', b'\\', &b[i + 1..])?;
     (b[close] == b'"').then_some(close + 1)
-}
-
-/// The offset after the string starting at `i`, escapes and all.
-fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
-    i += 1;
-    loop {
-        i += memchr2(b'"', b'\\', &b[i..])?;
-        if b[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-        if i > b.len() {
-            return None;
-        }
-    }
-}
-
-/// The offset after the value starting at `i`.
-fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
-    match *b.get(i)? {
-        b'"' => string_end(b, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            loop {
-                match *b.get(i)? {
-                    b'"' => {
-                        i = string_end(b, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        _ => {
-            let len = b[i..].iter().position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'));
-            Some(i + len.unwrap_or(b.len() - i))
-        }
-    }
 }
 
 #[cfg(test)]
