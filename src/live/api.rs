@@ -13,7 +13,7 @@ use tokio::sync::Semaphore;
 use super::kinds::{Resource, CUSTOM};
 use super::progress::Progress;
 use super::LiveError;
-use crate::snapshot::{Denied, ObjectText, LIST_EXPIRED, LIST_EXPIRED_ADVICE};
+use crate::snapshot::{Denied, Early, ObjectText, LIST_EXPIRED, LIST_EXPIRED_ADVICE};
 
 /// A LIST (or a GET by name) of one resource.
 #[derive(Debug, Clone)]
@@ -73,7 +73,27 @@ pub struct Listed {
     /// The list's resourceVersion (a GET's: the object's), where a watch resumes.
     pub resource_version: Option<String>,
     pub objects: Vec<ObjectText>,
+    /// Empty, or what was decoded of each of `objects` as its page arrived.
+    pub early: Vec<Early>,
     pub denied: Option<Denied>,
+}
+
+impl Listed {
+    /// Keeps the objects `keep` accepts, with what was decoded of them.
+    pub fn retain(&mut self, keep: impl Fn(&ObjectText) -> bool) {
+        if self.early.is_empty() {
+            self.objects.retain(keep);
+            return;
+        }
+        let both = std::mem::take(&mut self.objects).into_iter().zip(std::mem::take(&mut self.early));
+        (self.objects, self.early) = both.filter(|(o, _)| keep(o)).unzip();
+    }
+
+    /// Its objects, each with what was decoded of it early, if anything.
+    pub fn into_objects(self) -> impl Iterator<Item = (ObjectText, Option<Early>)> {
+        let early = self.early.into_iter().map(Some).chain(std::iter::repeat_with(|| None));
+        self.objects.into_iter().zip(early)
+    }
 }
 
 pub struct Api {
@@ -84,6 +104,9 @@ pub struct Api {
     pub server: String,
     pub context: Option<String>,
     pub progress: Arc<dyn Progress>,
+    /// Decode each page's objects as it arrives (`Listed::early`): for a collection, whose
+    /// snapshot is built from them at the end; a watch's lists are decoded as they change.
+    pub early: bool,
 }
 
 /// A response that is not the object asked for.
@@ -98,6 +121,11 @@ const RESTARTS: usize = 3;
 impl Api {
     async fn text(&self, req: http::Request<Vec<u8>>) -> Result<String, Failure> {
         let _permit = self.gate.acquire().await.expect("the semaphore is never closed");
+        self.send(req).await
+    }
+
+    /// A request sent now: [`Api::text`], but for a caller that holds a permit already.
+    async fn send(&self, req: http::Request<Vec<u8>>) -> Result<String, Failure> {
         let call = self.client.request_text(req);
         let result = match self.timeout {
             Some(t) => match tokio::time::timeout(t, call).await {
@@ -194,9 +222,12 @@ impl Api {
         let path = target.resource.path(target.namespace.as_deref());
         let origin: Arc<str> = format!("GET {path}").into();
         let mut out = Listed { target: Some(target.clone()), ..Listed::default() };
+        // One permit for the whole list, which has one request in flight at a time: a long
+        // list's next page does not queue again behind the short lists started meanwhile.
+        let _permit = self.gate.acquire().await.expect("the semaphore is never closed");
         if let Some(name) = &target.name {
             let req = http::Request::get(format!("{path}/{name}")).body(Vec::new()).expect("a path is a valid URI");
-            match self.text(req).await {
+            match self.send(req).await {
                 Ok(text) => {
                     let origin: Arc<str> = format!("GET {path}/{name}").into();
                     let head: ObjectHead = serde_json::from_str(&text).map_err(|e| decode_error(&origin, e))?;
@@ -215,38 +246,57 @@ impl Api {
         }
         let (mut pages, mut restarts) = (0usize, 0usize);
         let mut token: Option<String> = None;
-        loop {
-            let req = http::Request::get(list_uri(&path, target, self.page_size, token.as_deref()))
+        let request = |token: Option<&str>| {
+            http::Request::get(list_uri(&path, target, self.page_size, token))
                 .body(Vec::new())
-                .map_err(|e| LiveError::Usage(format!("{label}: cannot build the request: {e}")))?;
-            match self.text(req).await {
+                .map_err(|e| LiveError::Usage(format!("{label}: cannot build the request: {e}")))
+        };
+        let mut answer = self.send(request(None)?).await;
+        loop {
+            match answer {
                 Ok(text) => {
-                    let page: Page = serde_json::from_str(&text).map_err(|e| decode_error(&origin, e))?;
+                    // The next page is asked for while this one is read, when its continue token
+                    // comes before the items (where API servers write it): the pages of a long
+                    // list then follow each other at the network's pace, not the reader's.
+                    let ahead = page_head(&text).and_then(|m| m.continue_token).filter(|t| !t.is_empty());
+                    let reading = self.read_page(text, &target.resource, &origin);
+                    let (page, next) = match &ahead {
+                        Some(t) => {
+                            let (page, next) = futures::join!(reading, self.send(request(Some(t))?));
+                            (page?, Some(next))
+                        }
+                        None => (reading.await?, None),
+                    };
                     pages += 1;
-                    for item in page.items.into_iter().flatten() {
-                        out.objects.push(stamp(item.get(), &target.resource, origin.clone())?);
-                    }
-                    self.progress.page(&label, out.objects.len(), pages, page.metadata.remaining_item_count);
-                    out.resource_version = page.metadata.resource_version;
-                    token = page.metadata.continue_token.filter(|t| !t.is_empty());
-                    if token.is_none() {
-                        break;
-                    }
+                    out.objects.extend(page.objects);
+                    out.early.extend(page.early);
+                    self.progress.page(&label, out.objects.len(), pages, page.meta.remaining_item_count);
+                    out.resource_version = page.meta.resource_version;
+                    token = page.meta.continue_token.filter(|t| !t.is_empty());
+                    let Some(t) = &token else { break };
+                    answer = match next {
+                        Some(next) if ahead.as_ref() == Some(t) => next,
+                        _ => self.send(request(Some(t))?).await,
+                    };
                 }
                 // The continue token expired while we paged: start again from the first page.
                 Err(Failure::Status(410, ..)) if token.is_some() && restarts < RESTARTS => {
                     restarts += 1;
                     token = None;
                     out.objects.clear();
+                    out.early.clear();
                     pages = 0;
+                    answer = self.send(request(None)?).await;
                 }
                 Err(Failure::Status(410, ..)) if token.is_some() => {
                     out.objects.clear();
+                    out.early.clear();
                     out.denied = Some(expired(target, self.page_size));
                     break;
                 }
                 Err(Failure::Status(code, reason, message)) => {
                     out.objects.clear();
+                    out.early.clear();
                     // 404 on a custom resource: its CRD went away since discovery. A built-in
                     // kind is always served, so a 404 there is a failure, not an empty list.
                     if code != 404 || target.resource.is_builtin() {
@@ -259,6 +309,17 @@ impl Api {
         }
         self.progress.finish(&label, out.objects.len(), pages, out.denied.as_ref().map(|d| d.reason.as_str()));
         Ok(out)
+    }
+
+    /// A page read on the CPU pool, away from the runtime's threads that carry the requests:
+    /// its items found and stamped and, when `early`, decoded.
+    async fn read_page(&self, text: String, resource: &Resource, origin: &Arc<str>) -> Result<ReadPage, LiveError> {
+        let (resource, from, early) = (resource.clone(), origin.clone(), self.early);
+        let (done, read) = tokio::sync::oneshot::channel();
+        rayon::spawn(move || {
+            let _ = done.send(read_page(&text, &resource, &from, early));
+        });
+        read.await.map_err(|_| LiveError::Decode(format!("{origin}: the page's reader stopped")))?
     }
 
     /// Which custom resources the server serves, at which version (the first one it lists per
@@ -344,6 +405,58 @@ pub struct Discovered {
     /// `ipaddresspools.metallb.io` → the resource at the version to list it at.
     pub served: BTreeMap<String, Resource>,
     pub denied: Vec<Denied>,
+}
+
+/// One page of a list, read.
+struct ReadPage {
+    meta: PageMeta,
+    objects: Vec<ObjectText>,
+    /// Empty, or one for each of `objects`.
+    early: Vec<Early>,
+}
+
+fn read_page(text: &str, resource: &Resource, origin: &Arc<str>, early: bool) -> Result<ReadPage, LiveError> {
+    let page: Page = serde_json::from_str(text).map_err(|e| decode_error(origin, e))?;
+    let objects = page
+        .items
+        .into_iter()
+        .flatten()
+        .map(|item| stamp(item.get(), resource, origin.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let early = if early { crate::snapshot::decode_early(&objects) } else { Vec::new() };
+    Ok(ReadPage { meta: page.metadata, objects, early })
+}
+
+/// A page's metadata, when it comes before the items: read without going past it. `None`
+/// otherwise (the whole page tells, once read).
+fn page_head(text: &str) -> Option<PageMeta> {
+    struct Head<'a>(&'a mut Option<PageMeta>);
+    impl<'de> serde::de::Visitor<'de> for Head<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a List")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "metadata" => {
+                        *self.0 = Some(map.next_value()?);
+                        return Ok(());
+                    }
+                    "items" => return Ok(()),
+                    _ => {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut found = None;
+    // Stopping early leaves the object unfinished: the deserializer's complaint about that is
+    // expected, and what was found stands.
+    let _ = serde::Deserializer::deserialize_map(&mut serde_json::Deserializer::from_str(text), Head(&mut found));
+    found
 }
 
 /// Items stay unparsed text here; the snapshot loader decodes them, in parallel.
@@ -488,4 +601,33 @@ pub(super) fn chain(e: &dyn std::error::Error) -> String {
         cur = s.source();
     }
     parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(text: &str) -> Option<Option<String>> {
+        page_head(text).map(|m| m.continue_token)
+    }
+
+    #[test]
+    fn the_continue_token_is_read_ahead_of_the_items() {
+        let page = r#"{"kind":"ServiceList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"abc","remainingItemCount":3},"items":[{"metadata":{"name":"a"}}]}"#;
+        let head = page_head(page).expect("metadata before the items");
+        assert_eq!(head.continue_token.as_deref(), Some("abc"));
+        assert_eq!((head.remaining_item_count, head.resource_version.as_deref()), (Some(3), Some("7")));
+        // The last page, and a page cut short after its metadata: the full read decides.
+        assert_eq!(token(r#"{"kind":"ServiceList","metadata":{"resourceVersion":"7"},"items":[]}"#), Some(None));
+        assert_eq!(token(r#"{"metadata":{"continue":"x"},"items":[{"#), Some(Some("x".into())));
+    }
+
+    #[test]
+    fn without_metadata_before_the_items_nothing_is_read_ahead() {
+        assert_eq!(token(r#"{"apiVersion":"v1","items":[],"kind":"ServiceList","metadata":{"continue":"abc"}}"#), None);
+        assert_eq!(token(r#"{"kind":"ServiceList","metadata":null,"items":[]}"#), None);
+        assert_eq!(token(r#"{"kind":"ServiceList","metadata":{"continue":7},"items":[]}"#), None);
+        assert_eq!(token("[]"), None);
+        assert_eq!(token("not JSON"), None);
+    }
 }

@@ -21,7 +21,7 @@ use serde_json::Value;
 use self::api::{Api, Listed, Target};
 use self::kinds::*;
 use self::progress::Progress;
-use crate::snapshot::{from_texts, LoadError, ObjectText, Snapshot, SnapshotInfo};
+use crate::snapshot::{from_texts, from_texts_early, LoadError, ObjectText, Snapshot, SnapshotInfo};
 
 /// What the environment says about kubeconfig, read once by the binary.
 #[derive(Debug, Clone, Default)]
@@ -108,15 +108,18 @@ pub(crate) fn client(config: kube::Config, server: &str) -> Result<kube::Client,
 /// Reads everything the engines use. `captured_at` is the caller's clock reading (RFC 3339).
 pub fn collect(opts: &LiveOptions, progress: Arc<dyn Progress>, captured_at: String) -> Result<Collected, LiveError> {
     runtime()?.block_on(async {
-        let (api, default_namespace) = open(opts, progress).await?;
+        let (mut api, default_namespace) = open(opts, progress).await?;
+        api.early = true;
         let read = read_all(&api, captured_at, &default_namespace).await?;
-        let objects: Vec<ObjectText> =
-            std::iter::once(read.info).chain(read.lists.into_iter().flat_map(|l| l.objects)).collect();
-        let objects = once_each(objects.iter())?;
-        let mut snapshot = from_texts(objects.iter().copied())?;
+        let objects = std::iter::once((read.info, None)).chain(read.lists.into_iter().flat_map(Listed::into_objects));
+        let mut objects = once_each(objects, |(o, _)| o)?;
+        let mut snapshot = from_texts_early(objects.iter_mut().map(|(o, early)| (&*o, early.take())))?;
         snapshot.live = true;
-        let kept =
-            if opts.keep_objects { objects.iter().map(|o| as_saved(o)).collect::<Result<_, _>>()? } else { Vec::new() };
+        let kept = if opts.keep_objects {
+            objects.iter().map(|(o, _)| as_saved(o)).collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
+        };
         Ok(Collected { snapshot, objects: kept, default_namespace })
     })
 }
@@ -135,6 +138,7 @@ async fn open(opts: &LiveOptions, progress: Arc<dyn Progress>) -> Result<(Api, S
         server: server.trim_end_matches('/').to_string(),
         context: conn.context.clone(),
         progress,
+        early: false,
     };
     Ok((api, default_namespace))
 }
@@ -194,15 +198,16 @@ fn info_object(info: &SnapshotInfo) -> ObjectText {
 
 /// The snapshot of what was read: the SnapshotInfo first, then the objects.
 fn assemble<'a>(objects: impl Iterator<Item = &'a ObjectText>) -> Result<Snapshot, LiveError> {
-    Ok(from_texts(once_each(objects)?)?)
+    Ok(from_texts(once_each(objects, |o| o)?)?)
 }
 
 /// The objects with a Pod that two selectors returned (two label spellings) once.
-fn once_each<'a>(objects: impl Iterator<Item = &'a ObjectText>) -> Result<Vec<&'a ObjectText>, LiveError> {
+fn once_each<T>(objects: impl Iterator<Item = T>, text: impl Fn(&T) -> &ObjectText) -> Result<Vec<T>, LiveError> {
     let mut pods_seen = HashSet::new();
     let mut kept = Vec::new();
     for object in objects {
-        if object.kind == "Pod" && !pods_seen.insert(pod_key(object)?) {
+        let o = text(&object);
+        if o.kind == "Pod" && !pods_seen.insert(pod_key(o)?) {
             continue;
         }
         kept.push(object);
@@ -291,7 +296,7 @@ async fn implementations(api: &Api) -> Result<(Vec<Listed>, Vec<String>), LiveEr
     };
     let (mut workloads, (mut lists, not_installed)) = futures::future::try_join(workloads, customs).await?;
     for listed in &mut workloads {
-        listed.objects.retain(is_lb_workload);
+        listed.retain(is_lb_workload);
     }
     lists.extend(workloads);
 

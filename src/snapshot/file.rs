@@ -362,28 +362,60 @@ pub struct ObjectText {
 /// Builds a Snapshot from objects read live, through the same decoding and duplicate checks as
 /// files.
 pub fn from_texts<'a>(objects: impl IntoIterator<Item = &'a ObjectText>) -> Result<Snapshot, LoadError> {
-    let pending = objects
-        .into_iter()
-        .enumerate()
-        .map(|(i, o)| {
-            Split::Ready(Pending {
-                origin: Origin { file: o.origin.clone(), line: None, column: None, item: Some(i) },
-                api_version: o.api_version.clone(),
-                kind: o.kind.clone(),
-                meta: None,
-                doc: Doc::Text(&o.text),
-            })
-        })
-        .collect();
-    decode_all(pending, true, Depth::Snapshot)
+    from_texts_early(objects.into_iter().map(|o| (o, None)))
 }
 
-/// `trim`: drop the managedFields no engine reads, as a live snapshot's file does, so that the
-/// objects of a live run are those the written file gives back.
-fn decode_all(pending: Vec<Split>, trim: bool, depth: Depth) -> Result<Snapshot, LoadError> {
+/// A live object decoded as soon as its page arrived, while the next pages were still on their
+/// way: decoding everything after the last page was a tenth of a large cluster's collection,
+/// with both cores waiting on the network before it. Only a decoding that succeeded is kept
+/// ([`from_texts_early`] decodes the others again, where their errors get their places).
+pub struct Early(Option<Decoded>);
+
+/// Decodes `objects` (in parallel) as [`from_texts`] would, before it is called.
+pub fn decode_early(objects: &[ObjectText]) -> Vec<Early> {
+    let pending = objects.iter().map(|o| ready(o, None)).collect();
+    decode_splits(pending, true, Depth::Snapshot).into_iter().map(|d| Early(d.ok())).collect()
+}
+
+/// [`from_texts`] of objects some of which were decoded early: the snapshot is the same.
+pub fn from_texts_early<'a>(
+    objects: impl IntoIterator<Item = (&'a ObjectText, Option<Early>)>,
+) -> Result<Snapshot, LoadError> {
+    let mut decoded: Vec<Option<Result<Decoded, LoadError>>> = Vec::new();
+    let mut late = Vec::new();
+    for (i, (o, early)) in objects.into_iter().enumerate() {
+        match early.and_then(|e| e.0) {
+            Some(mut d) => {
+                // Its place in the collection, which an error message of the loader would name.
+                for p in d.items_mut() {
+                    p.origin.item = Some(i);
+                }
+                decoded.push(Some(Ok(d)));
+            }
+            None => {
+                late.push(ready(o, Some(i)));
+                decoded.push(None);
+            }
+        }
+    }
+    let mut late = decode_splits(late, true, Depth::Snapshot).into_iter();
+    let decoded = decoded.into_iter().map(|d| d.or_else(|| late.next()).expect("one late decoding per gap")).collect();
     let mut collector = Collector::default();
-    decode_into(pending, trim, depth, &mut collector)?;
-    Ok(collector.finish(trim))
+    add_decoded(decoded, 1.0, &mut collector)?;
+    Ok(collector.finish(true))
+}
+
+/// A live object to decode (`decode_splits(…, true, …)`: without the managedFields no engine
+/// reads, as a live snapshot's file holds it, so that the objects of a live run are those the
+/// written file gives back).
+fn ready(o: &ObjectText, item: Option<usize>) -> Split<'_> {
+    Split::Ready(Pending {
+        origin: Origin { file: o.origin.clone(), line: None, column: None, item },
+        api_version: o.api_version.clone(),
+        kind: o.kind.clone(),
+        meta: None,
+        doc: Doc::Text(&o.text),
+    })
 }
 
 /// Decodes `pending` and adds the objects to `collector`, in order.
@@ -1503,7 +1535,9 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{load_texts, yaml_documents, LineIndex};
+    use super::{
+        decode_early, from_texts, from_texts_early, load_texts, yaml_documents, LineIndex, LoadError, ObjectText,
+    };
     use crate::snapshot::Snapshot;
     use proptest::prelude::*;
 
@@ -1511,6 +1545,59 @@ mod tests {
     /// and from block YAML written by serde-saphyr as documents and as a kubectl `kind: List`
     /// (transcribed to JSON text by `yaml_block`, not read as values): the same objects, unread
     /// fields and refusals; only their places in the files differ.
+    /// Live objects as an API server gives them, every scenario's, decoded early (a page at a
+    /// time, in any grouping) or at the end: the same snapshot, the same first error.
+    #[test]
+    fn objects_decoded_early_build_the_snapshot_the_others_do() {
+        let texts = |items: &[serde_json::Value]| -> Vec<ObjectText> {
+            items
+                .iter()
+                .map(|item| ObjectText {
+                    origin: "GET /apis/x".into(),
+                    api_version: item["apiVersion"].as_str().unwrap_or("v1").into(),
+                    kind: item["kind"].as_str().unwrap_or("").into(),
+                    text: item.to_string(),
+                })
+                .collect()
+        };
+        let outcome = |r: Result<Snapshot, LoadError>| match r {
+            Ok(snap) => format!("{snap:?}"),
+            Err(e) => format!("error: {e}"),
+        };
+        let check = |objects: &[ObjectText], what: &str| {
+            let want = outcome(from_texts(objects));
+            let mut early = decode_early(objects).into_iter().map(Some).collect::<Vec<_>>();
+            let all = objects.iter().zip(early.iter_mut().map(Option::take));
+            assert_eq!(outcome(from_texts_early(all)), want, "{what}: all early");
+            // Every other object early, as when some pages came before the others.
+            let mut early = decode_early(objects).into_iter().enumerate().map(|(i, e)| (i % 2 == 0).then_some(e));
+            let some = objects.iter().map(|o| (o, early.next().flatten()));
+            assert_eq!(outcome(from_texts_early(some)), want, "{what}: some early");
+        };
+        for file in crate::snapshot::scenario_files() {
+            let text = std::fs::read_to_string(&file).unwrap();
+            check(&texts(&yaml_documents(&file, &text).unwrap()), &file);
+        }
+        // A value of the wrong type, and a duplicate: the first error names the object's place
+        // in the whole collection.
+        let svc = |name: &str, extra: serde_json::Value| {
+            let mut s = serde_json::json!({"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": name, "namespace": "a"}, "spec": {"type": "LoadBalancer"}});
+            s.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            s
+        };
+        let wrong = serde_json::json!({"spec": {"ports": "80"}});
+        let broken = texts(&[svc("a", serde_json::json!({})), svc("b", wrong.clone()), svc("c", wrong)]);
+        assert!(
+            outcome(from_texts(&broken)).starts_with("error: ") && outcome(from_texts(&broken)).contains("items[1]")
+        );
+        check(&broken, "a wrong type");
+        let twice =
+            texts(&[svc("a", serde_json::json!({})), svc("b", serde_json::json!({})), svc("a", serde_json::json!({}))]);
+        assert!(outcome(from_texts(&twice)).contains("items[2]"), "{}", outcome(from_texts(&twice)));
+        check(&twice, "a duplicate");
+    }
+
     #[test]
     fn yaml_and_json_forms_of_every_scenario_load_alike() {
         let norm = |mut snap: Snapshot| {

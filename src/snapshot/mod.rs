@@ -31,7 +31,8 @@ pub use workload::{DaemonSet, Deployment, Pod};
 pub use crate::report::metallb::{BgpType, Memberlist};
 pub use crate::report::ObjectOrigin;
 pub use file::{
-    from_texts, load_paths, load_texts, load_texts_strict, read_inputs, read_sources, Inputs, LoadError, ObjectText,
+    decode_early, from_texts, from_texts_early, load_paths, load_texts, load_texts_strict, read_inputs, read_sources,
+    Early, Inputs, LoadError, ObjectText,
 };
 
 /// Every scenario and demo cluster of testdata, sorted: what the unit tests run over.

@@ -392,7 +392,7 @@ fn serve<S: Read + Write>(stream: S, state: &State) {
             _ if state.behaviour.not_kubernetes => (404, "404 page not found".to_string()),
             // pods/NAME/log is plain text.
             Value::String(text) => (code, text),
-            answer => (code, answer.to_string()),
+            answer => (code, served_text(&answer)),
         };
         let reason = match code {
             200 => "OK",
@@ -529,6 +529,19 @@ fn status(code: u16, reason: &str, message: &str) -> (u16, Value) {
         code,
         json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}),
     )
+}
+
+/// An answer as a real API server writes it: a List's `kind`, `apiVersion` and `metadata` (with
+/// the continue token) come before its items (a `json!` object would sort its keys).
+fn served_text(answer: &Value) -> String {
+    const HEAD: [&str; 3] = ["kind", "apiVersion", "metadata"];
+    let Some(list) = answer.as_object().filter(|o| o.contains_key("items") && o.contains_key("metadata")) else {
+        return answer.to_string();
+    };
+    let head = HEAD.iter().filter_map(|k| list.get(*k).map(|v| (*k, v)));
+    let rest = list.iter().filter(|(k, _)| !HEAD.contains(&k.as_str())).map(|(k, v)| (k.as_str(), v));
+    let fields: Vec<String> = head.chain(rest).map(|(k, v)| format!("{}:{v}", Value::from(k))).collect();
+    format!("{{{}}}", fields.join(","))
 }
 
 fn respond(state: &State, method: &str, target: &str, auth: Option<&String>) -> (u16, Value) {
