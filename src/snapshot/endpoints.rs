@@ -1,14 +1,15 @@
 //! EndpointSlices as the engines read them. A cluster has one or more per Service, each endpoint
 //! of k8s-openapi's type is 352 bytes before its strings, and no engine reads more than which
 //! node an endpoint sits on, its addresses and its conditions: only those are decoded (a value
-//! of the wrong type there is refused as before), every other field is skipped unread. Names and
+//! of the wrong type there is refused as before), `ports` is checked for its shape, every other
+//! field is skipped unread. Names and
 //! addresses are `CompactString`s, lists boxed slices: an endpoint takes one allocation (its
 //! addresses), where it took four.
 
 use compact_str::CompactString;
 pub use k8s::EndpointConditions;
 use k8s_openapi::api::discovery::v1 as k8s;
-use serde::de::MapAccess;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::keys::{Checked, Metadata, TopLevel};
@@ -60,18 +61,44 @@ struct Ref {
     kind: Option<String>,
 }
 
+/// An EndpointSlice port, read for its shape alone: no engine uses the ports, but `ports` that
+/// is not a list of objects is a broken file (an API server never returns one), refused as a
+/// wrong type in `endpoints` is, not read past.
+struct PortShape;
+
+impl<'de> Deserialize<'de> for PortShape {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = PortShape;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("struct EndpointPort")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PortShape, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(PortShape)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
 impl TopLevel for EndpointSlice {
-    const FIELDS: &'static [&'static str] = &["endpoints"];
+    const FIELDS: &'static [&'static str] = &["endpoints", "ports"];
     const FULL_METADATA: bool = false;
     // Kubernetes' decoder takes null or a missing list for an empty one.
     type Fields = Option<Vec<RawEndpoint>>;
 
     fn read<'de, A: MapAccess<'de>>(
         fields: &mut Option<Vec<RawEndpoint>>,
-        _: usize,
+        index: usize,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        *fields = map.next_value()?;
+        match index {
+            0 => *fields = map.next_value()?,
+            // A list of a zero-sized type: nothing is allocated.
+            _ => drop(map.next_value::<Option<Vec<PortShape>>>()?),
+        }
         Ok(())
     }
 

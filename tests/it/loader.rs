@@ -94,7 +94,8 @@ fn type_errors_name_the_object_and_the_position_in_json() {
 }
 
 /// Services and EndpointSlices decode only the fields an engine reads: a wrong type there is
-/// refused with the object and the position, a wrong type anywhere else is read past.
+/// refused with the object and the position, a wrong type anywhere else is read past (but for
+/// an EndpointSlice's `ports`, checked for its shape).
 #[test]
 fn services_and_slices_refuse_bad_fields_the_engines_read_only() {
     let dir = tempfile::tempdir().unwrap();
@@ -131,6 +132,28 @@ fn services_and_slices_refuse_bad_fields_the_engines_read_only() {
     fs::write(&file, slice(r#"{"addresses":["192.0.2.1"],"conditions":{"ready":"yes"}}"#)).unwrap();
     let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
     assert!(err.contains("EndpointSlice d/web-1") && err.contains("wrong type"), "{err}");
+
+    // `ports`, which no engine reads, is still a list of objects or nothing: anything else is a
+    // broken file, not a field to read past.
+    let with_ports = |ports: &str| {
+        slice(r#"{"addresses":["192.0.2.1"]}"#).replacen(
+            "\"endpoints\"",
+            &format!("\"ports\":{ports},\"endpoints\""),
+            1,
+        )
+    };
+    for ok in ["null", "[]", r#"[{"name":"http","port":80,"protocol":"TCP","extra":[1]}]"#] {
+        fs::write(&file, with_ports(ok)).unwrap();
+        assert_eq!(load(&[file.to_str().unwrap()]).unwrap().endpoint_slices.len(), 1, "ports {ok}");
+    }
+    for bad in ["5", r#""str""#, r#"{"a":1}"#, "true", "[1,2]"] {
+        fs::write(&file, with_ports(bad)).unwrap();
+        let err = load(&[file.to_str().unwrap()]).unwrap_err().to_string();
+        assert!(
+            err.contains("s.json") && err.contains("EndpointSlice d/web-1") && err.contains("wrong type"),
+            "{bad}: {err}"
+        );
+    }
 }
 
 /// Pods, DaemonSets and Deployments as well: null reads as Kubernetes reads it (an empty list,
