@@ -215,24 +215,24 @@ mod x86 {
         0xc67178f2,
     ];
 
-    /// Falls back to one digest at a time on a CPU without AVX-512F, so it is safe to call anywhere.
+    /// Falls back to the scalar digests on a CPU without AVX-512F, so it is safe to call anywhere.
     pub(super) fn each_digest<'a, K: Copy + Default>(
         items: impl Iterator<Item = (K, &'a str, &'a NameBlock)>,
         tails: &mut Tails,
         bound: &Cell<u32>,
         mut f: impl FnMut(K, &DigestWords),
     ) {
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            return super::each_digest_scalar(items, tails, bound, f);
+        }
         let ip = tails.ip;
-        // A digest computed alone, handed over as a lane is.
+        // A digest computed alone (a name too long for one block), handed over as a lane is.
         let single = |key: K, name: &str, f: &mut dyn FnMut(K, &DigestWords)| {
             let digest = words_digest(name, ip);
             if digest.0[0] <= bound.get() {
                 f(key, &digest);
             }
         };
-        if !std::arch::is_x86_feature_detected!("avx512f") {
-            return items.for_each(|(key, name, _)| single(key, name, &mut f));
-        }
         // blocks[lane] = the block in `lane`, as big-endian words; `keys[lane]` = its key.
         let mut blocks = [[0u32; 16]; 16];
         let mut keys = [K::default(); 16];

@@ -34,8 +34,6 @@ struct Frame {
     level: usize,
     /// Values started at its own level.
     items: usize,
-    /// Its own `: `s.
-    colons: usize,
     /// Where its own `, `s are in `text`: laid out over several lines, each becomes a line break.
     commas: Vec<usize>,
     /// An object or array opened inside it.
@@ -210,7 +208,7 @@ impl Layout {
         text.clear();
         text.push(bracket);
         commas.clear();
-        self.frames.push(Frame { text, level, items: 0, colons: 0, commas, nested: false });
+        self.frames.push(Frame { text, level, items: 0, commas, nested: false });
         Ok(())
     }
 
@@ -325,7 +323,6 @@ impl Formatter for &mut Layout {
     fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
         match self.frames.last_mut() {
             Some(frame) => {
-                frame.colons += 1;
                 frame.text.extend_from_slice(b": ");
                 Ok(())
             }

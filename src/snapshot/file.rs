@@ -1566,8 +1566,7 @@ mod tests {
         };
         let check = |objects: &[ObjectText], what: &str| {
             let want = outcome(from_texts(objects));
-            let mut early = decode_early(objects).into_iter().map(Some).collect::<Vec<_>>();
-            let all = objects.iter().zip(early.iter_mut().map(Option::take));
+            let all = objects.iter().zip(decode_early(objects).into_iter().map(Some));
             assert_eq!(outcome(from_texts_early(all)), want, "{what}: all early");
             // Every other object early, as when some pages came before the others.
             let mut early = decode_early(objects).into_iter().enumerate().map(|(i, e)| (i % 2 == 0).then_some(e));
