@@ -231,7 +231,7 @@ fn report_json(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
     /// Services laid out one after the other into one buffer: a buffer each cost an allocation
     /// and, rounded up, half again the text's size.
     const CHUNK: usize = 16;
-    const BATCH: usize = 8 * CHUNK;
+    const BATCH: usize = 4 * CHUNK;
     /// A chunk's text, each Service behind its separator, and whether any Service took more
     /// than one line.
     type Chunk = (Vec<u8>, bool);
@@ -268,18 +268,31 @@ fn report_json(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
         .position(|w| w == EMPTY)
         .ok_or_else(|| std::io::Error::other("the report's JSON has no top-level services key"))?;
     out.write_all(&text[..at + EMPTY.len() - 1])?;
-    let mut written = 0;
-    let mut batch = first;
-    loop {
-        for (part, _) in &batch {
-            out.write_all(part)?;
+    // The next batch is laid out while this one is written: writing into a file is the kernel
+    // copying the text on this thread, while the cores laying out would wait.
+    let (ready, arrived) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<Chunk>>>(0);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut from = BATCH;
+            while from < report.services.len() {
+                let batch = laid_out(from);
+                let failed = batch.is_err();
+                // The writer stopped: nothing more to lay out.
+                if ready.send(batch).is_err() || failed {
+                    return;
+                }
+                from += BATCH;
+            }
+        });
+        // Owned here, so that an error returning drops it and so ends the layout thread's sending.
+        let arrived = arrived;
+        for batch in std::iter::once(Ok(first)).chain(arrived.iter()) {
+            for (part, _) in &batch? {
+                out.write_all(part)?;
+            }
         }
-        written = report.services.len().min(written + BATCH);
-        if written == report.services.len() {
-            break;
-        }
-        batch = laid_out(written)?;
-    }
+        Ok::<(), std::io::Error>(())
+    })?;
     out.write_all(b"\n  ]")?;
     out.write_all(&text[at + EMPTY.len()..])
 }
@@ -428,5 +441,42 @@ mod tests {
         document(&mut single, &report, Format::Json).unwrap();
         report_json(&mut parallel, &report).unwrap();
         assert_eq!(String::from_utf8(parallel).unwrap(), String::from_utf8(single).unwrap());
+    }
+
+    /// Output that fails after `left` bytes, as a full disk does.
+    struct FillsUp {
+        left: usize,
+    }
+
+    impl Write for FillsUp {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
+            }
+            let n = buf.len().min(self.left);
+            self.left -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A write failing while later batches are laid out ends the layout too, and is the error.
+    #[test]
+    fn a_failing_write_stops_the_batches() {
+        let snap =
+            crate::snapshot::load_paths(&["testdata/clusters/homelab.yaml".into()], &mut std::io::empty()).unwrap();
+        let opts = Options { scope: Scope::All, detail: false, map: false, overrides: Default::default() };
+        let mut report = diagnose::diagnose(&snap, &opts).unwrap();
+        report.services = report.services.iter().cycle().take(1100).cloned().collect();
+        let mut whole = Vec::new();
+        report_json(&mut whole, &report).unwrap();
+        // In the first batch, in a later one, and at the end.
+        for left in [10_000, whole.len() / 2, whole.len() - 2] {
+            let err = report_json(&mut FillsUp { left }, &report).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::StorageFull, "after {left} bytes");
+        }
     }
 }
