@@ -6,6 +6,7 @@ mod history;
 mod html;
 mod json;
 mod junit;
+mod ordered;
 mod sarif;
 mod simulate;
 mod style;
@@ -231,36 +232,48 @@ fn report_json(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
     /// Services laid out one after the other into one buffer: a buffer each cost an allocation
     /// and, rounded up, half again the text's size.
     const CHUNK: usize = 16;
-    const BATCH: usize = 4 * CHUNK;
+    /// The Services whose layout decides whether the array may go on one line.
+    const BATCH: usize = 8 * CHUNK;
+    /// Chunks laid out ahead of the one written: as many as a batch held.
+    const AHEAD: usize = 4;
     /// A chunk's text, each Service behind its separator, and whether any Service took more
     /// than one line.
     type Chunk = (Vec<u8>, bool);
-    let laid_out = |from: usize| -> std::io::Result<Vec<Chunk>> {
-        let batch = &report.services[from..report.services.len().min(from + BATCH)];
-        batch
-            .par_chunks(CHUNK)
-            .enumerate()
-            .map(|(i, chunk)| {
-                let mut layout = json::Nested::new(DEPTH);
-                let mut text = Vec::with_capacity(chunk.len() * 2560);
-                let mut multi_line = false;
-                for (j, service) in chunk.iter().enumerate() {
-                    text.extend_from_slice(if from + i * CHUNK + j == 0 { b"\n    " } else { b",\n    " });
-                    let starts = text.len();
-                    layout.append(&mut text, service)?;
-                    multi_line |= memchr::memchr(b'\n', &text[starts..]).is_some();
-                }
-                Ok((text, multi_line))
-            })
-            .collect()
+    // One chunk from its first Service on.
+    let lay_out = |from: usize| -> std::io::Result<Chunk> {
+        let chunk = &report.services[from..report.services.len().min(from + CHUNK)];
+        let mut layout = json::Nested::new(DEPTH);
+        let mut text = Vec::with_capacity(chunk.len() * 2560);
+        let mut multi_line = false;
+        for (j, service) in chunk.iter().enumerate() {
+            text.extend_from_slice(if from + j == 0 { b"\n    " } else { b",\n    " });
+            let starts = text.len();
+            layout.append(&mut text, service)?;
+            multi_line |= memchr::memchr(b'\n', &text[starts..]).is_some();
+        }
+        Ok((text, multi_line))
     };
-    let first = laid_out(0)?;
+    // The document around the Services (a bad day's causes and findings take milliseconds)
+    // beside the first Services.
+    let (first, text) = rayon::join(
+        || {
+            (0..report.services.len().min(BATCH))
+                .into_par_iter()
+                .step_by(CHUNK)
+                .map(lay_out)
+                .collect::<std::io::Result<Vec<Chunk>>>()
+        },
+        || {
+            let mut text = Vec::new();
+            document(&mut text, &Frame::of(report), Format::Json).map(|()| text)
+        },
+    );
+    let first = first?;
     // One Service, or only short ones: the array may go on one line; the single pass decides.
     if report.services.len() < 2 || !first.iter().any(|(_, multi_line)| *multi_line) {
         return document(out, report, Format::Json);
     }
-    let mut text = Vec::new();
-    document(&mut text, &Frame::of(report), Format::Json)?;
+    let text = text?;
     // Strings hold no raw newline: this is the document's own `services` key.
     const EMPTY: &[u8] = b"\n  \"services\": []";
     let at = text
@@ -268,31 +281,20 @@ fn report_json(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
         .position(|w| w == EMPTY)
         .ok_or_else(|| std::io::Error::other("the report's JSON has no top-level services key"))?;
     out.write_all(&text[..at + EMPTY.len() - 1])?;
-    // The next batch is laid out while this one is written: writing into a file is the kernel
-    // copying the text on this thread, while the cores laying out would wait.
-    let (ready, arrived) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<Chunk>>>(0);
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let mut from = BATCH;
-            while from < report.services.len() {
-                let batch = laid_out(from);
-                let failed = batch.is_err();
-                // The writer stopped: nothing more to lay out.
-                if ready.send(batch).is_err() || failed {
-                    return;
-                }
-                from += BATCH;
-            }
-        });
-        // Owned here, so that an error returning drops it and so ends the layout thread's sending.
-        let arrived = arrived;
-        for batch in std::iter::once(Ok(first)).chain(arrived.iter()) {
-            for (part, _) in &batch? {
-                out.write_all(part)?;
-            }
-        }
-        Ok::<(), std::io::Error>(())
-    })?;
+    for (part, _) in &first {
+        out.write_all(part)?;
+    }
+    // The rest a chunk at a time, each core taking the next as soon as it is free, each written
+    // in order as soon as the ones before it are.
+    let chunks = report.services.len().div_ceil(CHUNK);
+    let first_chunks = first.len();
+    drop(first);
+    ordered::write_ordered(
+        chunks - first_chunks,
+        AHEAD,
+        |i| lay_out((first_chunks + i) * CHUNK),
+        |(part, _)| out.write_all(&part),
+    )?;
     out.write_all(b"\n  ]")?;
     out.write_all(&text[at + EMPTY.len()..])
 }
