@@ -431,14 +431,20 @@ mod tests {
         assert!(parallel_paths > 20, "only {parallel_paths} reports took the parallel path");
     }
 
-    /// More Services than one parallel batch holds: the batches join as one array.
-    #[test]
-    fn batches_of_services_join_as_one_array() {
+    /// homelab's report with its Services repeated to 1,100: more than one parallel batch holds.
+    fn many_services() -> Report {
         let snap =
             crate::snapshot::load_paths(&["testdata/clusters/homelab.yaml".into()], &mut std::io::empty()).unwrap();
         let opts = Options { scope: Scope::All, detail: false, map: false, overrides: Default::default() };
         let mut report = diagnose::diagnose(&snap, &opts).unwrap();
         report.services = report.services.iter().cycle().take(1100).cloned().collect();
+        report
+    }
+
+    /// More Services than one parallel batch holds: the batches join as one array.
+    #[test]
+    fn batches_of_services_join_as_one_array() {
+        let report = many_services();
         let (mut single, mut parallel) = (Vec::new(), Vec::new());
         document(&mut single, &report, Format::Json).unwrap();
         report_json(&mut parallel, &report).unwrap();
@@ -465,17 +471,13 @@ mod tests {
         }
     }
 
-    /// A write failing while later batches are laid out ends the layout too, and is the error.
+    /// A write failing while later chunks are laid out ends the layout too, and is the error.
     #[test]
-    fn a_failing_write_stops_the_batches() {
-        let snap =
-            crate::snapshot::load_paths(&["testdata/clusters/homelab.yaml".into()], &mut std::io::empty()).unwrap();
-        let opts = Options { scope: Scope::All, detail: false, map: false, overrides: Default::default() };
-        let mut report = diagnose::diagnose(&snap, &opts).unwrap();
-        report.services = report.services.iter().cycle().take(1100).cloned().collect();
+    fn a_failing_write_stops_the_layout() {
+        let report = many_services();
         let mut whole = Vec::new();
         report_json(&mut whole, &report).unwrap();
-        // In the first batch, in a later one, and at the end.
+        // In the first batch, in a later chunk, and at the end.
         for left in [10_000, whole.len() / 2, whole.len() - 2] {
             let err = report_json(&mut FillsUp { left }, &report).unwrap_err();
             assert_eq!(err.kind(), std::io::ErrorKind::StorageFull, "after {left} bytes");

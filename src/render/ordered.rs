@@ -15,8 +15,25 @@ struct Ring<T, E> {
     slots: Vec<Option<Result<T, E>>>,
     /// The pieces written so far.
     written: usize,
-    /// The writing failed: nothing more is made.
+    /// The writing failed, or a thread panicked: nothing more is made or waited for.
     stopped: bool,
+}
+
+/// Stops the pieces when the thread holding it unwinds: the others would otherwise wait for a
+/// piece or a place that never comes, and the scope, which re-raises the panic once every thread
+/// has returned, would never end.
+struct StopOnPanic<'a, T, E> {
+    ring: &'a Mutex<Ring<T, E>>,
+    wake: [&'a Condvar; 2],
+}
+
+impl<T, E> Drop for StopOnPanic<'_, T, E> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.ring.lock().unwrap_or_else(|e| e.into_inner()).stopped = true;
+            self.wake.iter().for_each(|cv| cv.notify_all());
+        }
+    }
 }
 
 /// `write(make(i))` for every `i` in `0..count`, in order, on this thread; `make` runs on the
@@ -41,6 +58,7 @@ pub fn write_ordered<T: Send, E: Send>(
     rayon::in_place_scope(|scope| {
         for _ in 0..rayon::current_num_threads().min(count) {
             scope.spawn(|_| loop {
+                let _stop = StopOnPanic { ring: &ring, wake: [&made, &room] };
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= count {
                     return;
@@ -58,12 +76,17 @@ pub fn write_ordered<T: Send, E: Send>(
                 made.notify_all();
             });
         }
+        let _stop = StopOnPanic { ring: &ring, wake: [&made, &room] };
         let mut result = Ok(());
         for i in 0..count {
             let mut g = lock();
             let piece = loop {
                 if let Some(piece) = g.slots[i % ahead].take() {
                     break piece;
+                }
+                // A maker panicked: the scope re-raises its panic.
+                if g.stopped {
+                    return result;
                 }
                 g = wait(&made, g);
             };
@@ -107,6 +130,19 @@ mod tests {
             assert!(r.is_ok());
             assert_eq!(out, (0..count).map(|i| i * 2).collect::<Vec<_>>(), "{count} pieces, {ahead} ahead");
         }
+    }
+
+    /// A panic while making or writing is the caller's panic, not a wait that never ends.
+    #[test]
+    fn a_panic_on_either_side_reaches_the_caller() {
+        let made = std::panic::catch_unwind(|| {
+            write_ordered(1000, 4, |i| if i == 30 { panic!("piece 30") } else { Ok::<usize, ()>(i) }, |_| Ok(()))
+        });
+        assert!(made.is_err());
+        let written = std::panic::catch_unwind(|| {
+            write_ordered(1000, 4, Ok::<usize, ()>, |i| if i == 30 { panic!("writing 30") } else { Ok(()) })
+        });
+        assert!(written.is_err());
     }
 
     #[test]

@@ -219,8 +219,13 @@ fn skip_value(buf: &[u8], mut p: Partial) -> Scan {
                 continue;
             }
         }
-        // A top-level string, the value's first byte, a block with a backslash or the last bytes.
-        let to = if p.depth == 0 { i + 1 } else { (i + BLOCK).min(buf.len()) };
+        // The value's first byte alone (a bracket makes it a container, read in blocks from
+        // then on), a string value to its end, a block with a backslash, or the last bytes.
+        let to = match (p.depth, p.in_string) {
+            (0, false) => i + 1,
+            (0, true) => buf.len(),
+            _ => (i + BLOCK).min(buf.len()),
+        };
         if let Some(end) = step_bytes(buf, &mut p, i, to) {
             return Scan::Done(end);
         }
