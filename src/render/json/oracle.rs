@@ -1,13 +1,6 @@
-//! Pretty JSON with small values on one line: an array of plain values (`"ips": ["192.0.2.1",
-//! "192.0.2.2"]`, up to a few KB), and an object or array, nested or not, whose one-line form
-//! is short (`{"rank": 1, "node": "a", "hash": "…"}`). A name list or a small record then costs a
-//! line, not a line per value, which keeps large reports small (docs/json.md). Everything else
-//! is laid out as serde_json's pretty printer would. The document is the same for a JSON parser.
-//!
-//! The layout is a serde_json `Formatter`: it is told where values, keys and separators begin,
-//! so it never scans text. Re-reading serde_json's compact output byte by byte for its brackets
-//! and separators was half the cost of a large `-o json`; re-reading pretty text cost a pass per
-//! nesting level (reports are tens of MB).
+//! The layout as it was first written, a serde_json `Formatter` holding each bracket that may
+//! still go on one line in a buffer of its own: kept as what the faster writer is compared
+//! against on any value.
 
 use std::io::{self, Write};
 
@@ -357,76 +350,5 @@ impl Nested {
     pub fn append<T: serde::Serialize + ?Sized>(&mut self, out: &mut Vec<u8>, value: &T) -> io::Result<()> {
         value.serialize(&mut serde_json::Serializer::with_formatter(out, &mut self.0))?;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn render(value: &serde_json::Value) -> String {
-        let mut text = Vec::new();
-        write(&mut text, value).unwrap();
-        String::from_utf8(text).unwrap()
-    }
-
-    #[test]
-    fn plain_arrays_go_on_one_line_objects_keep_their_layout() {
-        let v = serde_json::json!({"ips": ["a", "b"], "empty": [], "rows": [{"n": [1, 2]}], "s": "[x, {y}]"});
-        assert_eq!(
-            render(&v),
-            "{\n  \"empty\": [],\n  \"ips\": [\"a\", \"b\"],\n  \"rows\": [{\"n\": [1, 2]}],\n  \"s\": \"[x, {y}]\"\n}"
-        );
-        let flat = serde_json::json!({"ranks": [{"rank": 1, "node": "a"}, {"rank": 2, "node": "b"}], "o": {"p": {}}});
-        assert_eq!(
-            render(&flat),
-            "{\n  \"o\": {\"p\": {}},\n  \"ranks\": [{\"node\": \"a\", \"rank\": 1}, {\"node\": \"b\", \"rank\": 2}]\n}"
-        );
-        // Records whose one line would be long keep one record a line.
-        let hash = "0".repeat(64);
-        let long = serde_json::json!({"ranks": [{"rank": 1, "hash": hash}, {"rank": 2, "hash": hash}, {"rank": 3, "hash": hash}]});
-        let text = render(&long);
-        assert_eq!(text.lines().count(), 7, "{text}");
-        assert!(text.contains(&format!("\n    {{\"hash\": \"{hash}\", \"rank\": 1}},\n")), "{text}");
-    }
-
-    #[test]
-    fn the_output_is_the_same_document() {
-        let v = serde_json::json!({"a": [["x", "y\"]"], [], [1.5, null, true]], "b": ["q\\\\", ",\n"], "c": {"d": []}});
-        let text = render(&v);
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
-        assert!(text.contains("[\"x\", \"y\\\"]\"]"), "{text}");
-    }
-
-    #[test]
-    fn escapes_inside_strings_do_not_change_the_layout() {
-        let v = serde_json::json!({"m": [{"a": "x\n\"]}, y", "b": "\\"}, {"c": "q\t{"}]});
-        let text = render(&v);
-        assert_eq!(text, "{\n  \"m\": [{\"a\": \"x\\n\\\"]}, y\", \"b\": \"\\\\\"}, {\"c\": \"q\\t{\"}]\n}");
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
-    }
-
-    #[test]
-    fn a_list_of_long_records_opens_a_line_per_record() {
-        let long = "x".repeat(300);
-        let v = serde_json::json!({"rows": [{"a": long}, {"b": 1}]});
-        assert_eq!(
-            render(&v),
-            format!("{{\n  \"rows\": [\n    {{\n      \"a\": \"{long}\"\n    }},\n    {{\"b\": 1}}\n  ]\n}}")
-        );
-    }
-
-    #[test]
-    fn a_flat_document_keeps_its_lines() {
-        assert_eq!(render(&serde_json::json!({"a": 1})), "{\n  \"a\": 1\n}");
-        assert_eq!(render(&serde_json::json!(["a"])), "[\n  \"a\"\n]");
-    }
-
-    #[test]
-    fn long_arrays_keep_one_value_per_line() {
-        let names: Vec<String> = (0..1000).map(|i| format!("node-{i:04}")).collect();
-        let text = render(&serde_json::json!({ "nodes": names }));
-        assert!(text.lines().count() > 1000);
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap()["nodes"][999], "node-0999");
     }
 }
