@@ -221,7 +221,8 @@ pub fn document<T: serde::Serialize>(out: &mut dyn Write, value: &T, format: For
     writeln!(out)
 }
 
-/// A Report as `-o json`, its Services laid out in parallel, a batch at a time: the layout of a
+/// A Report as `-o json`, its Services laid out in parallel a chunk at a time and written in
+/// order as the chunks are done (`ordered::write_ordered`): the layout of a
 /// value inside a multi-line array depends on that value alone, so each Service's text is the
 /// one the whole document's single pass gives it (a test compares the two on every scenario).
 /// Rendering 10,000 Services one after the other was a fifth of a large `check -o json`.

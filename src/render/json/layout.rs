@@ -7,11 +7,11 @@
 //! per level.
 
 /// An array of plain values stays on one line up to this many bytes of its pretty form…
-const INLINE_MAX: usize = 4096;
+pub(super) const INLINE_MAX: usize = 4096;
 /// …anything else when its one-line form is at most this long (a rank, a node, an allocation).
-const INLINE_SHORT: usize = 256;
+pub(super) const INLINE_SHORT: usize = 256;
 /// What the pretty form of anything but a plain array may reach and still go on one line.
-const PRETTY_SHORT: usize = INLINE_SHORT * 4;
+pub(super) const PRETTY_SHORT: usize = INLINE_SHORT * 4;
 
 /// An open `[` or `{` already laid out over several lines.
 struct Open {

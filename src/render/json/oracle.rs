@@ -6,12 +6,9 @@ use std::io::{self, Write};
 
 use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
 
-/// An array of plain values stays on one line up to this many bytes of its pretty form…
-const INLINE_MAX: usize = 4096;
-/// …anything else when its one-line form is at most this long (a rank, a node, an allocation).
-const INLINE_SHORT: usize = 256;
-/// What the pretty form of anything but a plain array may reach and still go on one line.
-const PRETTY_SHORT: usize = INLINE_SHORT * 4;
+// The same limits as the writer's: the rules are one, the two ways of following them are what
+// the tests compare.
+use super::layout::{INLINE_MAX, INLINE_SHORT, PRETTY_SHORT};
 
 /// An open `[` or `{` already laid out over several lines.
 struct Open {

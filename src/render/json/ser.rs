@@ -84,26 +84,27 @@ pub(super) struct Compound<'w, 'a> {
 }
 
 impl Compound<'_, '_> {
-    fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+    /// An array's value or an object's key begins.
+    fn starts(&mut self) {
         self.writer.layout.item_starts(self.writer.buf, std::mem::take(&mut self.first));
-        value.serialize(&mut *self.writer)?;
-        self.writer.value_ends()
+    }
+
+    fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        self.starts();
+        self.writer.value(value)
     }
 
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result {
-        self.writer.layout.item_starts(self.writer.buf, std::mem::take(&mut self.first));
-        escape::push_str(self.writer.buf, key);
-        self.writer.buf.extend_from_slice(b": ");
-        value.serialize(&mut *self.writer)?;
-        self.writer.value_ends()
+        self.starts();
+        self.writer.key_text(key);
+        self.writer.value(value)
     }
 
     fn close(self) -> Result {
         let Compound { writer, closing, in_variant, .. } = self;
         writer.layout.closes(writer.buf, closing);
         if in_variant {
-            writer.value_ends()?;
-            writer.layout.closes(writer.buf, b'}');
+            writer.variant_closes()?;
         }
         Ok(())
     }
@@ -115,13 +116,40 @@ impl<'w, 'a> Writer<'a> {
         Compound { writer: self, first: true, closing, in_variant }
     }
 
+    /// `value`, and the layout told that it ended.
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        value.serialize(&mut *self)?;
+        self.value_ends()
+    }
+
+    /// `"key": ` of an object's member, its value next.
+    fn key_text(&mut self, key: &str) {
+        escape::push_str(self.buf, key);
+        self.buf.extend_from_slice(b": ");
+    }
+
     /// `{"variant": ` of an enum's variant with a value.
     fn variant_opens(&mut self, variant: &str) {
         self.layout.opens(self.buf, b'{');
         self.layout.item_starts(self.buf, true);
-        escape::push_str(self.buf, variant);
-        self.buf.extend_from_slice(b": ");
+        self.key_text(variant);
     }
+
+    /// The `}` after a variant's value.
+    fn variant_closes(&mut self) -> Result {
+        self.value_ends()?;
+        self.layout.closes(self.buf, b'}');
+        Ok(())
+    }
+}
+
+/// Integers as serde_json writes them (with `itoa`, as it does).
+macro_rules! integers {
+    ($($method:ident($ty:ty)),* $(,)?) => {$(
+        fn $method(self, v: $ty) -> Result {
+            self.plain(itoa::Buffer::new().format(v).as_bytes())
+        }
+    )*};
 }
 
 impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
@@ -138,36 +166,18 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
     fn serialize_bool(self, v: bool) -> Result {
         self.plain(if v { b"true" } else { b"false" })
     }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.plain(itoa::Buffer::new().format(v).as_bytes())
-    }
+    integers!(
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+    );
     fn serialize_f32(self, v: f32) -> Result {
         self.via_serde_json(&v)
     }
@@ -216,9 +226,7 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
     ) -> Result {
         self.variant_opens(variant);
         value.serialize(&mut *self)?;
-        self.value_ends()?;
-        self.layout.closes(self.buf, b'}');
-        Ok(())
+        self.variant_closes()
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'w, 'a>> {
         Ok(self.compound(b'[', b']', false))
@@ -276,83 +284,52 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.item(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
+/// The bracket's kinds whose values come one after the other, and those whose values have keys
+/// serde names.
+macro_rules! compounds {
+    ($($kind:ident::$method:ident),* ; $($keyed:ident),*) => {
+        $(impl ser::$kind for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+                self.item(value)
+            }
+            fn end(self) -> Result {
+                self.close()
+            }
+        })*
+        $(impl ser::$keyed for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
+                self.field(key, value)
+            }
+            fn end(self) -> Result {
+                self.close()
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.item(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.item(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.item(value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
+compounds!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field;
+    SerializeStruct,
+    SerializeStructVariant
+);
 
 impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result {
-        self.writer.layout.item_starts(self.writer.buf, std::mem::take(&mut self.first));
+        self.starts();
         self.writer.key(key)
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.writer.buf.extend_from_slice(b": ");
-        value.serialize(&mut *self.writer)?;
-        self.writer.value_ends()
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
-    }
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
+        self.writer.value(value)
     }
     fn end(self) -> Result {
         self.close()
@@ -366,6 +343,15 @@ struct KeyText<'w, 'a>(&'w mut Writer<'a>);
 /// Refused: not text.
 fn not_text<T>() -> Result<T> {
     Err(ser::Error::custom("not text"))
+}
+
+/// Scalars a map key refuses.
+macro_rules! refused {
+    ($($method:ident($ty:ty)),* $(,)?) => {$(
+        fn $method(self, _v: $ty) -> Result {
+            not_text()
+        }
+    )*};
 }
 
 impl ser::Serializer for KeyText<'_, '_> {
@@ -392,48 +378,23 @@ impl ser::Serializer for KeyText<'_, '_> {
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result {
         value.serialize(self)
     }
-    fn serialize_bool(self, _v: bool) -> Result {
-        not_text()
-    }
-    fn serialize_i8(self, _v: i8) -> Result {
-        not_text()
-    }
-    fn serialize_i16(self, _v: i16) -> Result {
-        not_text()
-    }
-    fn serialize_i32(self, _v: i32) -> Result {
-        not_text()
-    }
-    fn serialize_i64(self, _v: i64) -> Result {
-        not_text()
-    }
-    fn serialize_i128(self, _v: i128) -> Result {
-        not_text()
-    }
-    fn serialize_u8(self, _v: u8) -> Result {
-        not_text()
-    }
-    fn serialize_u16(self, _v: u16) -> Result {
-        not_text()
-    }
-    fn serialize_u32(self, _v: u32) -> Result {
-        not_text()
-    }
-    fn serialize_u64(self, _v: u64) -> Result {
-        not_text()
-    }
-    fn serialize_u128(self, _v: u128) -> Result {
-        not_text()
-    }
-    fn serialize_f32(self, _v: f32) -> Result {
-        not_text()
-    }
-    fn serialize_f64(self, _v: f64) -> Result {
-        not_text()
-    }
-    fn serialize_bytes(self, _v: &[u8]) -> Result {
-        not_text()
-    }
+    refused!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_bytes(&[u8]),
+        serialize_unit_struct(&'static str),
+    );
     fn serialize_none(self) -> Result {
         not_text()
     }
@@ -441,9 +402,6 @@ impl ser::Serializer for KeyText<'_, '_> {
         not_text()
     }
     fn serialize_unit(self) -> Result {
-        not_text()
-    }
-    fn serialize_unit_struct(self, _name: &'static str) -> Result {
         not_text()
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
