@@ -2,9 +2,10 @@
 //! 10,000 Services would otherwise carry 10,000 copies of the same node sets, clauses and name
 //! lists (issue 49). Filled from the parallel evaluation, hence the lock.
 
-use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
+
+use crate::fast_hash::{HashMap, HashSet};
 
 pub struct Interned<T: ?Sized>(Mutex<HashSet<Arc<T>>>);
 

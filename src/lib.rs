@@ -12,6 +12,7 @@ pub mod cilium;
 pub mod cli;
 pub(crate) mod demo;
 pub mod diagnose;
+pub(crate) mod fast_hash;
 pub(crate) mod findings;
 pub mod history;
 pub mod intern;

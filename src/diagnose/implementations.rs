@@ -1,6 +1,8 @@
 //! The load-balancer implementations other than MetalLB, set up once per snapshot.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use crate::fast_hash::HashMap;
 
 use crate::snapshot::EndpointSlice;
 use crate::snapshot::Pod;
@@ -32,7 +34,7 @@ pub(crate) struct Implementations<'a> {
     /// that holder (`namespace/name`, node). Sharing Services each have their own Lease.
     pub l2_holders_by_ip: HashMap<String, Vec<(String, String)>>,
     /// Services sharing a dash-form L2 Lease name.
-    pub lease_name_groups: HashMap<String, Vec<String>>,
+    pub lease_name_groups: std::collections::HashMap<String, Vec<String>>,
 }
 
 impl<'a> Implementations<'a> {
@@ -40,7 +42,7 @@ impl<'a> Implementations<'a> {
         let cilium = cilium_install::discover(snap);
         let pools = lbipam::pools(&snap.cilium.ip_pools);
         let mut requests = Vec::new();
-        let mut ledger_index = HashMap::new();
+        let mut ledger_index = HashMap::default();
         if cilium.installed {
             for svc in &snap.services {
                 if lbipam::responsible(&cilium, pools.len(), svc).is_ok() {
@@ -71,8 +73,8 @@ impl<'a> Implementations<'a> {
             })
             .collect();
         let servicelb = servicelb::discover(snap);
-        let mut svclb_pods: HashMap<&str, Vec<&Pod>> = HashMap::new();
-        let mut slices_by_service: HashMap<(&str, &str), Vec<&EndpointSlice>> = HashMap::new();
+        let mut svclb_pods: HashMap<&str, Vec<&Pod>> = HashMap::default();
+        let mut slices_by_service: HashMap<(&str, &str), Vec<&EndpointSlice>> = HashMap::default();
         if servicelb.installed {
             for pod in &snap.pods {
                 if let Some(name) = pod.metadata.labels.as_ref().and_then(|l| l.get(servicelb::SVC_NAME)) {
@@ -96,7 +98,7 @@ impl<'a> Implementations<'a> {
         );
         l2.leases_listed = snap.info.leases_listed_in.contains(&cilium.namespace);
         let captured_at: Option<Timestamp> = snap.info.captured_at.as_deref().and_then(|t| t.parse().ok());
-        let mut l2_holders_by_ip: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        let mut l2_holders_by_ip: HashMap<String, Vec<(String, String)>> = HashMap::default();
         if cilium.l2_announcements && l2.lease_objects > 0 {
             for svc in &snap.services {
                 let (ns, name) = crate::snapshot::key_of(&svc.metadata);

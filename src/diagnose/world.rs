@@ -1,7 +1,9 @@
 //! Everything derived once per snapshot that every Service's evaluation shares.
 
 use compact_str::CompactString;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::fast_hash::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use fixedbitset::FixedBitSet;
@@ -205,7 +207,7 @@ impl<'a> World<'a> {
             node_roles[id] = roles(&labels).into();
             exclude_values[id] = labels.get(EXCLUDE_LB_LABEL).cloned();
         }
-        let mut role_nodes: HashMap<String, FixedBitSet> = HashMap::new();
+        let mut role_nodes: HashMap<String, FixedBitSet> = HashMap::default();
         for (id, roles) in node_roles.iter().enumerate() {
             for role in roles.iter() {
                 role_nodes.entry(role.clone()).or_insert_with(|| FixedBitSet::with_capacity(table.len())).insert(id);
@@ -254,7 +256,7 @@ impl<'a> World<'a> {
             live_speakers,
             acting,
             bgp_acting,
-            endpoints_after: HashMap::new(),
+            endpoints_after: HashMap::default(),
         }
     }
 
@@ -416,11 +418,11 @@ fn endpoints_of_slices<'s>(
     rules: Rules,
     without: Option<&str>,
 ) -> HashMap<EndpointsKey, Vec<EndpointInput>> {
-    let mut endpoints: HashMap<EndpointsKey, Vec<EndpointInput>> = HashMap::new();
+    let mut endpoints: HashMap<EndpointsKey, Vec<EndpointInput>> = HashMap::default();
     // B-3: before v0.16.0 BGP weighs each address, the worst endpoint carrying it winning;
     // only then are the addresses kept, beside their endpoints.
     let per_address = !rules.bgp_health_per_endpoint;
-    let mut addresses: HashMap<EndpointsKey, Vec<&[CompactString]>> = HashMap::new();
+    let mut addresses: HashMap<EndpointsKey, Vec<&[CompactString]>> = HashMap::default();
     for slice in slices {
         let Some(svc) = &slice.service else {
             continue;

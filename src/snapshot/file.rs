@@ -1340,7 +1340,7 @@ pub(crate) fn yaml_options() -> serde_saphyr::Options {
 #[derive(Default)]
 struct Collector {
     snap: Snapshot,
-    seen: HashMap<ObjectKey, Origin>,
+    seen: crate::fast_hash::HashMap<ObjectKey, Origin>,
     info_origin: Option<String>,
 }
 
@@ -1351,7 +1351,7 @@ type ObjectKey = (Cow<'static, str>, String, String, String);
 /// Named as findings name objects (`Kind namespace/name`) only when asked: SARIF alone reads
 /// them, and naming the 27,000 objects of a large snapshot took 6-7 ms of every load, on one core.
 #[derive(Debug, Clone, Default)]
-pub struct Origins(HashMap<ObjectKey, Origin>);
+pub struct Origins(crate::fast_hash::HashMap<ObjectKey, Origin>);
 
 impl Origins {
     pub fn is_empty(&self) -> bool {

@@ -5,7 +5,9 @@
 //! are kept as runs, so "lowest address nobody holds" is a couple of map lookups even in a /64.
 
 use crate::metallb::release::{FamilyPolicy, Rules};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::fast_hash::HashMap;
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 
@@ -235,12 +237,12 @@ impl Allocator {
     /// [`Allocator::in_use`]), and forgets which Service holds which address: what reports read
     /// once a replay is over. 10,000 Services' assignments are about 9 MB.
     pub fn forget_assignments(&mut self) {
-        self.allocated = HashMap::new();
-        self.sharing_key_for_ip = HashMap::new();
-        self.ips_by_key = HashMap::new();
+        self.allocated = HashMap::default();
+        self.sharing_key_for_ip = HashMap::default();
+        self.ips_by_key = HashMap::default();
         self.keyed = Runs::default();
-        self.ports_in_use = HashMap::new();
-        self.services_on_ip = HashMap::new();
+        self.ports_in_use = HashMap::default();
+        self.services_on_ip = HashMap::default();
         self.journal = None;
     }
 

@@ -2,8 +2,8 @@
 //! that hold IPs re-register them first (most ingress entries first, then by namespace/name),
 //! then every Service without an IP is tried on its own against that state.
 
+use crate::fast_hash::HashMap;
 use crate::metallb::release::Rules;
-use std::collections::HashMap;
 use std::net::IpAddr;
 
 use super::allocator::{sharing_refusal, Key, PoolFit};
@@ -82,7 +82,7 @@ pub fn replay(pools: Pools, services: Vec<SvcView>, rules: Rules, handled: impl 
         c
     });
     controller.set_pools(Some(pools));
-    let mut outcomes = HashMap::with_capacity(services.len());
+    let mut outcomes = HashMap::with_capacity_and_hasher(services.len(), Default::default());
 
     let mut owned: Vec<(usize, usize, &SvcView)> =
         services.iter().enumerate().filter(|(_, s)| handled(s)).map(|(i, s)| (ingress_count(s), i, s)).collect();
@@ -270,7 +270,7 @@ fn takers_at_restart(
     owned: &[(usize, usize, &SvcView)],
     outcomes: &mut HashMap<String, Box<Outcome>>,
 ) {
-    let mut keepers: HashMap<IpAddr, Vec<String>> = HashMap::new();
+    let mut keepers: HashMap<IpAddr, Vec<String>> = HashMap::default();
     for (_, _, svc) in owned {
         let key = svc.key();
         if outcomes.get(&key).is_some_and(|o| o.status == Status::Allocated) {
@@ -323,7 +323,7 @@ fn order_effects_of_reallocation(
     if !outcomes.values().any(|o| o.status == Status::Mismatch) {
         return;
     }
-    let mut holders: HashMap<IpAddr, Vec<(String, usize)>> = HashMap::new();
+    let mut holders: HashMap<IpAddr, Vec<(String, usize)>> = HashMap::default();
     for (count, _, svc) in owned {
         for ip in svc.lb_ip_texts().iter().filter_map(|t| parse_go_ip(t)) {
             holders.entry(ip).or_default().push((svc.key(), *count));
