@@ -15,12 +15,14 @@ lowest and highest of the ratios within one round, which shows how much the mach
 it), its median CPU seconds (user + system, both cores) and their ratio to json.load's, its peak
 RSS (the median over the runs, and the highest) and, for lbdoctor, the output bytes.
 
-Usage: scripts/bench-scale.py [--bin target/release-lto/kubectl-lbdoctor] [--runs 7]
-       [--nodes 1000] [--services 10000] [--keep DIR]
-No build: build the binary first (cargo build --profile release-lto).
+Usage: scripts/bench-scale.py [--bin BINARY] [--runs 7] [--nodes 1000] [--services 10000] [--keep DIR]
+No build: build the binary first. --bin defaults to the krew build, scripts/build-pgo.sh's
+(target/pgo/<host>/release-lto/kubectl-lbdoctor), or when that was not built, the plain
+release-lto one (cargo build --profile release-lto): the line above the figures names it.
 """
 
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -31,6 +33,12 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXCLUDE = "node.kubernetes.io/exclude-from-external-load-balancers"
+
+
+def default_bin():
+    """The krew build (scripts/dist.sh packages build-pgo.sh's binary), else the plain release-lto one."""
+    pgo = sorted(glob.glob(os.path.join(ROOT, "target/pgo/*/release-lto/kubectl-lbdoctor")))
+    return pgo[0] if pgo else os.path.join(ROOT, "target/release-lto/kubectl-lbdoctor")
 
 
 def bad_day(src, dst):
@@ -93,7 +101,7 @@ def run(cmd, out_path=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target/release-lto/kubectl-lbdoctor"))
+    ap.add_argument("--bin", default=default_bin())
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--nodes", type=int, default=1000)
     ap.add_argument("--services", type=int, default=10000)

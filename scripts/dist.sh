@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Builds the krew release archive for one platform and prints its sha256.
 #
-#   scripts/dist.sh [--target TRIPLE] [--binary PATH] [--out-dir DIR]
+#   scripts/dist.sh [--target TRIPLE] [--binary PATH] [--no-pgo] [--out-dir DIR]
 #                   [--update-manifest] [--manifest PATH]
 #
 #   --target TRIPLE    Rust target triple, passed to cargo (default: the host); it also names
 #                      the archive's os/arch (x86_64|aarch64 on linux|apple-darwin).
-#   --binary PATH      package this binary instead of running `cargo build --profile release-lto --locked`
-#                      (tests; a binary built elsewhere). Without --target it is taken to be
-#                      the host's.
+#   --binary PATH      package this binary instead of building one (tests; a binary built
+#                      elsewhere). Without --target it is taken to be the host's.
+#   --no-pgo           for the host, `cargo build --profile release-lto --locked` alone. By
+#                      default the host's binary is scripts/build-pgo.sh's (the release-lto
+#                      profile guided by a profile of its own runs, about 12% faster on large
+#                      clusters); another target's is always a plain release-lto build, since
+#                      its training runs could not run here.
 #   --out-dir DIR      where the archive goes (default: dist/)
 #   --update-manifest  write the sha256 into the platform of the manifest whose uri ends with
 #                      the archive's name
@@ -25,11 +29,12 @@ set -euo pipefail
 die() { echo "dist.sh: $*" >&2; exit 1; }
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-target="" binary="" out_dir="$root/dist" update=false manifest="$root/plugin.yaml"
+target="" binary="" out_dir="$root/dist" update=false manifest="$root/plugin.yaml" pgo=true
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) [ $# -ge 2 ] || die "--target needs a value"; target=$2; shift 2 ;;
     --binary) [ $# -ge 2 ] || die "--binary needs a value"; binary=$2; shift 2 ;;
+    --no-pgo) pgo=false; shift ;;
     --out-dir) [ $# -ge 2 ] || die "--out-dir needs a value"; out_dir=$2; shift 2 ;;
     --manifest) [ $# -ge 2 ] || die "--manifest needs a value"; manifest=$2; shift 2 ;;
     --update-manifest) update=true; shift ;;
@@ -85,7 +90,10 @@ if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
 fi
 export SOURCE_DATE_EPOCH
 
-if [ -z "$binary" ]; then
+host=$(rustc -vV 2>/dev/null | sed -n 's/^host: //p') || true
+if [ -z "$binary" ] && $pgo && { [ -z "$target" ] || [ "$target" = "$host" ]; }; then
+  binary=$("$root/scripts/build-pgo.sh" | tail -n 1)
+elif [ -z "$binary" ]; then
   (cd "$root" && cargo build --profile release-lto --locked ${target:+--target "$target"})
   binary="${CARGO_TARGET_DIR:-$root/target}/${target:+$target/}release-lto/kubectl-lbdoctor"
 fi

@@ -512,6 +512,29 @@ mod tests {
         }
 
         #[test]
+        fn names_of_one_length_equal_reference(
+            // One length for every name, and now and then one of another: batches whose lanes
+            // share the address's words, and batches that mix.
+            (names, odd) in (1usize..50).prop_flat_map(|len| (
+                prop::collection::vec(proptest::string::string_regex(&format!("[a-z0-9.-]{{{len}}}")).unwrap(), 0..60),
+                prop::option::of((0usize..60, "[a-z0-9]{1,60}")),
+            )),
+            ip in "(10|198)\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}|2001:db8::[0-9a-f]{1,4}",
+        ) {
+            let mut names = names;
+            if let Some((at, name)) = odd {
+                names.insert(at.min(names.len()), name);
+            }
+            let blocks: Vec<NameBlock> = names.iter().map(|n| NameBlock::new(n)).collect();
+            let got: Vec<Digest32> = election_digests(names.iter().map(String::as_str).zip(&blocks), &ip)
+                .into_iter()
+                .map(DigestWords::to_bytes)
+                .collect();
+            let want: Vec<Digest32> = names.iter().map(|n| reference(n, &ip)).collect();
+            prop_assert_eq!(&got, &want);
+        }
+
+        #[test]
         fn word_order_is_byte_order(a in prop::array::uniform32(0u8..4), b in prop::array::uniform32(0u8..4)) {
             // Few byte values: equal leading words, where a later one decides, are common.
             let words = |d: &Digest32| DigestWords(std::array::from_fn(|i| u32::from_be_bytes(d[4 * i..4 * i + 4].try_into().unwrap())));

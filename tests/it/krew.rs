@@ -287,9 +287,23 @@ fn dist_archive_is_krews_and_reproducible() {
     assert_eq!(String::from_utf8_lossy(&list.stdout).lines().collect::<Vec<_>>(), ARCHIVE, "archive contents");
     assert_eq!(sha, sha256_of(&archive), "printed sha256 is the archive's");
 
-    let (again, archive2) = dist(&bin, &dir.path().join("b"), &[]);
+    // --no-pgo only says how to build a binary; given one, the archive is the same.
+    let (again, archive2) = dist(&bin, &dir.path().join("b"), &["--no-pgo"]);
     assert_eq!(again, sha, "a second build of the same inputs gives the same archive");
     assert_eq!(std::fs::read(&archive).unwrap(), std::fs::read(archive2).unwrap());
+}
+
+/// The PGO build script's flags, without the two release builds it runs (CI does not build them).
+#[test]
+fn build_pgo_script_says_its_usage_and_refuses_unknown_flags() {
+    let script = Path::new(ROOT).join("scripts/build-pgo.sh");
+    let help = Command::new("bash").arg(&script).arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(help.status.success(), "--help: {}", String::from_utf8_lossy(&help.stderr));
+    assert!(text.contains("--target-dir DIR") && text.contains("llvm-tools"), "usage: {text}");
+    let bad = Command::new("bash").arg(&script).arg("--profile").output().unwrap();
+    assert!(!bad.status.success(), "an unknown flag is refused");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown argument '--profile'"));
 }
 
 #[test]
