@@ -3,7 +3,8 @@
 # an instrumented build runs `check` on a large synthetic cluster (healthy and on a bad day,
 # compact and indented, table and -o json) and on every testdata scenario, and the final build
 # lays out its code by what those runs executed. On the 10,000-Service snapshot of
-# scripts/bench-scale.py this took `check -o json` from 296 to 260 ms (docs/performance.md).
+# scripts/bench-scale.py this took `check -o json` from 258 to 234 ms, its CPU from 443 to 398 ms
+# (docs/performance.md).
 #
 #   scripts/build-pgo.sh [--target-dir DIR]
 #

@@ -10,7 +10,7 @@
 #                      elsewhere). Without --target it is taken to be the host's.
 #   --no-pgo           for the host, `cargo build --profile release-lto --locked` alone. By
 #                      default the host's binary is scripts/build-pgo.sh's (the release-lto
-#                      profile guided by a profile of its own runs, about 12% faster on large
+#                      profile guided by a profile of its own runs, about 10% faster on large
 #                      clusters); another target's is always a plain release-lto build, since
 #                      its training runs could not run here.
 #   --out-dir DIR      where the archive goes (default: dist/)
